@@ -1,0 +1,388 @@
+//! Description -> [`Mechanism`]: joints become sets of basic constraints (seed 003 Sect. 2.1;
+//! benchmarks.md 1.1: revolute = 3 CD + 2 DP1, spherical = 3 CD, universal = 3 CD + 1 DP1,
+//! translational = 2 DP1 + 2 DP2 + 1 DP1), geometry given globally at the initial
+//! configuration becomes body-fixed vectors.
+
+use super::geometry::{Measure, Vector};
+use super::{
+    BodyProps, BodyState, Constraint, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
+    Target,
+};
+use crate::description::{
+    driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion,
+    Orientation, GROUND,
+};
+use crate::engine::rotation::{exp, orthonormalize};
+use nalgebra::{Matrix3, Vector3};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CompileError(pub String);
+
+impl fmt::Display for CompileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CompileError {}
+
+fn v3(a: &[f64; 3]) -> Vector3<f64> {
+    Vector3::new(a[0], a[1], a[2])
+}
+
+/// A unit vector perpendicular to the unit vector `a`.
+fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
+    let k = (0..3)
+        .min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs()))
+        .expect("three components");
+    a.cross(&Vector3::ith(k, 1.0)).normalize()
+}
+
+struct Builder<'a> {
+    d: &'a Description,
+    initial: Vec<BodyState>,
+}
+
+impl Builder<'_> {
+    fn body(&self, name: &str) -> Option<usize> {
+        if name == GROUND {
+            None
+        } else {
+            Some(self.d.body_index(name).expect("validated body reference"))
+        }
+    }
+
+    /// Body-frame coordinates of a global point (the point itself for ground).
+    fn local_point(&self, b: Option<usize>, p: &Vector3<f64>) -> Vector3<f64> {
+        match b {
+            Some(i) => self.initial[i].rot.transpose() * (p - self.initial[i].r),
+            None => *p,
+        }
+    }
+
+    /// Body-frame components of a global direction (normalized).
+    fn local_dir(&self, b: Option<usize>, a: &Vector3<f64>) -> Vector3<f64> {
+        let a = a.normalize();
+        match b {
+            Some(i) => self.initial[i].rot.transpose() * a,
+            None => a,
+        }
+    }
+}
+
+/// Compiles a validated description into a mechanism.
+pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
+    let mut bodies = Vec::new();
+    let mut initial = Vec::new();
+    for b in &d.bodies {
+        let inertia = Matrix3::from_fn(|r, c| b.inertia.matrix()[r][c]);
+        let inertia_inv = inertia
+            .try_inverse()
+            .ok_or_else(|| CompileError(format!("body '{}': singular inertia", b.name)))?;
+        bodies.push(BodyProps {
+            name: b.name.clone(),
+            mass: b.mass,
+            inertia,
+            inertia_inv,
+        });
+        let rot = match &b.orientation {
+            Orientation::Matrix(m) => orthonormalize(&Matrix3::from_fn(|r, c| m[r][c])),
+            Orientation::AxisAngle { axis, angle } => exp(&(v3(axis).normalize() * *angle)),
+        };
+        let w = match &b.angular_velocity {
+            AngularVelocity::Global(w) => rot.transpose() * v3(w),
+            AngularVelocity::Body { body } => v3(body),
+        };
+        initial.push(BodyState {
+            r: v3(&b.position),
+            rot,
+            v: v3(&b.velocity),
+            w,
+            acc: Vector3::zeros(),
+            wdot: Vector3::zeros(),
+        });
+    }
+    let bld = Builder { d, initial };
+    let mut constraints = Vec::new();
+    let mut joints = Vec::new();
+    for j in &d.joints {
+        let pair = [bld.body(&j.body1), bld.body(&j.body2)];
+        let label = format!(
+            "joint '{}' ({})",
+            j.name,
+            format!("{:?}", j.kind).to_lowercase()
+        );
+        let start = constraints.len();
+        let mut push = |measure: Measure, target: f64| {
+            constraints.push(Constraint {
+                pair,
+                measure,
+                target: Target::Constant(target),
+                label: label.clone(),
+            })
+        };
+        let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
+        let points = [bld.local_point(pair[0], &p), bld.local_point(pair[1], &p)];
+        let axis = j
+            .axis
+            .map(|a| v3(&a).normalize())
+            .unwrap_or_else(|| Vector3::new(0.0, 0.0, 1.0));
+        let f = perpendicular(&axis);
+        let g = axis.cross(&f);
+        let (a1, f1, g1) = (
+            bld.local_dir(pair[0], &axis),
+            bld.local_dir(pair[0], &f),
+            bld.local_dir(pair[0], &g),
+        );
+        let (a2, f2, g2) = (
+            bld.local_dir(pair[1], &axis),
+            bld.local_dir(pair[1], &f),
+            bld.local_dir(pair[1], &g),
+        );
+        let fixed = |slot: usize, local: Vector3<f64>| Vector::Fixed { slot, local };
+        let between = Vector::Between {
+            local1: points[0],
+            local2: points[1],
+        };
+        let point_coincidence = |push: &mut dyn FnMut(Measure, f64)| {
+            for k in 0..3 {
+                push(
+                    Measure::Dot(Vector::Constant(Vector3::ith(k, 1.0)), between.clone()),
+                    0.0,
+                );
+            }
+        };
+        let parallel_axes = |push: &mut dyn FnMut(Measure, f64)| {
+            push(Measure::Dot(fixed(0, f1), fixed(1, a2)), 0.0);
+            push(Measure::Dot(fixed(0, g1), fixed(1, a2)), 0.0);
+        };
+        let on_axis = |push: &mut dyn FnMut(Measure, f64)| {
+            push(Measure::Dot(fixed(0, f1), between.clone()), 0.0);
+            push(Measure::Dot(fixed(0, g1), between.clone()), 0.0);
+        };
+        let no_spin = |push: &mut dyn FnMut(Measure, f64)| {
+            push(Measure::Dot(fixed(0, f1), fixed(1, g2)), 0.0)
+        };
+        let angle = Measure::Angle { f1, g1, f2 };
+        let slide = Measure::Dot(fixed(0, a1), between.clone());
+        let (mut angle_m, mut slide_m) = (None, None);
+        let mut points_out = points;
+        match j.kind {
+            JointKind::Revolute => {
+                point_coincidence(&mut push);
+                parallel_axes(&mut push);
+                angle_m = Some(angle);
+            }
+            JointKind::Spherical => point_coincidence(&mut push),
+            JointKind::Universal => {
+                point_coincidence(&mut push);
+                let u1 = bld.local_dir(pair[0], &v3(&j.axis1.expect("validated")));
+                let u2 = bld.local_dir(pair[1], &v3(&j.axis2.expect("validated")));
+                push(Measure::Dot(fixed(0, u1), fixed(1, u2)), 0.0);
+            }
+            JointKind::Translational => {
+                parallel_axes(&mut push);
+                on_axis(&mut push);
+                no_spin(&mut push);
+                slide_m = Some(slide);
+            }
+            JointKind::Cylindrical => {
+                parallel_axes(&mut push);
+                on_axis(&mut push);
+                angle_m = Some(angle);
+                slide_m = Some(slide);
+            }
+            JointKind::Fixed => {
+                point_coincidence(&mut push);
+                parallel_axes(&mut push);
+                no_spin(&mut push);
+            }
+            JointKind::Distance => {
+                let (p1, p2) = (
+                    v3(&j.point1.expect("validated")),
+                    v3(&j.point2.expect("validated")),
+                );
+                let length = j.length.unwrap_or_else(|| (p2 - p1).norm());
+                if length <= 0.0 {
+                    return Err(CompileError(format!(
+                        "{label}: point1 and point2 coincide, the distance must be positive"
+                    )));
+                }
+                points_out = [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)];
+                let d12 = Vector::Between {
+                    local1: points_out[0],
+                    local2: points_out[1],
+                };
+                push(Measure::Dot(d12.clone(), d12), length * length);
+            }
+        }
+        joints.push(JointInfo {
+            name: j.name.clone(),
+            kind: j.kind,
+            pair,
+            rows: start..constraints.len(),
+            angle: angle_m,
+            slide: slide_m,
+            axis1: a1,
+            points: points_out,
+            initial_coordinate: j.initial_coordinate,
+            friction: j.friction.clone(),
+        });
+    }
+
+    let input_index = |name: &str| d.input_index(name).expect("validated input reference");
+    let mut drivers = Vec::new();
+    for (index, dr) in d.drivers.iter().enumerate() {
+        let ji = d.joint_index(&dr.joint).expect("validated joint reference");
+        let joint = &joints[ji];
+        let rotation = driven_coordinate(joint.kind, dr.coordinate).map_err(CompileError)?
+            == JointCoordinate::Rotation;
+        let measure = if rotation {
+            joint.angle.clone()
+        } else {
+            joint.slide.clone()
+        }
+        .ok_or_else(|| {
+            CompileError(format!(
+                "driver '{}': joint '{}' has no such coordinate",
+                dr.name, joint.name
+            ))
+        })?;
+        let row = constraints.len();
+        constraints.push(Constraint {
+            pair: joint.pair,
+            measure,
+            target: Target::Driver {
+                driver: index,
+                offset: joint.initial_coordinate,
+            },
+            label: format!("driver '{}' on joint '{}'", dr.name, joint.name),
+        });
+        let input = match &dr.motion {
+            Motion::InputRate { input, .. } => Some(input_index(input)),
+            _ => None,
+        };
+        drivers.push(DriverInfo {
+            name: dr.name.clone(),
+            joint: ji,
+            rotation,
+            motion: dr.motion.clone(),
+            row,
+            input,
+        });
+    }
+
+    let mut forces = Vec::new();
+    for f in &d.forces {
+        let input = f.input().map(input_index);
+        forces.push(match f {
+            Force::Tsda {
+                name,
+                body1,
+                body2,
+                point1,
+                point2,
+                stiffness,
+                damping,
+                rest_length,
+                actuator,
+                ..
+            } => {
+                let pair = [bld.body(body1), bld.body(body2)];
+                let (p1, p2) = (v3(point1), v3(point2));
+                ForceElement::Tsda {
+                    name: name.clone(),
+                    pair,
+                    points: [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)],
+                    stiffness: *stiffness,
+                    damping: *damping,
+                    rest_length: rest_length.unwrap_or_else(|| (p2 - p1).norm()),
+                    actuator: *actuator,
+                    input,
+                }
+            }
+            Force::Rsda {
+                name,
+                joint,
+                stiffness,
+                damping,
+                rest_angle,
+                actuator,
+                ..
+            } => {
+                let ji = d.joint_index(joint).expect("validated joint reference");
+                ForceElement::Rsda {
+                    name: name.clone(),
+                    joint: ji,
+                    stiffness: *stiffness,
+                    damping: *damping,
+                    rest_angle: rest_angle.unwrap_or(d.joints[ji].initial_coordinate),
+                    actuator: *actuator,
+                    input,
+                }
+            }
+            Force::Force {
+                name,
+                body,
+                direction,
+                point,
+                value,
+                ..
+            } => {
+                let b = bld.body(body).expect("validated: not ground");
+                let p = point.map(|p| v3(&p)).unwrap_or(bld.initial[b].r);
+                ForceElement::PointForce {
+                    name: name.clone(),
+                    body: b,
+                    point: bld.local_point(Some(b), &p),
+                    direction: v3(direction).normalize(),
+                    value: *value,
+                    input,
+                }
+            }
+            Force::Torque {
+                name,
+                body,
+                axis,
+                value,
+                ..
+            } => ForceElement::Torque {
+                name: name.clone(),
+                body: bld.body(body).expect("validated: not ground"),
+                axis: v3(axis).normalize(),
+                value: *value,
+                input,
+            },
+        });
+    }
+
+    let drive_values = d
+        .drivers
+        .iter()
+        .map(|dr| match &dr.motion {
+            Motion::InputRate { initial, .. } => *initial,
+            _ => 0.0,
+        })
+        .collect();
+    let n_c = constraints.len();
+    let initial = MechState {
+        t: d.experiment.start,
+        bodies: bld.initial,
+        lambda: vec![0.0; n_c],
+        drive_values,
+        angles: vec![0.0; joints.len()],
+        work: 0.0,
+    };
+    Ok(Mechanism {
+        name: d.name.clone(),
+        bodies,
+        constraints,
+        joints,
+        drivers,
+        forces,
+        gravity: v3(&d.gravity),
+        inputs: d.interface.inputs.iter().map(|i| i.start).collect(),
+        initial,
+    })
+}

@@ -1,0 +1,92 @@
+//! The corrector shared by every integrator: seed 000 Sect. 3.2, eqs. (21a)-(21c), with the
+//! convergence test of seed 003 Sect. 2.2 (norm of the position-level correction < tol).
+
+use super::{DaeSystem, StepError};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewtonSettings {
+    pub tolerance: f64,
+    pub max_iterations: u32,
+}
+
+/// Scratch vectors of the corrector, allocated once per instance.
+#[derive(Clone, Debug, Default)]
+pub struct NewtonStats {
+    r: Vec<f64>,
+    dyp: Vec<f64>,
+    dlambda: Vec<f64>,
+    /// Iterations of the last call.
+    pub iterations: u32,
+}
+
+/// Solves r(y_hat + b0 y', y', lambda, t) = 0 for y' and lambda (seed 000 eq. 8), starting
+/// from the predicted y' and lambda; on success `y` = y_hat + b0 y'. The iteration matrix is
+/// factored at the predictor and again only when convergence is slow (modified Newton).
+#[allow(clippy::too_many_arguments)]
+pub fn correct<S: DaeSystem>(
+    sys: &mut S,
+    base: &S::State,
+    t: f64,
+    b0: f64,
+    y_hat: &[f64],
+    y: &mut [f64],
+    yp: &mut [f64],
+    lambda: &mut [f64],
+    settings: &NewtonSettings,
+    ws: &mut NewtonStats,
+) -> Result<u32, StepError> {
+    let (nd, na) = (sys.n_diff(), sys.n_alg());
+    ws.r.resize(nd + na, 0.0);
+    ws.dyp.resize(nd, 0.0);
+    ws.dlambda.resize(na, 0.0);
+    for i in 0..nd {
+        y[i] = y_hat[i] + b0 * yp[i];
+    }
+    sys.factor(base, t, b0, y, yp, lambda)?;
+    let mut fresh = true;
+    let mut previous = f64::INFINITY;
+    let mut norm = f64::INFINITY;
+    for iteration in 1..=settings.max_iterations {
+        sys.residual(base, t, y, yp, lambda, &mut ws.r)?;
+        if ws.r.iter().any(|x| !x.is_finite()) {
+            return Err(StepError::NonFinite {
+                time: t,
+                what: "residual".into(),
+            });
+        }
+        sys.solve(&ws.r, &mut ws.dyp, &mut ws.dlambda)?;
+        for i in 0..nd {
+            yp[i] += ws.dyp[i];
+            y[i] += b0 * ws.dyp[i];
+        }
+        for (l, d) in lambda.iter_mut().zip(&ws.dlambda) {
+            *l += d;
+        }
+        norm = sys.correction_norm(b0, &ws.dyp, &ws.dlambda);
+        if !norm.is_finite() {
+            return Err(StepError::NonFinite {
+                time: t,
+                what: "Newton correction".into(),
+            });
+        }
+        ws.iterations = iteration;
+        if norm <= settings.tolerance {
+            return Ok(iteration);
+        }
+        // Slow or diverging convergence with an old matrix: refactor at the current iterate.
+        if !fresh && norm > 0.5 * previous {
+            sys.factor(base, t, b0, y, yp, lambda)?;
+            fresh = true;
+        } else {
+            fresh = false;
+        }
+        previous = norm;
+    }
+    Err(StepError::NotConverged {
+        time: t,
+        iterations: settings.max_iterations,
+        norm,
+        tolerance: settings.tolerance,
+    })
+}

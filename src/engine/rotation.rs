@@ -1,0 +1,165 @@
+//! Rotations on SO(3): the exponential map of seed 003 Eq. (4d) and the chart used by the
+//! integrator suite (a step-local rotation vector, ARCHITECTURE.md principle 2).
+//!
+//! Convention: A maps body-frame vectors to the global frame; increments are body-frame
+//! (right) increments, A_new = A exp(theta~), as in seed 003 Eq. (4d), so the body-frame
+//! angular velocity is omega_bar = T(theta) theta' with T the right tangent operator below.
+
+use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
+
+/// Skew-symmetric matrix a~ with a~ b = a x b.
+#[inline]
+pub fn skew(a: &Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::new(0.0, -a.z, a.y, a.z, 0.0, -a.x, -a.y, a.x, 0.0)
+}
+
+/// exp(theta~) by Rodrigues' formula, accurate for small angles.
+pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
+    let phi2 = theta.norm_squared();
+    let k = skew(theta);
+    let (a, b) = if phi2 < 1e-8 {
+        // Taylor series to O(phi^4): sin(phi)/phi, (1 - cos(phi))/phi^2.
+        (
+            1.0 - phi2 / 6.0 + phi2 * phi2 / 120.0,
+            0.5 - phi2 / 24.0 + phi2 * phi2 / 720.0,
+        )
+    } else {
+        let phi = phi2.sqrt();
+        (phi.sin() / phi, (1.0 - phi.cos()) / phi2)
+    };
+    Matrix3::identity() + k * a + k * k * b
+}
+
+/// Rotation vector theta with exp(theta~) = r, |theta| <= pi (r must be a rotation).
+pub fn log(r: &Matrix3<f64>) -> Vector3<f64> {
+    UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*r)).scaled_axis()
+}
+
+/// Right tangent operator T(theta): omega_bar = T(theta) theta' for A = A0 exp(theta~).
+pub fn tangent(theta: &Vector3<f64>) -> Matrix3<f64> {
+    let phi2 = theta.norm_squared();
+    let k = skew(theta);
+    let (a, b) = if phi2 < 1e-8 {
+        // (1 - cos)/phi^2 and (phi - sin)/phi^3.
+        (0.5 - phi2 / 24.0, 1.0 / 6.0 - phi2 / 120.0)
+    } else {
+        let phi = phi2.sqrt();
+        ((1.0 - phi.cos()) / phi2, (phi - phi.sin()) / (phi2 * phi))
+    };
+    Matrix3::identity() - k * a + k * k * b
+}
+
+/// Inverse of [`tangent`]: theta' = T(theta)^-1 omega_bar.
+pub fn tangent_inverse(theta: &Vector3<f64>) -> Matrix3<f64> {
+    let phi2 = theta.norm_squared();
+    let k = skew(theta);
+    let c = if phi2 < 1e-8 {
+        // (1 - (phi/2) cot(phi/2)) / phi^2
+        1.0 / 12.0 + phi2 / 720.0
+    } else {
+        let phi = phi2.sqrt();
+        let half = 0.5 * phi;
+        (1.0 - half * half.cos() / half.sin()) / phi2
+    };
+    Matrix3::identity() + k * 0.5 + k * k * c
+}
+
+/// Nearest rotation to a nearly orthonormal matrix: the orthogonal polar factor U V^T of
+/// its singular value decomposition (sign-corrected to a proper rotation).
+pub fn orthonormalize(m: &Matrix3<f64>) -> Matrix3<f64> {
+    let svd = m.svd(true, true);
+    let (u, vt) = (svd.u.expect("requested"), svd.v_t.expect("requested"));
+    let mut r = u * vt;
+    if r.determinant() < 0.0 {
+        let mut d = Matrix3::identity();
+        d[(2, 2)] = -1.0;
+        r = u * d * vt;
+    }
+    r
+}
+
+/// Unit quaternion (e0, e1, e2, e3) of A with e0 >= 0.
+pub fn quaternion(a: &Matrix3<f64>) -> [f64; 4] {
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*a));
+    let (w, i, j, k) = (q.w, q.i, q.j, q.k);
+    if w < 0.0 {
+        [-w, -i, -j, -k]
+    } else {
+        [w, i, j, k]
+    }
+}
+
+/// Angle wrapped into (-pi, pi].
+pub fn wrap_angle(x: f64) -> f64 {
+    let two_pi = std::f64::consts::TAU;
+    let y = x - two_pi * (x / two_pi).round();
+    if y <= -std::f64::consts::PI {
+        y + two_pi
+    } else {
+        y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: &Matrix3<f64>, b: &Matrix3<f64>, tol: f64) -> bool {
+        (a - b).abs().max() < tol
+    }
+
+    #[test]
+    fn exp_and_log_are_inverse() {
+        for theta in [
+            Vector3::new(0.3, -0.2, 0.9),
+            Vector3::new(1e-9, 2e-9, 0.0),
+            Vector3::new(0.0, 3.0, 0.1),
+        ] {
+            let r = exp(&theta);
+            assert!(close(&(r.transpose() * r), &Matrix3::identity(), 1e-14));
+            assert!((log(&r) - theta).norm() < 1e-12, "{theta}");
+        }
+    }
+
+    #[test]
+    fn tangent_matches_finite_differences_of_the_exponential() {
+        // omega_bar~ = A^T A' for A(t) = exp(theta(t)~); check omega_bar = T theta'.
+        let theta = Vector3::new(0.4, -0.7, 0.2);
+        let rate = Vector3::new(0.3, 0.1, -0.5);
+        let h = 1e-6;
+        let a0 = exp(&(theta - rate * h));
+        let a1 = exp(&(theta + rate * h));
+        let a = exp(&theta);
+        let w = a.transpose() * (a1 - a0) / (2.0 * h);
+        let w = Vector3::new(w[(2, 1)], w[(0, 2)], w[(1, 0)]);
+        assert!((tangent(&theta) * rate - w).norm() < 1e-8);
+        assert!(close(
+            &(tangent(&theta) * tangent_inverse(&theta)),
+            &Matrix3::identity(),
+            1e-14
+        ));
+        let small = Vector3::new(1e-6, -2e-6, 3e-7);
+        assert!(close(
+            &(tangent(&small) * tangent_inverse(&small)),
+            &Matrix3::identity(),
+            1e-15
+        ));
+    }
+
+    #[test]
+    fn orthonormalize_returns_the_nearest_rotation() {
+        let r = exp(&Vector3::new(0.5, -1.2, 2.0));
+        let noisy = r + Matrix3::new(1e-7, -2e-7, 0.0, 3e-7, 0.0, 1e-7, 0.0, -1e-7, 2e-7);
+        let o = orthonormalize(&noisy);
+        assert!(close(&(o.transpose() * o), &Matrix3::identity(), 1e-14));
+        assert!(close(&o, &r, 1e-6));
+    }
+
+    #[test]
+    fn quaternion_has_positive_scalar_part_and_wrap_is_periodic() {
+        let q = quaternion(&exp(&Vector3::new(0.0, 0.0, 3.0)));
+        assert!(q[0] >= 0.0 && (q[3] - 1.5f64.sin()).abs() < 1e-12);
+        assert!((wrap_angle(3.0 * std::f64::consts::PI) - std::f64::consts::PI).abs() < 1e-12);
+        assert!((wrap_angle(-0.5 - 4.0 * std::f64::consts::PI) + 0.5).abs() < 1e-12);
+    }
+}

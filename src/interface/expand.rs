@@ -1,0 +1,467 @@
+//! Expansion of a description's interface section into scalar variables.
+
+use super::{
+    Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType,
+    Variability, Variable,
+};
+use crate::description::{
+    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, JointCoordinate,
+    JointKind, JointQuantity, Method, OutputSpec, SystemQuantity,
+};
+use std::collections::HashSet;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceError(pub String);
+
+impl fmt::Display for InterfaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "model interface: {}", self.0)
+    }
+}
+
+impl std::error::Error for InterfaceError {}
+
+const XYZ: [&str; 3] = ["x", "y", "z"];
+
+struct Builder {
+    vars: Vec<Variable>,
+    names: HashSet<String>,
+}
+
+impl Builder {
+    fn push(&mut self, mut v: Variable) -> Result<(), InterfaceError> {
+        if !self.names.insert(v.name.clone()) {
+            return Err(InterfaceError(format!(
+                "variable name '{}' occurs twice",
+                v.name
+            )));
+        }
+        v.value_reference = self.vars.len() as u32;
+        self.vars.push(v);
+        Ok(())
+    }
+
+    fn output(
+        &mut self,
+        name: String,
+        unit: &str,
+        description: String,
+        q: Quantity,
+    ) -> Result<(), InterfaceError> {
+        let integer = matches!(q, Quantity::NewtonIterations | Quantity::Steps);
+        self.push(Variable {
+            name,
+            value_reference: 0,
+            ty: if integer {
+                VarType::Integer
+            } else {
+                VarType::Real
+            },
+            causality: Causality::Output,
+            variability: if integer {
+                Variability::Discrete
+            } else {
+                Variability::Continuous
+            },
+            initial: Some(Initial::Calculated),
+            start: None,
+            unit: (!unit.is_empty()).then(|| unit.to_string()),
+            min: None,
+            max: None,
+            description,
+            binding: Binding::Output(q),
+        })
+    }
+}
+
+fn parameter(
+    name: &str,
+    ty: VarType,
+    start: Start,
+    unit: &str,
+    min: Option<f64>,
+    max: Option<f64>,
+    description: &str,
+    binding: Binding,
+) -> Variable {
+    Variable {
+        name: name.to_string(),
+        value_reference: 0,
+        ty,
+        causality: Causality::Parameter,
+        variability: Variability::Fixed,
+        initial: Some(Initial::Exact),
+        start: Some(start),
+        unit: (!unit.is_empty()).then(|| unit.to_string()),
+        min,
+        max,
+        description: description.to_string(),
+        binding,
+    }
+}
+
+/// Builds the variable table of a (validated) description. Value references are the
+/// positions in the table: 0 is `time`, then the solver parameters, the model parameters,
+/// the inputs and the outputs, in the order of the description.
+pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
+    let methods: Vec<Method> = Method::ALL.to_vec();
+    let mut b = Builder {
+        vars: Vec::new(),
+        names: HashSet::new(),
+    };
+    b.push(Variable {
+        name: "time".into(),
+        value_reference: 0,
+        ty: VarType::Real,
+        causality: Causality::Independent,
+        variability: Variability::Continuous,
+        initial: None,
+        start: None,
+        unit: Some("s".into()),
+        min: None,
+        max: None,
+        description: "Simulation time".into(),
+        binding: Binding::Time,
+    })?;
+
+    let s = &d.solver;
+    let items: Vec<String> = methods.iter().map(|m| m.item_name().to_string()).collect();
+    b.push(parameter(
+        "solver.method",
+        VarType::Enumeration,
+        Start::Integer(i64::from(s.method.code())),
+        "",
+        None,
+        None,
+        &format!("Time integration method ({})", items.join(", ")),
+        Binding::Solver(SolverSetting::Method),
+    ))?;
+    b.push(parameter(
+        "solver.stepSize",
+        VarType::Real,
+        Start::Real(s.step_size),
+        "s",
+        Some(1e-12),
+        None,
+        "Largest internal step; each communication step is split into equal sub-steps no larger than this",
+        Binding::Solver(SolverSetting::StepSize),
+    ))?;
+    b.push(parameter(
+        "solver.tolerance",
+        VarType::Real,
+        Start::Real(s.tolerance),
+        "",
+        Some(1e-300),
+        None,
+        "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)",
+        Binding::Solver(SolverSetting::Tolerance),
+    ))?;
+    b.push(parameter(
+        "solver.maxIterations",
+        VarType::Integer,
+        Start::Integer(i64::from(s.max_iterations)),
+        "",
+        Some(1.0),
+        Some(10000.0),
+        "Newton iterations allowed per internal step before the step is discarded",
+        Binding::Solver(SolverSetting::MaxIterations),
+    ))?;
+    if methods.iter().any(|m| m.uses_rho_inf()) {
+        b.push(parameter(
+            "solver.rhoInf",
+            VarType::Real,
+            Start::Real(s.rho_inf),
+            "",
+            Some(0.0),
+            Some(1.0),
+            "Spectral radius at infinity of methods with tunable algorithmic dissipation (seed 000 Sect. 2)",
+            Binding::Solver(SolverSetting::RhoInf),
+        ))?;
+    }
+
+    let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
+    for p in &d.interface.parameters {
+        let value = get_number(&json, &p.path).map_err(|e| InterfaceError(e.to_string()))?;
+        b.push(parameter(
+            &p.name,
+            VarType::Real,
+            Start::Real(value),
+            &p.unit,
+            p.min,
+            p.max,
+            &p.description,
+            Binding::ModelParameter {
+                path: p.path.clone(),
+            },
+        ))?;
+    }
+    for (index, i) in d.interface.inputs.iter().enumerate() {
+        b.push(Variable {
+            name: i.name.clone(),
+            value_reference: 0,
+            ty: VarType::Real,
+            causality: Causality::Input,
+            variability: Variability::Continuous,
+            initial: None,
+            start: Some(Start::Real(i.start)),
+            unit: (!i.unit.is_empty()).then(|| i.unit.clone()),
+            min: i.min,
+            max: i.max,
+            description: i.description.clone(),
+            binding: Binding::Input { index },
+        })?;
+    }
+    for o in &d.interface.outputs {
+        expand_output(d, o, &mut b)?;
+    }
+    Ok(ModelInterface {
+        variables: b.vars,
+        methods,
+    })
+}
+
+fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {
+    let missing = |what: &str, name: &str| {
+        InterfaceError(format!("output refers to unknown {what} '{name}'"))
+    };
+    match o {
+        OutputSpec::Body { body, quantities } => {
+            let i = d.body_index(body).ok_or_else(|| missing("body", body))?;
+            for q in quantities {
+                let (field, unit, what): (&str, &str, &str) = match q {
+                    BodyQuantity::Position => ("position", "m", "centre-of-mass position"),
+                    BodyQuantity::Velocity => ("velocity", "m/s", "centre-of-mass velocity"),
+                    BodyQuantity::AngularVelocity => {
+                        ("angular_velocity", "rad/s", "angular velocity")
+                    }
+                    BodyQuantity::Acceleration => {
+                        ("acceleration", "m/s2", "centre-of-mass acceleration")
+                    }
+                    BodyQuantity::Orientation => {
+                        for c in 0..4 {
+                            b.output(
+                                format!("{body}.orientation.e{c}"),
+                                "",
+                                format!("Orientation quaternion component e{c} of body {body} (e0 >= 0)"),
+                                Quantity::BodyOrientation { body: i, component: c },
+                            )?;
+                        }
+                        continue;
+                    }
+                };
+                for (axis, xyz) in XYZ.iter().enumerate() {
+                    let q = match q {
+                        BodyQuantity::Position => Quantity::BodyPosition { body: i, axis },
+                        BodyQuantity::Velocity => Quantity::BodyVelocity { body: i, axis },
+                        BodyQuantity::AngularVelocity => {
+                            Quantity::BodyAngularVelocity { body: i, axis }
+                        }
+                        BodyQuantity::Acceleration => Quantity::BodyAcceleration { body: i, axis },
+                        BodyQuantity::Orientation => unreachable!(),
+                    };
+                    b.output(
+                        format!("{body}.{field}.{xyz}"),
+                        unit,
+                        format!("{xyz} component of the {what} of body {body}, global frame"),
+                        q,
+                    )?;
+                }
+            }
+        }
+        OutputSpec::Joint { joint, quantities } => {
+            let i = d
+                .joint_index(joint)
+                .ok_or_else(|| missing("joint", joint))?;
+            let kind = d.joints[i].kind;
+            let rotates = matches!(kind, JointKind::Revolute | JointKind::Cylindrical);
+            let slides = matches!(kind, JointKind::Translational | JointKind::Cylindrical);
+            for q in quantities {
+                match q {
+                    JointQuantity::Coordinate | JointQuantity::Rate => {
+                        if !rotates && !slides {
+                            return Err(InterfaceError(format!(
+                                "joint '{joint}' ({kind:?}) has no joint coordinate to output"
+                            )));
+                        }
+                        let rate = *q == JointQuantity::Rate;
+                        if rotates {
+                            let (name, unit, q) = if rate {
+                                ("angle_rate", "rad/s", Quantity::JointAngleRate { joint: i })
+                            } else {
+                                ("angle", "rad", Quantity::JointAngle { joint: i })
+                            };
+                            b.output(format!("{joint}.{name}"), unit, format!("Relative rotation {name} of joint {joint} (body2 w.r.t. body1 about the axis)"), q)?;
+                        }
+                        if slides {
+                            let (name, unit, q) = if rate {
+                                ("velocity", "m/s", Quantity::JointVelocity { joint: i })
+                            } else {
+                                ("position", "m", Quantity::JointPosition { joint: i })
+                            };
+                            b.output(
+                                format!("{joint}.{name}"),
+                                unit,
+                                format!("Relative sliding {name} of joint {joint} along the axis"),
+                                q,
+                            )?;
+                        }
+                    }
+                    JointQuantity::ReactionForce | JointQuantity::ReactionTorque => {
+                        let torque = *q == JointQuantity::ReactionTorque;
+                        for (axis, xyz) in XYZ.iter().enumerate() {
+                            let (name, unit, q) = if torque {
+                                (
+                                    "reaction_torque",
+                                    "N.m",
+                                    Quantity::JointReactionTorque { joint: i, axis },
+                                )
+                            } else {
+                                (
+                                    "reaction_force",
+                                    "N",
+                                    Quantity::JointReactionForce { joint: i, axis },
+                                )
+                            };
+                            b.output(format!("{joint}.{name}.{xyz}"), unit, format!("{xyz} component of the {name} of joint {joint} on body2, global frame"), q)?;
+                        }
+                    }
+                    JointQuantity::FrictionForce => {
+                        if d.joints[i].friction.is_none() {
+                            return Err(InterfaceError(format!(
+                                "joint '{joint}' has no friction to output"
+                            )));
+                        }
+                        b.output(
+                            format!("{joint}.friction_force"),
+                            "N",
+                            format!(
+                                "Coulomb friction force of joint {joint} on body2 along the axis"
+                            ),
+                            Quantity::JointFrictionForce { joint: i },
+                        )?;
+                    }
+                }
+            }
+        }
+        OutputSpec::Driver { driver, quantities } => {
+            let i = d
+                .driver_index(driver)
+                .ok_or_else(|| missing("driver", driver))?;
+            let dr = &d.drivers[i];
+            let joint = d
+                .joints
+                .iter()
+                .find(|j| j.name == dr.joint)
+                .ok_or_else(|| missing("joint", &dr.joint))?;
+            let rotation = crate::description::driven_coordinate(joint.kind, dr.coordinate)
+                .map_err(InterfaceError)?
+                == JointCoordinate::Rotation;
+            for q in quantities {
+                match q {
+                    DriverQuantity::Effort => b.output(
+                        format!("{driver}.effort"),
+                        if rotation { "N.m" } else { "N" },
+                        format!(
+                            "{} the driver {driver} applies to body2 about/along the joint axis",
+                            if rotation { "Torque" } else { "Force" }
+                        ),
+                        Quantity::DriverEffort { driver: i },
+                    )?,
+                    DriverQuantity::Prescribed => b.output(
+                        format!("{driver}.prescribed"),
+                        if rotation { "rad" } else { "m" },
+                        format!("Joint coordinate prescribed by driver {driver}"),
+                        Quantity::DriverPrescribed { driver: i },
+                    )?,
+                }
+            }
+        }
+        OutputSpec::Force { force, quantities } => {
+            let i = d
+                .force_index(force)
+                .ok_or_else(|| missing("force", force))?;
+            let (len_unit, force_unit) = match &d.forces[i] {
+                Force::Tsda { .. } => ("m", "N"),
+                Force::Rsda { .. } => ("rad", "N.m"),
+                Force::Force { .. } => ("", "N"),
+                Force::Torque { .. } => ("", "N.m"),
+            };
+            for q in quantities {
+                match q {
+                    ForceQuantity::Length => {
+                        if len_unit.is_empty() {
+                            return Err(InterfaceError(format!(
+                                "force '{force}' has no length/angle to output"
+                            )));
+                        }
+                        b.output(
+                            format!("{force}.length"),
+                            len_unit,
+                            format!("Length (TSDA) or angle (RSDA) of {force}"),
+                            Quantity::ForceLength { force: i },
+                        )?;
+                    }
+                    ForceQuantity::Force => {
+                        b.output(
+                            format!("{force}.force"),
+                            force_unit,
+                            format!("Tension (TSDA), torque (RSDA) or magnitude of {force}"),
+                            Quantity::ForceValue { force: i },
+                        )?;
+                    }
+                }
+            }
+        }
+        OutputSpec::System { system } => {
+            for q in system {
+                let (name, unit, text, q) = match q {
+                    SystemQuantity::KineticEnergy => (
+                        "kinetic_energy",
+                        "J",
+                        "Kinetic energy of all bodies",
+                        Quantity::KineticEnergy,
+                    ),
+                    SystemQuantity::PotentialEnergy => (
+                        "potential_energy",
+                        "J",
+                        "Potential energy of gravity and springs",
+                        Quantity::PotentialEnergy,
+                    ),
+                    SystemQuantity::TotalEnergy => (
+                        "total_energy",
+                        "J",
+                        "Kinetic plus potential energy",
+                        Quantity::TotalEnergy,
+                    ),
+                    SystemQuantity::ExternalWork => (
+                        "external_work",
+                        "J",
+                        "Work done by actuators, inputs, dampers and friction since the start",
+                        Quantity::ExternalWork,
+                    ),
+                    SystemQuantity::ConstraintViolation => (
+                        "constraint_violation",
+                        "",
+                        "Euclidean norm of the position constraints Phi after the last step",
+                        Quantity::ConstraintViolation,
+                    ),
+                    SystemQuantity::NewtonIterations => (
+                        "newton_iterations",
+                        "",
+                        "Newton iterations of the last internal step",
+                        Quantity::NewtonIterations,
+                    ),
+                    SystemQuantity::Steps => (
+                        "steps",
+                        "",
+                        "Internal steps since the start",
+                        Quantity::Steps,
+                    ),
+                };
+                b.output(name.to_string(), unit, text.to_string(), q)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,173 @@
+//! The FMU interface of a model, derived from its description (ARCHITECTURE.md principle 4):
+//! one table of scalar variables produces both modelDescription.xml files and the value
+//! references the getters and setters use, so they cannot drift.
+//!
+//! Compiled into the library and into `build.rs`; depends on serde, serde_json, quick-xml
+//! and sha2 only.
+
+mod expand;
+mod token;
+mod units;
+mod xml;
+
+pub use expand::{interface_of, InterfaceError};
+pub use token::instantiation_token;
+pub use units::unit_definition;
+pub use xml::{model_description_xml, FmiVersion};
+
+use crate::description::Method;
+
+/// Name of the enumeration type of `solver.method`.
+pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
+
+/// Log categories declared in modelDescription.xml and honoured by SetDebugLogging.
+pub const LOG_CATEGORIES: &[(&str, &str)] = &[
+    (
+        "logStatusWarning",
+        "Warnings (e.g. corrected initial conditions)",
+    ),
+    (
+        "logStatusDiscard",
+        "Steps that were discarded (Newton failure, non-finite values)",
+    ),
+    (
+        "logStatusError",
+        "Errors (misuse of the API, invalid values)",
+    ),
+    ("logStatusFatal", "Fatal errors"),
+    (
+        "logNonlinearSystems",
+        "Newton iterations of the internal solver",
+    ),
+    ("logCalls", "Every FMI function call"),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    /// `solver.method`: FMI 2 Integer with declaredType, FMI 3 Enumeration.
+    Enumeration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Causality {
+    Independent,
+    Parameter,
+    Input,
+    Output,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variability {
+    Fixed,
+    Discrete,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Initial {
+    Exact,
+    Calculated,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Start {
+    Real(f64),
+    Integer(i64),
+}
+
+/// Solver settings exposed as `solver.*` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverSetting {
+    Method,
+    StepSize,
+    Tolerance,
+    MaxIterations,
+    RhoInf,
+}
+
+/// What a variable refers to inside the simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Binding {
+    Time,
+    Solver(SolverSetting),
+    /// A number of the description, addressed by its path.
+    ModelParameter {
+        path: String,
+    },
+    /// Index into `interface.inputs`.
+    Input {
+        index: usize,
+    },
+    Output(Quantity),
+}
+
+/// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    BodyPosition { body: usize, axis: usize },
+    BodyOrientation { body: usize, component: usize },
+    BodyVelocity { body: usize, axis: usize },
+    BodyAngularVelocity { body: usize, axis: usize },
+    BodyAcceleration { body: usize, axis: usize },
+    JointAngle { joint: usize },
+    JointAngleRate { joint: usize },
+    JointPosition { joint: usize },
+    JointVelocity { joint: usize },
+    JointReactionForce { joint: usize, axis: usize },
+    JointReactionTorque { joint: usize, axis: usize },
+    JointFrictionForce { joint: usize },
+    DriverEffort { driver: usize },
+    DriverPrescribed { driver: usize },
+    ForceLength { force: usize },
+    ForceValue { force: usize },
+    KineticEnergy,
+    PotentialEnergy,
+    TotalEnergy,
+    ExternalWork,
+    ConstraintViolation,
+    NewtonIterations,
+    Steps,
+}
+
+/// One scalar FMU variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub value_reference: u32,
+    pub ty: VarType,
+    pub causality: Causality,
+    pub variability: Variability,
+    pub initial: Option<Initial>,
+    pub start: Option<Start>,
+    pub unit: Option<String>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub description: String,
+    pub binding: Binding,
+}
+
+/// The interface of one model: its variables (value reference = index) and its methods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelInterface {
+    pub variables: Vec<Variable>,
+    /// Integrators offered in `solver.method` (enumeration items).
+    pub methods: Vec<Method>,
+}
+
+impl ModelInterface {
+    pub fn variable(&self, value_reference: u32) -> Option<&Variable> {
+        self.variables.get(value_reference as usize)
+    }
+    pub fn by_name(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+    pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
+        self.variables
+            .iter()
+            .filter(|v| v.causality == Causality::Output)
+    }
+}
