@@ -7,6 +7,9 @@
 //! - [`description`], [`interface`], [`models`]: models as data, their FMU interface, the catalog.
 
 pub mod description;
+pub mod documentation;
 pub mod engine;
 pub mod interface;
 pub mod models;
+pub mod package;
+pub mod sim;

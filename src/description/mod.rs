@@ -232,12 +232,7 @@ pub enum Motion {
         phase: f64,
     },
     /// Quintic step from `from` at `t0` to `to` at `t1` (continuous up to f'').
-    SmoothStep {
-        t0: f64,
-        t1: f64,
-        from: f64,
-        to: f64,
-    },
+    SmoothStep { t0: f64, t1: f64, from: f64, to: f64 },
     /// `segments[i]` applies for t < `segments[i].until` (the last one for all later t).
     Piecewise { segments: Vec<Segment> },
     /// The rate f' is the FMU input `input` (held over each communication step);
@@ -388,25 +383,11 @@ pub struct InputSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum OutputSpec {
-    Body {
-        body: String,
-        quantities: Vec<BodyQuantity>,
-    },
-    Joint {
-        joint: String,
-        quantities: Vec<JointQuantity>,
-    },
-    Driver {
-        driver: String,
-        quantities: Vec<DriverQuantity>,
-    },
-    Force {
-        force: String,
-        quantities: Vec<ForceQuantity>,
-    },
-    System {
-        system: Vec<SystemQuantity>,
-    },
+    Body { body: String, quantities: Vec<BodyQuantity> },
+    Joint { joint: String, quantities: Vec<JointQuantity> },
+    Driver { driver: String, quantities: Vec<DriverQuantity> },
+    Force { force: String, quantities: Vec<ForceQuantity> },
+    System { system: Vec<SystemQuantity> },
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -487,8 +468,7 @@ pub struct Experiment {
 
 /// Parses a JSON description and validates it.
 pub fn parse(json: &str) -> Result<Description, DescriptionError> {
-    let d: Description =
-        serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+    let d: Description = serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
     d.validate()?;
     Ok(d)
 }

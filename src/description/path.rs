@@ -21,33 +21,24 @@ impl fmt::Display for PathError {
 impl std::error::Error for PathError {}
 
 fn resolve<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, PathError> {
-    let err = |reason: String| PathError {
-        path: path.to_string(),
-        reason,
-    };
+    let err = |reason: String| PathError { path: path.to_string(), reason };
     if path.is_empty() {
         return Err(err("empty path".into()));
     }
     let mut node = root;
     let mut walked = String::new();
     for segment in path.split('.') {
-        let here = if walked.is_empty() {
-            "the description".to_string()
-        } else {
-            format!("'{walked}'")
-        };
+        let here = if walked.is_empty() { "the description".to_string() } else { format!("'{walked}'") };
         node = match node {
-            Value::Object(map) => map
-                .get_mut(segment)
-                .ok_or_else(|| err(format!("{here} has no field '{segment}'")))?,
+            Value::Object(map) => {
+                map.get_mut(segment).ok_or_else(|| err(format!("{here} has no field '{segment}'")))?
+            }
             Value::Array(items) => {
                 if let Ok(index) = segment.parse::<usize>() {
                     let len = items.len();
-                    items.get_mut(index).ok_or_else(|| {
-                        err(format!(
-                            "index {index} is out of range for {here} (length {len})"
-                        ))
-                    })?
+                    items
+                        .get_mut(index)
+                        .ok_or_else(|| err(format!("index {index} is out of range for {here} (length {len})")))?
                 } else {
                     items
                         .iter_mut()
@@ -55,11 +46,7 @@ fn resolve<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, PathErr
                         .ok_or_else(|| err(format!("{here} has no element named '{segment}'")))?
                 }
             }
-            _ => {
-                return Err(err(format!(
-                    "{here} is not an object or array, cannot select '{segment}'"
-                )))
-            }
+            _ => return Err(err(format!("{here} is not an object or array, cannot select '{segment}'"))),
         };
         if !walked.is_empty() {
             walked.push('.');
@@ -73,27 +60,19 @@ fn resolve<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, PathErr
 pub fn get_number(root: &Value, path: &str) -> Result<f64, PathError> {
     let mut copy = root.clone();
     let node = resolve(&mut copy, path)?;
-    node.as_f64().ok_or_else(|| PathError {
-        path: path.to_string(),
-        reason: format!("the value {node} is not a number"),
-    })
+    node.as_f64()
+        .ok_or_else(|| PathError { path: path.to_string(), reason: format!("the value {node} is not a number") })
 }
 
 /// Overwrites the number at `path` with `value`.
 pub fn set_number(root: &mut Value, path: &str, value: f64) -> Result<(), PathError> {
     let node = resolve(root, path)?;
     if !node.is_number() {
-        return Err(PathError {
-            path: path.to_string(),
-            reason: format!("the value {node} is not a number"),
-        });
+        return Err(PathError { path: path.to_string(), reason: format!("the value {node} is not a number") });
     }
     *node = serde_json::Number::from_f64(value)
         .map(Value::Number)
-        .ok_or_else(|| PathError {
-            path: path.to_string(),
-            reason: format!("{value} is not a finite number"),
-        })?;
+        .ok_or_else(|| PathError { path: path.to_string(), reason: format!("{value} is not a finite number") })?;
     Ok(())
 }
 

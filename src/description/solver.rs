@@ -34,10 +34,7 @@ impl Method {
     }
 
     pub fn from_code(code: i64) -> Option<Method> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|m| i64::from(m.code()) == code)
+        Self::ALL.iter().copied().find(|m| i64::from(m.code()) == code)
     }
 
     /// Enumeration item name in the FMU (a C identifier).
@@ -53,7 +50,9 @@ impl Method {
             Method::HalfImplicit => {
                 "half-implicit symplectic Euler, quasi-Newton matrix once per step (seed 003 Sect. 2.2, eqs. 3-12)"
             }
-            Method::Bdf1 => "fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3, eqs. 13-14)",
+            Method::Bdf1 => {
+                "fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3, eqs. 13-14)"
+            }
         }
     }
 

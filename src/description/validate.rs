@@ -2,8 +2,7 @@
 //! and where, so that a user can fix their model file.
 
 use super::{
-    AngularVelocity, Body, Description, Driver, Force, Joint, JointCoordinate, JointKind, Motion,
-    Orientation, GROUND,
+    AngularVelocity, Body, Description, Driver, Force, Joint, JointCoordinate, JointKind, Motion, Orientation, GROUND,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -28,10 +27,7 @@ impl fmt::Display for DescriptionError {
 impl std::error::Error for DescriptionError {}
 
 fn invalid(location: impl Into<String>, reason: impl Into<String>) -> DescriptionError {
-    DescriptionError::Invalid {
-        location: location.into(),
-        reason: reason.into(),
-    }
+    DescriptionError::Invalid { location: location.into(), reason: reason.into() }
 }
 
 /// A C identifier (FMI modelIdentifier, and each part of a structured variable name).
@@ -70,10 +66,7 @@ impl Description {
         if !is_identifier(&self.name) {
             return Err(invalid(
                 "model",
-                format!(
-                    "name '{}' must be a C identifier (letters, digits, '_')",
-                    self.name
-                ),
+                format!("name '{}' must be a C identifier (letters, digits, '_')", self.name),
             ));
         }
         check_vector("model", "gravity", &self.gravity)?;
@@ -96,7 +89,10 @@ impl Description {
                 ));
             }
             if !names.insert(name) {
-                return Err(invalid(format!("{kind} '{name}'"), "the name is used twice (bodies, joints, drivers and forces share one namespace)"));
+                return Err(invalid(
+                    format!("{kind} '{name}'"),
+                    "the name is used twice (bodies, joints, drivers and forces share one namespace)",
+                ));
             }
         }
         for b in &self.bodies {
@@ -114,61 +110,33 @@ impl Description {
         self.validate_interface()?;
         let e = &self.experiment;
         if !(e.start.is_finite() && e.stop.is_finite() && e.stop > e.start) {
-            return Err(invalid(
-                "experiment",
-                format!("stop time {} must be after start time {}", e.stop, e.start),
-            ));
+            return Err(invalid("experiment", format!("stop time {} must be after start time {}", e.stop, e.start)));
         }
         if !(e.step.is_finite() && e.step > 0.0) {
-            return Err(invalid(
-                "experiment",
-                format!("communication step {} must be positive", e.step),
-            ));
+            return Err(invalid("experiment", format!("communication step {} must be positive", e.step)));
         }
         let s = &self.solver;
         if !(s.step_size.is_finite() && s.step_size > 0.0) {
-            return Err(invalid(
-                "solver",
-                format!("step_size {} must be positive", s.step_size),
-            ));
+            return Err(invalid("solver", format!("step_size {} must be positive", s.step_size)));
         }
         if !(s.tolerance.is_finite() && s.tolerance > 0.0) {
-            return Err(invalid(
-                "solver",
-                format!("tolerance {} must be positive", s.tolerance),
-            ));
+            return Err(invalid("solver", format!("tolerance {} must be positive", s.tolerance)));
         }
         if s.max_iterations == 0 {
             return Err(invalid("solver", "max_iterations must be at least 1"));
         }
         if !(0.0..=1.0).contains(&s.rho_inf) {
-            return Err(invalid(
-                "solver",
-                format!("rho_inf {} must lie in [0, 1]", s.rho_inf),
-            ));
+            return Err(invalid("solver", format!("rho_inf {} must lie in [0, 1]", s.rho_inf)));
         }
         Ok(())
     }
 
-    fn body_ref(
-        &self,
-        location: &str,
-        field: &str,
-        name: &str,
-        allow_ground: bool,
-    ) -> Result<(), DescriptionError> {
+    fn body_ref(&self, location: &str, field: &str, name: &str, allow_ground: bool) -> Result<(), DescriptionError> {
         if name == GROUND {
-            return if allow_ground {
-                Ok(())
-            } else {
-                Err(invalid(location, format!("{field} cannot be '{GROUND}'")))
-            };
+            return if allow_ground { Ok(()) } else { Err(invalid(location, format!("{field} cannot be '{GROUND}'"))) };
         }
         if self.body_index(name).is_none() {
-            return Err(invalid(
-                location,
-                format!("{field} '{name}' is not a body of this model"),
-            ));
+            return Err(invalid(location, format!("{field} '{name}' is not a body of this model")));
         }
         Ok(())
     }
@@ -179,28 +147,18 @@ impl Description {
         self.body_ref(loc, "body1", &j.body1, true)?;
         self.body_ref(loc, "body2", &j.body2, true)?;
         if j.body1 == j.body2 {
-            return Err(invalid(
-                loc,
-                format!("body1 and body2 are both '{}'", j.body1),
-            ));
+            return Err(invalid(loc, format!("body1 and body2 are both '{}'", j.body1)));
         }
-        let need =
-            |field: &str, v: Option<[f64; 3]>, is_axis: bool| -> Result<(), DescriptionError> {
-                match v {
-                    None => Err(invalid(
-                        loc,
-                        format!("'{field}' is required for this joint type"),
-                    )),
-                    Some(v) if is_axis => check_axis(loc, field, &v),
-                    Some(v) => check_vector(loc, field, &v),
-                }
-            };
+        let need = |field: &str, v: Option<[f64; 3]>, is_axis: bool| -> Result<(), DescriptionError> {
+            match v {
+                None => Err(invalid(loc, format!("'{field}' is required for this joint type"))),
+                Some(v) if is_axis => check_axis(loc, field, &v),
+                Some(v) => check_vector(loc, field, &v),
+            }
+        };
         let forbid = |field: &str, present: bool| -> Result<(), DescriptionError> {
             if present {
-                Err(invalid(
-                    loc,
-                    format!("'{field}' does not apply to this joint type"),
-                ))
+                Err(invalid(loc, format!("'{field}' does not apply to this joint type")))
             } else {
                 Ok(())
             }
@@ -218,10 +176,7 @@ impl Description {
                 let (a, b) = (j.axis1.unwrap(), j.axis2.unwrap());
                 let cos = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) / (norm3(&a) * norm3(&b));
                 if cos.abs() > 1e-9 {
-                    return Err(invalid(
-                        loc,
-                        format!("axis1 and axis2 must be perpendicular (cosine {cos:.3e})"),
-                    ));
+                    return Err(invalid(loc, format!("axis1 and axis2 must be perpendicular (cosine {cos:.3e})")));
                 }
             }
             JointKind::Distance => {
@@ -236,46 +191,26 @@ impl Description {
         }
         let distance = j.kind == JointKind::Distance;
         forbid("point", distance && j.point.is_some())?;
-        forbid(
-            "point1/point2",
-            !distance && (j.point1.is_some() || j.point2.is_some()),
-        )?;
+        forbid("point1/point2", !distance && (j.point1.is_some() || j.point2.is_some()))?;
         forbid("length", !distance && j.length.is_some())?;
-        forbid(
-            "axis1/axis2",
-            j.kind != JointKind::Universal && (j.axis1.is_some() || j.axis2.is_some()),
-        )?;
+        forbid("axis1/axis2", j.kind != JointKind::Universal && (j.axis1.is_some() || j.axis2.is_some()))?;
         forbid(
             "axis",
-            matches!(
-                j.kind,
-                JointKind::Spherical
-                    | JointKind::Fixed
-                    | JointKind::Universal
-                    | JointKind::Distance
-            ) && j.axis.is_some(),
+            matches!(j.kind, JointKind::Spherical | JointKind::Fixed | JointKind::Universal | JointKind::Distance)
+                && j.axis.is_some(),
         )?;
         if !j.initial_coordinate.is_finite() {
             return Err(invalid(loc, "initial_coordinate is not finite"));
         }
         if let Some(f) = &j.friction {
             if j.kind != JointKind::Translational {
-                return Err(invalid(
-                    loc,
-                    "friction is only modelled in translational joints",
-                ));
+                return Err(invalid(loc, "friction is only modelled in translational joints"));
             }
             if !(f.coefficient.is_finite() && f.coefficient >= 0.0) {
-                return Err(invalid(
-                    loc,
-                    format!("friction coefficient {} must be >= 0", f.coefficient),
-                ));
+                return Err(invalid(loc, format!("friction coefficient {} must be >= 0", f.coefficient)));
             }
             if !(f.zero_speed.is_finite() && f.zero_speed >= 0.0) {
-                return Err(invalid(
-                    loc,
-                    format!("friction zero_speed {} must be >= 0", f.zero_speed),
-                ));
+                return Err(invalid(loc, format!("friction zero_speed {} must be >= 0", f.zero_speed)));
             }
         }
         Ok(())
@@ -287,12 +222,7 @@ impl Description {
             .joints
             .iter()
             .find(|j| j.name == d.joint)
-            .ok_or_else(|| {
-                invalid(
-                    &loc,
-                    format!("joint '{}' is not a joint of this model", d.joint),
-                )
-            })?;
+            .ok_or_else(|| invalid(&loc, format!("joint '{}' is not a joint of this model", d.joint)))?;
         let coord = driven_coordinate(joint.kind, d.coordinate)
             .map_err(|reason| invalid(&loc, format!("joint '{}': {reason}", joint.name)))?;
         let _ = coord;
@@ -305,28 +235,17 @@ impl Description {
             Motion::ConstantRate { initial, rate } if !finite(&[*initial, *rate]) => {
                 Err(invalid(loc, "motion values must be finite"))
             }
-            Motion::Polynomial { coefficients }
-                if coefficients.is_empty() || !finite(coefficients) =>
-            {
-                Err(invalid(
-                    loc,
-                    "polynomial motion needs at least one finite coefficient",
-                ))
+            Motion::Polynomial { coefficients } if coefficients.is_empty() || !finite(coefficients) => {
+                Err(invalid(loc, "polynomial motion needs at least one finite coefficient"))
             }
-            Motion::Harmonic {
-                offset,
-                amplitude,
-                frequency,
-                phase,
-            } if !finite(&[*offset, *amplitude, *frequency, *phase]) => {
+            Motion::Harmonic { offset, amplitude, frequency, phase }
+                if !finite(&[*offset, *amplitude, *frequency, *phase]) =>
+            {
                 Err(invalid(loc, "motion values must be finite"))
             }
             Motion::SmoothStep { t0, t1, from, to } => {
                 if !finite(&[*t0, *t1, *from, *to]) || t1 <= t0 {
-                    Err(invalid(
-                        loc,
-                        format!("smooth step needs finite values and t1 > t0 (t0 {t0}, t1 {t1})"),
-                    ))
+                    Err(invalid(loc, format!("smooth step needs finite values and t1 > t0 (t0 {t0}, t1 {t1})")))
                 } else {
                     Ok(())
                 }
@@ -337,21 +256,12 @@ impl Description {
                 }
                 for pair in segments.windows(2) {
                     if pair[1].until <= pair[0].until {
-                        return Err(invalid(
-                            loc,
-                            "piecewise segments must have increasing 'until' times",
-                        ));
+                        return Err(invalid(loc, "piecewise segments must have increasing 'until' times"));
                     }
                 }
                 for s in segments {
-                    if matches!(
-                        s.motion,
-                        Motion::InputRate { .. } | Motion::Piecewise { .. }
-                    ) {
-                        return Err(invalid(
-                            loc,
-                            "piecewise segments cannot be input-driven or piecewise themselves",
-                        ));
+                    if matches!(s.motion, Motion::InputRate { .. } | Motion::Piecewise { .. }) {
+                        return Err(invalid(loc, "piecewise segments cannot be input-driven or piecewise themselves"));
                     }
                     self.validate_motion(loc, &s.motion)?;
                 }
@@ -359,10 +269,7 @@ impl Description {
             }
             Motion::InputRate { input, initial } => {
                 if self.input_index(input).is_none() {
-                    return Err(invalid(
-                        loc,
-                        format!("input '{input}' is not declared in interface.inputs"),
-                    ));
+                    return Err(invalid(loc, format!("input '{input}' is not declared in interface.inputs")));
                 }
                 if !initial.is_finite() {
                     return Err(invalid(loc, "initial value must be finite"));
@@ -378,10 +285,7 @@ impl Description {
         let loc = loc.as_str();
         if let Some(input) = f.input() {
             if self.input_index(input).is_none() {
-                return Err(invalid(
-                    loc,
-                    format!("input '{input}' is not declared in interface.inputs"),
-                ));
+                return Err(invalid(loc, format!("input '{input}' is not declared in interface.inputs")));
             }
         }
         let nonneg = |what: &str, v: f64| -> Result<(), DescriptionError> {
@@ -392,17 +296,7 @@ impl Description {
             }
         };
         match f {
-            Force::Tsda {
-                body1,
-                body2,
-                point1,
-                point2,
-                stiffness,
-                damping,
-                rest_length,
-                actuator,
-                ..
-            } => {
+            Force::Tsda { body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
                 self.body_ref(loc, "body1", body1, true)?;
                 self.body_ref(loc, "body2", body2, true)?;
                 if body1 == body2 {
@@ -410,16 +304,9 @@ impl Description {
                 }
                 check_vector(loc, "point1", point1)?;
                 check_vector(loc, "point2", point2)?;
-                let d = [
-                    point2[0] - point1[0],
-                    point2[1] - point1[1],
-                    point2[2] - point1[2],
-                ];
+                let d = [point2[0] - point1[0], point2[1] - point1[1], point2[2] - point1[2]];
                 if norm3(&d) < 1e-12 {
-                    return Err(invalid(
-                        loc,
-                        "point1 and point2 coincide: the spring direction is undefined",
-                    ));
+                    return Err(invalid(loc, "point1 and point2 coincide: the spring direction is undefined"));
                 }
                 nonneg("stiffness", *stiffness)?;
                 nonneg("damping", *damping)?;
@@ -430,26 +317,14 @@ impl Description {
                     return Err(invalid(loc, "actuator force is not finite"));
                 }
             }
-            Force::Rsda {
-                joint,
-                stiffness,
-                damping,
-                rest_angle,
-                actuator,
-                ..
-            } => {
+            Force::Rsda { joint, stiffness, damping, rest_angle, actuator, .. } => {
                 let j = self
                     .joints
                     .iter()
                     .find(|j| &j.name == joint)
-                    .ok_or_else(|| {
-                        invalid(loc, format!("joint '{joint}' is not a joint of this model"))
-                    })?;
+                    .ok_or_else(|| invalid(loc, format!("joint '{joint}' is not a joint of this model")))?;
                 if !matches!(j.kind, JointKind::Revolute | JointKind::Cylindrical) {
-                    return Err(invalid(
-                        loc,
-                        format!("joint '{joint}' must be revolute or cylindrical"),
-                    ));
+                    return Err(invalid(loc, format!("joint '{joint}' must be revolute or cylindrical")));
                 }
                 nonneg("stiffness", *stiffness)?;
                 nonneg("damping", *damping)?;
@@ -457,13 +332,7 @@ impl Description {
                     return Err(invalid(loc, "rest_angle and actuator must be finite"));
                 }
             }
-            Force::Force {
-                body,
-                direction,
-                point,
-                value,
-                ..
-            } => {
+            Force::Force { body, direction, point, value, .. } => {
                 self.body_ref(loc, "body", body, false)?;
                 check_axis(loc, "direction", direction)?;
                 if let Some(p) = point {
@@ -473,9 +342,7 @@ impl Description {
                     return Err(invalid(loc, "value is not finite"));
                 }
             }
-            Force::Torque {
-                body, axis, value, ..
-            } => {
+            Force::Torque { body, axis, value, .. } => {
                 self.body_ref(loc, "body", body, false)?;
                 check_axis(loc, "axis", axis)?;
                 if !value.is_finite() {
@@ -487,12 +354,10 @@ impl Description {
     }
 
     fn validate_interface(&self) -> Result<(), DescriptionError> {
-        let json =
-            serde_json::to_value(self).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+        let json = serde_json::to_value(self).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
         let mut names = HashSet::new();
         let valid_name = |kind: &str, name: &str| -> Result<(), DescriptionError> {
-            if name.split('.').all(is_identifier) && !name.starts_with("solver.") && name != "time"
-            {
+            if name.split('.').all(is_identifier) && !name.starts_with("solver.") && name != "time" {
                 Ok(())
             } else {
                 Err(invalid(
@@ -504,44 +369,25 @@ impl Description {
         for p in &self.interface.parameters {
             valid_name("parameter", &p.name)?;
             if !names.insert(p.name.as_str()) {
-                return Err(invalid(
-                    format!("interface parameter '{}'", p.name),
-                    "the name is used twice",
-                ));
+                return Err(invalid(format!("interface parameter '{}'", p.name), "the name is used twice"));
             }
             let value = super::get_number(&json, &p.path)
                 .map_err(|e| invalid(format!("interface parameter '{}'", p.name), e.to_string()))?;
-            check_bounds(
-                &format!("interface parameter '{}'", p.name),
-                value,
-                p.min,
-                p.max,
-            )?;
+            check_bounds(&format!("interface parameter '{}'", p.name), value, p.min, p.max)?;
         }
         for i in &self.interface.inputs {
             valid_name("input", &i.name)?;
             if !names.insert(i.name.as_str()) {
-                return Err(invalid(
-                    format!("interface input '{}'", i.name),
-                    "the name is used twice",
-                ));
+                return Err(invalid(format!("interface input '{}'", i.name), "the name is used twice"));
             }
-            check_bounds(
-                &format!("interface input '{}'", i.name),
-                i.start,
-                i.min,
-                i.max,
-            )?;
+            check_bounds(&format!("interface input '{}'", i.name), i.start, i.min, i.max)?;
         }
         for o in &self.interface.outputs {
             use super::OutputSpec::*;
             match o {
                 Body { body, .. } => self.body_ref("interface outputs", "body", body, false)?,
                 Joint { joint, .. } if self.joint_index(joint).is_none() => {
-                    return Err(invalid(
-                        "interface outputs",
-                        format!("joint '{joint}' is not a joint of this model"),
-                    ))
+                    return Err(invalid("interface outputs", format!("joint '{joint}' is not a joint of this model")))
                 }
                 Driver { driver, .. } if self.driver_index(driver).is_none() => {
                     return Err(invalid(
@@ -562,29 +408,18 @@ impl Description {
     }
 }
 
-fn check_bounds(
-    location: &str,
-    value: f64,
-    min: Option<f64>,
-    max: Option<f64>,
-) -> Result<(), DescriptionError> {
+fn check_bounds(location: &str, value: f64, min: Option<f64>, max: Option<f64>) -> Result<(), DescriptionError> {
     if !value.is_finite() {
         return Err(invalid(location, format!("value {value} is not finite")));
     }
     if let Some(lo) = min {
         if value < lo {
-            return Err(invalid(
-                location,
-                format!("value {value} is below min {lo}"),
-            ));
+            return Err(invalid(location, format!("value {value} is below min {lo}")));
         }
     }
     if let Some(hi) = max {
         if value > hi {
-            return Err(invalid(
-                location,
-                format!("value {value} is above max {hi}"),
-            ));
+            return Err(invalid(location, format!("value {value} is above max {hi}")));
         }
     }
     if let (Some(lo), Some(hi)) = (min, max) {
@@ -596,21 +431,12 @@ fn check_bounds(
 }
 
 /// The coordinate a driver on a joint of kind `kind` prescribes.
-pub fn driven_coordinate(
-    kind: JointKind,
-    requested: Option<JointCoordinate>,
-) -> Result<JointCoordinate, String> {
+pub fn driven_coordinate(kind: JointKind, requested: Option<JointCoordinate>) -> Result<JointCoordinate, String> {
     match (kind, requested) {
-        (JointKind::Revolute, None | Some(JointCoordinate::Rotation)) => {
-            Ok(JointCoordinate::Rotation)
-        }
-        (JointKind::Translational, None | Some(JointCoordinate::Translation)) => {
-            Ok(JointCoordinate::Translation)
-        }
+        (JointKind::Revolute, None | Some(JointCoordinate::Rotation)) => Ok(JointCoordinate::Rotation),
+        (JointKind::Translational, None | Some(JointCoordinate::Translation)) => Ok(JointCoordinate::Translation),
         (JointKind::Cylindrical, Some(c)) => Ok(c),
-        (JointKind::Cylindrical, None) => {
-            Err("a cylindrical joint needs 'coordinate': rotation or translation".into())
-        }
+        (JointKind::Cylindrical, None) => Err("a cylindrical joint needs 'coordinate': rotation or translation".into()),
         (k, _) => Err(format!("a {k:?} joint has no coordinate that can be driven").to_lowercase()),
     }
 }
@@ -620,10 +446,7 @@ impl Body {
         let loc = format!("body '{}'", self.name);
         let loc = loc.as_str();
         if !(self.mass.is_finite() && self.mass > 0.0) {
-            return Err(invalid(
-                loc,
-                format!("mass {} must be positive and finite", self.mass),
-            ));
+            return Err(invalid(loc, format!("mass {} must be positive and finite", self.mass)));
         }
         let j = self.inertia.matrix();
         for (r, row) in j.iter().enumerate() {
@@ -637,32 +460,23 @@ impl Body {
         // principal moments, checked on the diagonal, which holds in any frame).
         let d1 = j[0][0];
         let d2 = j[0][0] * j[1][1] - j[0][1] * j[1][0];
-        let d3 = j[0][0] * (j[1][1] * j[2][2] - j[1][2] * j[2][1])
-            - j[0][1] * (j[1][0] * j[2][2] - j[1][2] * j[2][0])
+        let d3 = j[0][0] * (j[1][1] * j[2][2] - j[1][2] * j[2][1]) - j[0][1] * (j[1][0] * j[2][2] - j[1][2] * j[2][0])
             + j[0][2] * (j[1][0] * j[2][1] - j[1][1] * j[2][0]);
         if !(d1 > 0.0 && d2 > 0.0 && d3 > 0.0) {
-            return Err(invalid(
-                loc,
-                format!("inertia {:?} is not positive definite", self.inertia),
-            ));
+            return Err(invalid(loc, format!("inertia {:?} is not positive definite", self.inertia)));
         }
         let (a, b, c) = (j[0][0], j[1][1], j[2][2]);
         let slack = 1e-9 * (a + b + c);
         if a + b < c - slack || b + c < a - slack || a + c < b - slack {
             return Err(invalid(
                 loc,
-                format!(
-                    "inertia {:?} violates the triangle inequality Jxx + Jyy >= Jzz",
-                    self.inertia
-                ),
+                format!("inertia {:?} violates the triangle inequality Jxx + Jyy >= Jzz", self.inertia),
             ));
         }
         check_vector(loc, "position", &self.position)?;
         check_vector(loc, "velocity", &self.velocity)?;
         match &self.angular_velocity {
-            AngularVelocity::Global(w) | AngularVelocity::Body { body: w } => {
-                check_vector(loc, "angular_velocity", w)?
-            }
+            AngularVelocity::Global(w) | AngularVelocity::Body { body: w } => check_vector(loc, "angular_velocity", w)?,
         }
         match &self.orientation {
             Orientation::Matrix(m) => {
@@ -674,19 +488,13 @@ impl Body {
                     }
                 }
                 if !worst.is_finite() || worst > 1e-6 {
-                    return Err(invalid(
-                        loc,
-                        format!("orientation matrix is not orthonormal (error {worst:.2e})"),
-                    ));
+                    return Err(invalid(loc, format!("orientation matrix is not orthonormal (error {worst:.2e})")));
                 }
                 let det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
                     - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
                     + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
                 if det < 0.0 {
-                    return Err(invalid(
-                        loc,
-                        "orientation matrix is a reflection (determinant -1)",
-                    ));
+                    return Err(invalid(loc, "orientation matrix is a reflection (determinant -1)"));
                 }
             }
             Orientation::AxisAngle { axis, angle } => {

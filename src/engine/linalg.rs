@@ -10,12 +10,9 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::cholesky::llt::factor::LltParams;
 use faer::linalg::lu::partial_pivoting::factor::PartialPivLuParams;
 use faer::sparse::linalg::cholesky::{
-    factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky,
-    SymmetricOrdering,
+    factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky, SymmetricOrdering,
 };
-use faer::sparse::linalg::lu::{
-    factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu,
-};
+use faer::sparse::linalg::lu::{factorize_symbolic_lu, LuRef, LuSymbolicParams, NumericLu, SymbolicLu};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Mat, MatMut, Par, Side, Spec};
 
@@ -80,33 +77,25 @@ impl LinearSystem {
     /// `pattern` lists the (row, col) of every slot. For `spd` systems (symmetric positive
     /// definite, Cholesky) the pattern must be symmetric; only the lower triangle is read.
     pub fn new(n: usize, pattern: &[(usize, usize)], spd: bool) -> Self {
-        assert!(
-            pattern.iter().all(|&(r, c)| r < n && c < n),
-            "pattern entry outside the matrix"
-        );
+        assert!(pattern.iter().all(|&(r, c)| r < n && c < n), "pattern entry outside the matrix");
         if n <= DENSE_LIMIT {
             let targets = pattern.iter().map(|&(r, c)| r + c * n).collect();
-            let req = if spd {
-                faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(
-                    n,
-                    Par::Seq,
-                    Spec::<LltParams, f64>::default(),
-                )
-            } else {
-                faer::linalg::lu::partial_pivoting::factor::lu_in_place_scratch::<usize, f64>(
-                    n,
-                    n,
-                    Par::Seq,
-                    Spec::<PartialPivLuParams, f64>::default(),
-                )
-                .or(
-                    faer::linalg::lu::partial_pivoting::solve::solve_in_place_scratch::<usize, f64>(
+            let req =
+                if spd {
+                    faer::linalg::cholesky::llt::factor::cholesky_in_place_scratch::<f64>(
                         n,
-                        1,
                         Par::Seq,
-                    ),
-                )
-            };
+                        Spec::<LltParams, f64>::default(),
+                    )
+                } else {
+                    faer::linalg::lu::partial_pivoting::factor::lu_in_place_scratch::<usize, f64>(
+                        n,
+                        n,
+                        Par::Seq,
+                        Spec::<PartialPivLuParams, f64>::default(),
+                    )
+                    .or(faer::linalg::lu::partial_pivoting::solve::solve_in_place_scratch::<usize, f64>(n, 1, Par::Seq))
+                };
             return LinearSystem {
                 n,
                 spd,
@@ -140,22 +129,10 @@ impl LinearSystem {
         let position = |r: usize, c: usize| -> usize {
             let (r, c) = if spd && r < c { (c, r) } else { (r, c) };
             let start = col_ptr[c];
-            start
-                + row_idx[start..col_ptr[c + 1]]
-                    .binary_search(&r)
-                    .expect("entry is in the pattern")
+            start + row_idx[start..col_ptr[c + 1]].binary_search(&r).expect("entry is in the pattern")
         };
         // Upper-triangle slots of SPD systems are dropped (usize::MAX): the lower twin carries the value.
-        let targets = pattern
-            .iter()
-            .map(|&(r, c)| {
-                if spd && r < c {
-                    usize::MAX
-                } else {
-                    position(r, c)
-                }
-            })
-            .collect();
+        let targets = pattern.iter().map(|&(r, c)| if spd && r < c { usize::MAX } else { position(r, c) }).collect();
         let nnz = row_idx.len();
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &col_ptr, None, &row_idx);
         let backend = if spd {
@@ -177,30 +154,14 @@ impl LinearSystem {
                 row_idx,
             }
         } else {
-            let symbolic = factorize_symbolic_lu(sym, LuSymbolicParams::default())
-                .expect("symbolic LU of a valid pattern");
+            let symbolic =
+                factorize_symbolic_lu(sym, LuSymbolicParams::default()).expect("symbolic LU of a valid pattern");
             let req = symbolic
-                .factorize_numeric_lu_scratch::<f64>(
-                    Par::Seq,
-                    Spec::<PartialPivLuParams, f64>::default(),
-                )
+                .factorize_numeric_lu_scratch::<f64>(Par::Seq, Spec::<PartialPivLuParams, f64>::default())
                 .or(symbolic.solve_in_place_scratch::<f64>(1, Par::Seq));
-            Backend::SparseLu {
-                numeric: NumericLu::new(),
-                stack: MemBuffer::new(req),
-                symbolic,
-                col_ptr,
-                row_idx,
-            }
+            Backend::SparseLu { numeric: NumericLu::new(), stack: MemBuffer::new(req), symbolic, col_ptr, row_idx }
         };
-        LinearSystem {
-            n,
-            spd,
-            targets,
-            values: vec![0.0; nnz],
-            backend,
-            factored: false,
-        }
+        LinearSystem { n, spd, targets, values: vec![0.0; nnz], backend, factored: false }
     }
 
     pub fn dim(&self) -> usize {
@@ -227,12 +188,7 @@ impl LinearSystem {
         self.factored = false;
         let n = self.n;
         match &mut self.backend {
-            Backend::Dense {
-                a,
-                perm,
-                perm_inv,
-                stack,
-            } => {
+            Backend::Dense { a, perm, perm_inv, stack } => {
                 for c in 0..n {
                     for r in 0..n {
                         a[(r, c)] = self.values[r + c * n];
@@ -247,9 +203,9 @@ impl LinearSystem {
                         Spec::<LltParams, f64>::default(),
                     )
                     .map_err(|e| match e {
-                        faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot {
-                            index,
-                        } => FactorError::NotPositiveDefinite { row: Some(index) },
+                        faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => {
+                            FactorError::NotPositiveDefinite { row: Some(index) }
+                        }
                     })?;
                 } else {
                     let scale = self.values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -261,21 +217,13 @@ impl LinearSystem {
                         MemStack::new(stack),
                         Spec::<PartialPivLuParams, f64>::default(),
                     );
-                    let smallest = (0..n)
-                        .map(|i| a[(i, i)].abs())
-                        .fold(f64::INFINITY, f64::min);
+                    let smallest = (0..n).map(|i| a[(i, i)].abs()).fold(f64::INFINITY, f64::min);
                     if !(smallest > 1e-14 * scale) {
                         return Err(FactorError::Singular);
                     }
                 }
             }
-            Backend::SparseCholesky {
-                col_ptr,
-                row_idx,
-                symbolic,
-                l_values,
-                stack,
-            } => {
+            Backend::SparseCholesky { col_ptr, row_idx, symbolic, l_values, stack } => {
                 let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
                 let a = SparseColMatRef::new(sym, &self.values);
                 symbolic
@@ -290,13 +238,7 @@ impl LinearSystem {
                     )
                     .map_err(|_| FactorError::NotPositiveDefinite { row: None })?;
             }
-            Backend::SparseLu {
-                col_ptr,
-                row_idx,
-                symbolic,
-                numeric,
-                stack,
-            } => {
+            Backend::SparseLu { col_ptr, row_idx, symbolic, numeric, stack } => {
                 let sym = SymbolicSparseColMatRef::new_checked(n, n, col_ptr, None, row_idx);
                 let a = SparseColMatRef::new(sym, &self.values);
                 symbolic
@@ -322,12 +264,7 @@ impl LinearSystem {
         let n = self.n;
         let x = MatMut::from_column_major_slice_mut(rhs, n, 1);
         match &mut self.backend {
-            Backend::Dense {
-                a,
-                perm,
-                perm_inv,
-                stack,
-            } => {
+            Backend::Dense { a, perm, perm_inv, stack } => {
                 if self.spd {
                     faer::linalg::cholesky::llt::solve::solve_in_place_with_conj(
                         a.as_ref(),
@@ -349,25 +286,10 @@ impl LinearSystem {
                     );
                 }
             }
-            Backend::SparseCholesky {
-                symbolic,
-                l_values,
-                stack,
-                ..
-            } => {
-                LltRef::new(symbolic, l_values).solve_in_place_with_conj(
-                    Conj::No,
-                    x,
-                    Par::Seq,
-                    MemStack::new(stack),
-                );
+            Backend::SparseCholesky { symbolic, l_values, stack, .. } => {
+                LltRef::new(symbolic, l_values).solve_in_place_with_conj(Conj::No, x, Par::Seq, MemStack::new(stack));
             }
-            Backend::SparseLu {
-                symbolic,
-                numeric,
-                stack,
-                ..
-            } => {
+            Backend::SparseLu { symbolic, numeric, stack, .. } => {
                 LuRef::new_unchecked(symbolic, numeric).solve_in_place_with_conj(
                     Conj::No,
                     x,
@@ -423,10 +345,7 @@ mod tests {
                 let (mut sys, mut b) = tridiagonal(n, spd);
                 sys.factor().unwrap();
                 assert!(sys.solve(&mut b));
-                assert!(
-                    b.iter().all(|x| (x - 1.0).abs() < 1e-10),
-                    "n {n} spd {spd}: {b:?}"
-                );
+                assert!(b.iter().all(|x| (x - 1.0).abs() < 1e-10), "n {n} spd {spd}: {b:?}");
             }
         }
     }
@@ -440,10 +359,7 @@ mod tests {
             for i in 0..n {
                 sys.add(i, if i == 1 { -1.0 } else { 1.0 });
             }
-            assert!(matches!(
-                sys.factor(),
-                Err(FactorError::NotPositiveDefinite { .. })
-            ));
+            assert!(matches!(sys.factor(), Err(FactorError::NotPositiveDefinite { .. })));
         }
         let mut sys = LinearSystem::new(2, &[(0, 0), (0, 1), (1, 0), (1, 1)], false);
         sys.clear();

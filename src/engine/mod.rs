@@ -10,9 +10,7 @@ pub mod motion;
 pub mod rotation;
 
 use crate::description::{Description, Method};
-use index3::{
-    AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism,
-};
+use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
 use integrators::{Bdf1, DaeSystem, NewtonSettings, StepError, StepStats};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -50,20 +48,14 @@ impl SolverSettings {
         SolverSettings {
             method: d.solver.method,
             step_size: d.solver.step_size,
-            newton: NewtonSettings {
-                tolerance: d.solver.tolerance,
-                max_iterations: d.solver.max_iterations,
-            },
+            newton: NewtonSettings { tolerance: d.solver.tolerance, max_iterations: d.solver.max_iterations },
             rho_inf: d.solver.rho_inf,
         }
     }
 }
 
 enum Stepper {
-    HalfImplicit {
-        hi: Box<HalfImplicit>,
-        state: MechState,
-    },
+    HalfImplicit { hi: Box<HalfImplicit>, state: MechState },
     Bdf1(Box<Bdf1<Index3Dae>>),
 }
 
@@ -110,29 +102,13 @@ impl Simulation {
         Ok(Self::start(mech, state, settings, assembly))
     }
 
-    fn start(
-        mech: Mechanism,
-        state: MechState,
-        settings: SolverSettings,
-        assembly: AssemblyReport,
-    ) -> Simulation {
+    fn start(mech: Mechanism, state: MechState, settings: SolverSettings, assembly: AssemblyReport) -> Simulation {
         let dae = Index3Dae::new(mech);
         let stepper = match settings.method {
-            Method::HalfImplicit => Stepper::HalfImplicit {
-                hi: Box::new(HalfImplicit::new(&dae.mech, &state)),
-                state,
-            },
+            Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
             Method::Bdf1 => Stepper::Bdf1(Box::new(Bdf1::new(&dae, state))),
         };
-        Simulation {
-            dae,
-            stepper,
-            settings,
-            steps: 0,
-            last_iterations: 0,
-            total_iterations: 0,
-            assembly,
-        }
+        Simulation { dae, stepper, settings, steps: 0, last_iterations: 0, total_iterations: 0, assembly }
     }
 
     pub fn mechanism(&self) -> &Mechanism {
@@ -189,22 +165,13 @@ impl Simulation {
         if span == 0.0 {
             return Ok(());
         }
-        let n = ((span / self.settings.step_size) * (1.0 - 1e-12))
-            .ceil()
-            .max(1.0);
+        let n = ((span / self.settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
         if n > 1e12 {
-            return Err(StepError::BadStep {
-                time: t0,
-                h: self.settings.step_size,
-            });
+            return Err(StepError::BadStep { time: t0, h: self.settings.step_size });
         }
         let n = n as u64;
         for i in 1..=n {
-            let target = if i == n {
-                t_end
-            } else {
-                t0 + span * (i as f64 / n as f64)
-            };
+            let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
             self.step(target)?;
         }
         Ok(())
@@ -256,10 +223,6 @@ impl Simulation {
     /// Dimensions of the equations (for reports): bodies, constraints, unknowns.
     pub fn dims(&self) -> (usize, usize, usize) {
         let m = &self.dae.mech;
-        (
-            m.n_bodies(),
-            m.n_constraints(),
-            self.dae.n_diff() + self.dae.n_alg(),
-        )
+        (m.n_bodies(), m.n_constraints(), self.dae.n_diff() + self.dae.n_alg())
     }
 }

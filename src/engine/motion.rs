@@ -22,11 +22,7 @@ pub struct InputRate {
 /// Evaluates `motion` at `t`. `input` is required for [`Motion::InputRate`].
 pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValue {
     match motion {
-        Motion::ConstantRate { initial, rate } => MotionValue {
-            f: initial + rate * t,
-            df: *rate,
-            ddf: 0.0,
-        },
+        Motion::ConstantRate { initial, rate } => MotionValue { f: initial + rate * t, df: *rate, ddf: 0.0 },
         Motion::Polynomial { coefficients } => {
             let (mut f, mut df, mut ddf) = (0.0, 0.0, 0.0);
             for &c in coefficients.iter().rev() {
@@ -36,12 +32,7 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
             }
             MotionValue { f, df, ddf }
         }
-        Motion::Harmonic {
-            offset,
-            amplitude,
-            frequency,
-            phase,
-        } => {
+        Motion::Harmonic { offset, amplitude, frequency, phase } => {
             let arg = frequency * t + phase;
             MotionValue {
                 f: offset + amplitude * arg.sin(),
@@ -60,19 +51,13 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
             }
         }
         Motion::Piecewise { segments } => {
-            let segment = segments
-                .iter()
-                .find(|s| t < s.until)
-                .unwrap_or_else(|| segments.last().expect("validated: not empty"));
+            let segment =
+                segments.iter().find(|s| t < s.until).unwrap_or_else(|| segments.last().expect("validated: not empty"));
             evaluate(&segment.motion, t, None)
         }
         Motion::InputRate { .. } => {
             let i = input.expect("an input-rate motion is evaluated with its input");
-            MotionValue {
-                f: i.value + i.rate * (t - i.since),
-                df: i.rate,
-                ddf: 0.0,
-            }
+            MotionValue { f: i.value + i.rate * (t - i.since), df: i.rate, ddf: 0.0 }
         }
     }
 }
@@ -84,60 +69,24 @@ mod tests {
 
     fn check_derivatives(m: &Motion, t: f64) {
         let h = 1e-5;
-        let (a, b, c) = (
-            evaluate(m, t - h, None),
-            evaluate(m, t, None),
-            evaluate(m, t + h, None),
-        );
-        assert!(
-            ((c.f - a.f) / (2.0 * h) - b.df).abs() < 1e-6 * (1.0 + b.df.abs()),
-            "{m:?} f' at {t}"
-        );
-        assert!(
-            ((c.df - a.df) / (2.0 * h) - b.ddf).abs() < 1e-5 * (1.0 + b.ddf.abs()),
-            "{m:?} f'' at {t}"
-        );
+        let (a, b, c) = (evaluate(m, t - h, None), evaluate(m, t, None), evaluate(m, t + h, None));
+        assert!(((c.f - a.f) / (2.0 * h) - b.df).abs() < 1e-6 * (1.0 + b.df.abs()), "{m:?} f' at {t}");
+        assert!(((c.df - a.df) / (2.0 * h) - b.ddf).abs() < 1e-5 * (1.0 + b.ddf.abs()), "{m:?} f'' at {t}");
     }
 
     #[test]
     fn derivatives_are_consistent() {
         let laws = [
-            Motion::ConstantRate {
-                initial: 0.5,
-                rate: -2.0,
-            },
-            Motion::Polynomial {
-                coefficients: vec![1.0, -2.0, 0.5, 0.25],
-            },
-            Motion::Harmonic {
-                offset: 0.1,
-                amplitude: 2.0,
-                frequency: 3.0,
-                phase: 0.4,
-            },
-            Motion::SmoothStep {
-                t0: 0.2,
-                t1: 1.2,
-                from: 1.0,
-                to: -3.0,
-            },
+            Motion::ConstantRate { initial: 0.5, rate: -2.0 },
+            Motion::Polynomial { coefficients: vec![1.0, -2.0, 0.5, 0.25] },
+            Motion::Harmonic { offset: 0.1, amplitude: 2.0, frequency: 3.0, phase: 0.4 },
+            Motion::SmoothStep { t0: 0.2, t1: 1.2, from: 1.0, to: -3.0 },
             Motion::Piecewise {
                 segments: vec![
-                    Segment {
-                        until: 1.0,
-                        motion: Motion::ConstantRate {
-                            initial: 0.0,
-                            rate: 1.0,
-                        },
-                    },
+                    Segment { until: 1.0, motion: Motion::ConstantRate { initial: 0.0, rate: 1.0 } },
                     Segment {
                         until: 2.0,
-                        motion: Motion::Harmonic {
-                            offset: 0.0,
-                            amplitude: 1.0,
-                            frequency: 1.0,
-                            phase: 0.0,
-                        },
+                        motion: Motion::Harmonic { offset: 0.0, amplitude: 1.0, frequency: 1.0, phase: 0.0 },
                     },
                 ],
             },
@@ -147,46 +96,16 @@ mod tests {
                 check_derivatives(m, t);
             }
         }
-        let step = Motion::SmoothStep {
-            t0: 0.0,
-            t1: 2.0,
-            from: 1.0,
-            to: 3.0,
-        };
+        let step = Motion::SmoothStep { t0: 0.0, t1: 2.0, from: 1.0, to: 3.0 };
         assert_eq!(evaluate(&step, -1.0, None).f, 1.0);
-        assert_eq!(
-            evaluate(&step, 5.0, None),
-            MotionValue {
-                f: 3.0,
-                df: 0.0,
-                ddf: 0.0
-            }
-        );
+        assert_eq!(evaluate(&step, 5.0, None), MotionValue { f: 3.0, df: 0.0, ddf: 0.0 });
         assert!((evaluate(&step, 1.0, None).f - 2.0).abs() < 1e-15);
     }
 
     #[test]
     fn input_rate_integrates_the_held_input() {
-        let m = Motion::InputRate {
-            input: "u".into(),
-            initial: 0.0,
-        };
-        let v = evaluate(
-            &m,
-            1.5,
-            Some(InputRate {
-                value: 2.0,
-                since: 1.0,
-                rate: 4.0,
-            }),
-        );
-        assert_eq!(
-            v,
-            MotionValue {
-                f: 4.0,
-                df: 4.0,
-                ddf: 0.0
-            }
-        );
+        let m = Motion::InputRate { input: "u".into(), initial: 0.0 };
+        let v = evaluate(&m, 1.5, Some(InputRate { value: 2.0, since: 1.0, rate: 4.0 }));
+        assert_eq!(v, MotionValue { f: 4.0, df: 4.0, ddf: 0.0 });
     }
 }

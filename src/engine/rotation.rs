@@ -19,10 +19,7 @@ pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
     let k = skew(theta);
     let (a, b) = if phi2 < 1e-8 {
         // Taylor series to O(phi^4): sin(phi)/phi, (1 - cos(phi))/phi^2.
-        (
-            1.0 - phi2 / 6.0 + phi2 * phi2 / 120.0,
-            0.5 - phi2 / 24.0 + phi2 * phi2 / 720.0,
-        )
+        (1.0 - phi2 / 6.0 + phi2 * phi2 / 120.0, 0.5 - phi2 / 24.0 + phi2 * phi2 / 720.0)
     } else {
         let phi = phi2.sqrt();
         (phi.sin() / phi, (1.0 - phi.cos()) / phi2)
@@ -110,11 +107,7 @@ mod tests {
 
     #[test]
     fn exp_and_log_are_inverse() {
-        for theta in [
-            Vector3::new(0.3, -0.2, 0.9),
-            Vector3::new(1e-9, 2e-9, 0.0),
-            Vector3::new(0.0, 3.0, 0.1),
-        ] {
+        for theta in [Vector3::new(0.3, -0.2, 0.9), Vector3::new(1e-9, 2e-9, 0.0), Vector3::new(0.0, 3.0, 0.1)] {
             let r = exp(&theta);
             assert!(close(&(r.transpose() * r), &Matrix3::identity(), 1e-14));
             assert!((log(&r) - theta).norm() < 1e-12, "{theta}");
@@ -133,17 +126,9 @@ mod tests {
         let w = a.transpose() * (a1 - a0) / (2.0 * h);
         let w = Vector3::new(w[(2, 1)], w[(0, 2)], w[(1, 0)]);
         assert!((tangent(&theta) * rate - w).norm() < 1e-8);
-        assert!(close(
-            &(tangent(&theta) * tangent_inverse(&theta)),
-            &Matrix3::identity(),
-            1e-14
-        ));
+        assert!(close(&(tangent(&theta) * tangent_inverse(&theta)), &Matrix3::identity(), 1e-14));
         let small = Vector3::new(1e-6, -2e-6, 3e-7);
-        assert!(close(
-            &(tangent(&small) * tangent_inverse(&small)),
-            &Matrix3::identity(),
-            1e-15
-        ));
+        assert!(close(&(tangent(&small) * tangent_inverse(&small)), &Matrix3::identity(), 1e-15));
     }
 
     #[test]

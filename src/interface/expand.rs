@@ -1,12 +1,11 @@
 //! Expansion of a description's interface section into scalar variables.
 
 use super::{
-    Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType,
-    Variability, Variable,
+    Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType, Variability, Variable,
 };
 use crate::description::{
-    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, JointCoordinate,
-    JointKind, JointQuantity, Method, OutputSpec, SystemQuantity,
+    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, JointCoordinate, JointKind,
+    JointQuantity, Method, OutputSpec, SystemQuantity,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -32,38 +31,21 @@ struct Builder {
 impl Builder {
     fn push(&mut self, mut v: Variable) -> Result<(), InterfaceError> {
         if !self.names.insert(v.name.clone()) {
-            return Err(InterfaceError(format!(
-                "variable name '{}' occurs twice",
-                v.name
-            )));
+            return Err(InterfaceError(format!("variable name '{}' occurs twice", v.name)));
         }
         v.value_reference = self.vars.len() as u32;
         self.vars.push(v);
         Ok(())
     }
 
-    fn output(
-        &mut self,
-        name: String,
-        unit: &str,
-        description: String,
-        q: Quantity,
-    ) -> Result<(), InterfaceError> {
+    fn output(&mut self, name: String, unit: &str, description: String, q: Quantity) -> Result<(), InterfaceError> {
         let integer = matches!(q, Quantity::NewtonIterations | Quantity::Steps);
         self.push(Variable {
             name,
             value_reference: 0,
-            ty: if integer {
-                VarType::Integer
-            } else {
-                VarType::Real
-            },
+            ty: if integer { VarType::Integer } else { VarType::Real },
             causality: Causality::Output,
-            variability: if integer {
-                Variability::Discrete
-            } else {
-                Variability::Continuous
-            },
+            variability: if integer { Variability::Discrete } else { Variability::Continuous },
             initial: Some(Initial::Calculated),
             start: None,
             unit: (!unit.is_empty()).then(|| unit.to_string()),
@@ -106,10 +88,7 @@ fn parameter(
 /// the inputs and the outputs, in the order of the description.
 pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     let methods: Vec<Method> = Method::ALL.to_vec();
-    let mut b = Builder {
-        vars: Vec::new(),
-        names: HashSet::new(),
-    };
+    let mut b = Builder { vars: Vec::new(), names: HashSet::new() };
     b.push(Variable {
         name: "time".into(),
         value_reference: 0,
@@ -191,9 +170,7 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             p.min,
             p.max,
             &p.description,
-            Binding::ModelParameter {
-                path: p.path.clone(),
-            },
+            Binding::ModelParameter { path: p.path.clone() },
         ))?;
     }
     for (index, i) in d.interface.inputs.iter().enumerate() {
@@ -215,16 +192,11 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     for o in &d.interface.outputs {
         expand_output(d, o, &mut b)?;
     }
-    Ok(ModelInterface {
-        variables: b.vars,
-        methods,
-    })
+    Ok(ModelInterface { variables: b.vars, methods })
 }
 
 fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {
-    let missing = |what: &str, name: &str| {
-        InterfaceError(format!("output refers to unknown {what} '{name}'"))
-    };
+    let missing = |what: &str, name: &str| InterfaceError(format!("output refers to unknown {what} '{name}'"));
     match o {
         OutputSpec::Body { body, quantities } => {
             let i = d.body_index(body).ok_or_else(|| missing("body", body))?;
@@ -232,12 +204,8 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                 let (field, unit, what): (&str, &str, &str) = match q {
                     BodyQuantity::Position => ("position", "m", "centre-of-mass position"),
                     BodyQuantity::Velocity => ("velocity", "m/s", "centre-of-mass velocity"),
-                    BodyQuantity::AngularVelocity => {
-                        ("angular_velocity", "rad/s", "angular velocity")
-                    }
-                    BodyQuantity::Acceleration => {
-                        ("acceleration", "m/s2", "centre-of-mass acceleration")
-                    }
+                    BodyQuantity::AngularVelocity => ("angular_velocity", "rad/s", "angular velocity"),
+                    BodyQuantity::Acceleration => ("acceleration", "m/s2", "centre-of-mass acceleration"),
                     BodyQuantity::Orientation => {
                         for c in 0..4 {
                             b.output(
@@ -254,9 +222,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                     let q = match q {
                         BodyQuantity::Position => Quantity::BodyPosition { body: i, axis },
                         BodyQuantity::Velocity => Quantity::BodyVelocity { body: i, axis },
-                        BodyQuantity::AngularVelocity => {
-                            Quantity::BodyAngularVelocity { body: i, axis }
-                        }
+                        BodyQuantity::AngularVelocity => Quantity::BodyAngularVelocity { body: i, axis },
                         BodyQuantity::Acceleration => Quantity::BodyAcceleration { body: i, axis },
                         BodyQuantity::Orientation => unreachable!(),
                     };
@@ -270,9 +236,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             }
         }
         OutputSpec::Joint { joint, quantities } => {
-            let i = d
-                .joint_index(joint)
-                .ok_or_else(|| missing("joint", joint))?;
+            let i = d.joint_index(joint).ok_or_else(|| missing("joint", joint))?;
             let kind = d.joints[i].kind;
             let rotates = matches!(kind, JointKind::Revolute | JointKind::Cylindrical);
             let slides = matches!(kind, JointKind::Translational | JointKind::Cylindrical);
@@ -291,7 +255,14 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                             } else {
                                 ("angle", "rad", Quantity::JointAngle { joint: i })
                             };
-                            b.output(format!("{joint}.{name}"), unit, format!("Relative rotation {name} of joint {joint} (body2 w.r.t. body1 about the axis)"), q)?;
+                            b.output(
+                                format!("{joint}.{name}"),
+                                unit,
+                                format!(
+                                    "Relative rotation {name} of joint {joint} (body2 w.r.t. body1 about the axis)"
+                                ),
+                                q,
+                            )?;
                         }
                         if slides {
                             let (name, unit, q) = if rate {
@@ -311,33 +282,26 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         let torque = *q == JointQuantity::ReactionTorque;
                         for (axis, xyz) in XYZ.iter().enumerate() {
                             let (name, unit, q) = if torque {
-                                (
-                                    "reaction_torque",
-                                    "N.m",
-                                    Quantity::JointReactionTorque { joint: i, axis },
-                                )
+                                ("reaction_torque", "N.m", Quantity::JointReactionTorque { joint: i, axis })
                             } else {
-                                (
-                                    "reaction_force",
-                                    "N",
-                                    Quantity::JointReactionForce { joint: i, axis },
-                                )
+                                ("reaction_force", "N", Quantity::JointReactionForce { joint: i, axis })
                             };
-                            b.output(format!("{joint}.{name}.{xyz}"), unit, format!("{xyz} component of the {name} of joint {joint} on body2, global frame"), q)?;
+                            b.output(
+                                format!("{joint}.{name}.{xyz}"),
+                                unit,
+                                format!("{xyz} component of the {name} of joint {joint} on body2, global frame"),
+                                q,
+                            )?;
                         }
                     }
                     JointQuantity::FrictionForce => {
                         if d.joints[i].friction.is_none() {
-                            return Err(InterfaceError(format!(
-                                "joint '{joint}' has no friction to output"
-                            )));
+                            return Err(InterfaceError(format!("joint '{joint}' has no friction to output")));
                         }
                         b.output(
                             format!("{joint}.friction_force"),
                             "N",
-                            format!(
-                                "Coulomb friction force of joint {joint} on body2 along the axis"
-                            ),
+                            format!("Coulomb friction force of joint {joint} on body2 along the axis"),
                             Quantity::JointFrictionForce { joint: i },
                         )?;
                     }
@@ -345,17 +309,10 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             }
         }
         OutputSpec::Driver { driver, quantities } => {
-            let i = d
-                .driver_index(driver)
-                .ok_or_else(|| missing("driver", driver))?;
+            let i = d.driver_index(driver).ok_or_else(|| missing("driver", driver))?;
             let dr = &d.drivers[i];
-            let joint = d
-                .joints
-                .iter()
-                .find(|j| j.name == dr.joint)
-                .ok_or_else(|| missing("joint", &dr.joint))?;
-            let rotation = crate::description::driven_coordinate(joint.kind, dr.coordinate)
-                .map_err(InterfaceError)?
+            let joint = d.joints.iter().find(|j| j.name == dr.joint).ok_or_else(|| missing("joint", &dr.joint))?;
+            let rotation = crate::description::driven_coordinate(joint.kind, dr.coordinate).map_err(InterfaceError)?
                 == JointCoordinate::Rotation;
             for q in quantities {
                 match q {
@@ -378,9 +335,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             }
         }
         OutputSpec::Force { force, quantities } => {
-            let i = d
-                .force_index(force)
-                .ok_or_else(|| missing("force", force))?;
+            let i = d.force_index(force).ok_or_else(|| missing("force", force))?;
             let (len_unit, force_unit) = match &d.forces[i] {
                 Force::Tsda { .. } => ("m", "N"),
                 Force::Rsda { .. } => ("rad", "N.m"),
@@ -391,9 +346,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                 match q {
                     ForceQuantity::Length => {
                         if len_unit.is_empty() {
-                            return Err(InterfaceError(format!(
-                                "force '{force}' has no length/angle to output"
-                            )));
+                            return Err(InterfaceError(format!("force '{force}' has no length/angle to output")));
                         }
                         b.output(
                             format!("{force}.length"),
@@ -416,24 +369,15 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
         OutputSpec::System { system } => {
             for q in system {
                 let (name, unit, text, q) = match q {
-                    SystemQuantity::KineticEnergy => (
-                        "kinetic_energy",
-                        "J",
-                        "Kinetic energy of all bodies",
-                        Quantity::KineticEnergy,
-                    ),
-                    SystemQuantity::PotentialEnergy => (
-                        "potential_energy",
-                        "J",
-                        "Potential energy of gravity and springs",
-                        Quantity::PotentialEnergy,
-                    ),
-                    SystemQuantity::TotalEnergy => (
-                        "total_energy",
-                        "J",
-                        "Kinetic plus potential energy",
-                        Quantity::TotalEnergy,
-                    ),
+                    SystemQuantity::KineticEnergy => {
+                        ("kinetic_energy", "J", "Kinetic energy of all bodies", Quantity::KineticEnergy)
+                    }
+                    SystemQuantity::PotentialEnergy => {
+                        ("potential_energy", "J", "Potential energy of gravity and springs", Quantity::PotentialEnergy)
+                    }
+                    SystemQuantity::TotalEnergy => {
+                        ("total_energy", "J", "Kinetic plus potential energy", Quantity::TotalEnergy)
+                    }
                     SystemQuantity::ExternalWork => (
                         "external_work",
                         "J",
@@ -452,12 +396,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         "Newton iterations of the last internal step",
                         Quantity::NewtonIterations,
                     ),
-                    SystemQuantity::Steps => (
-                        "steps",
-                        "",
-                        "Internal steps since the start",
-                        Quantity::Steps,
-                    ),
+                    SystemQuantity::Steps => ("steps", "", "Internal steps since the start", Quantity::Steps),
                 };
                 b.output(name.to_string(), unit, text.to_string(), q)?;
             }

@@ -22,23 +22,11 @@ pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
 
 /// Log categories declared in modelDescription.xml and honoured by SetDebugLogging.
 pub const LOG_CATEGORIES: &[(&str, &str)] = &[
-    (
-        "logStatusWarning",
-        "Warnings (e.g. corrected initial conditions)",
-    ),
-    (
-        "logStatusDiscard",
-        "Steps that were discarded (Newton failure, non-finite values)",
-    ),
-    (
-        "logStatusError",
-        "Errors (misuse of the API, invalid values)",
-    ),
+    ("logStatusWarning", "Warnings (e.g. corrected initial conditions)"),
+    ("logStatusDiscard", "Steps that were discarded (Newton failure, non-finite values)"),
+    ("logStatusError", "Errors (misuse of the API, invalid values)"),
     ("logStatusFatal", "Fatal errors"),
-    (
-        "logNonlinearSystems",
-        "Newton iterations of the internal solver",
-    ),
+    ("logNonlinearSystems", "Newton iterations of the internal solver"),
     ("logCalls", "Every FMI function call"),
 ];
 
@@ -166,8 +154,6 @@ impl ModelInterface {
         self.variables.iter().find(|v| v.name == name)
     }
     pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
-        self.variables
-            .iter()
-            .filter(|v| v.causality == Causality::Output)
+        self.variables.iter().filter(|v| v.causality == Causality::Output)
     }
 }

@@ -10,24 +10,11 @@ use sha2::{Digest, Sha256};
 pub fn instantiation_token(description: &Description, interface: &ModelInterface) -> String {
     let mut h = Sha256::new();
     h.update(b"mbfmu-interface-v1\n");
-    h.update(
-        serde_json::to_string(description)
-            .expect("a description always serializes")
-            .as_bytes(),
-    );
+    h.update(serde_json::to_string(description).expect("a description always serializes").as_bytes());
     for v in &interface.variables {
         let line = format!(
             "\n{}|{}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
-            v.name,
-            v.value_reference,
-            v.ty,
-            v.causality,
-            v.variability,
-            v.initial,
-            v.start,
-            v.unit,
-            v.min,
-            v.max
+            v.name, v.value_reference, v.ty, v.causality, v.variability, v.initial, v.start, v.unit, v.min, v.max
         );
         h.update(line.as_bytes());
     }
@@ -36,12 +23,5 @@ pub fn instantiation_token(description: &Description, interface: &ModelInterface
     }
     let digest = h.finalize();
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-    format!(
-        "{{{}-{}-{}-{}-{}}}",
-        &hex[0..8],
-        &hex[8..12],
-        &hex[12..16],
-        &hex[16..20],
-        &hex[20..32]
-    )
+    format!("{{{}-{}-{}-{}-{}}}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
 }

@@ -2,8 +2,8 @@
 //! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
 
 use super::{
-    unit_definition, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
-    LOG_CATEGORIES, SOLVER_METHOD_TYPE,
+    unit_definition, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable, LOG_CATEGORIES,
+    SOLVER_METHOD_TYPE,
 };
 use crate::description::Description;
 use serde::Serialize;
@@ -425,62 +425,32 @@ struct Fmi3ModelDescription {
 }
 
 fn unit_definitions(interface: &ModelInterface) -> Result<Option<UnitDefinitions>, String> {
-    let used: BTreeSet<&str> = interface
-        .variables
-        .iter()
-        .filter_map(|v| v.unit.as_deref())
-        .collect();
+    let used: BTreeSet<&str> = interface.variables.iter().filter_map(|v| v.unit.as_deref()).collect();
     let mut units = Vec::new();
     for name in used {
-        let exps = unit_definition(name)
-            .ok_or_else(|| format!("unit '{name}' has no definition in interface/units.rs"))?;
-        let get = |k: &str| {
-            exps.iter()
-                .find(|(n, _)| *n == k)
-                .map(|(_, e)| *e)
-                .filter(|e| *e != 0)
-        };
+        let exps =
+            unit_definition(name).ok_or_else(|| format!("unit '{name}' has no definition in interface/units.rs"))?;
+        let get = |k: &str| exps.iter().find(|(n, _)| *n == k).map(|(_, e)| *e).filter(|e| *e != 0);
         units.push(Unit {
             name: name.to_string(),
-            base: BaseUnit {
-                kg: get("kg"),
-                m: get("m"),
-                s: get("s"),
-                a: get("A"),
-                rad: get("rad"),
-            },
+            base: BaseUnit { kg: get("kg"), m: get("m"), s: get("s"), a: get("A"), rad: get("rad") },
         });
     }
     Ok((!units.is_empty()).then_some(UnitDefinitions { units }))
 }
 
 fn items(interface: &ModelInterface) -> Vec<Item> {
-    interface
-        .methods
-        .iter()
-        .map(|m| Item {
-            name: m.item_name(),
-            value: m.code(),
-            description: m.summary(),
-        })
-        .collect()
+    interface.methods.iter().map(|m| Item { name: m.item_name(), value: m.code(), description: m.summary() }).collect()
 }
 
 fn log_categories() -> LogCategories {
     LogCategories {
-        categories: LOG_CATEGORIES
-            .iter()
-            .map(|(name, description)| Category { name, description })
-            .collect(),
+        categories: LOG_CATEGORIES.iter().map(|(name, description)| Category { name, description }).collect(),
     }
 }
 
 fn experiment(d: &Description) -> DefaultExperiment {
-    DefaultExperiment {
-        start: real(d.experiment.start),
-        stop: real(d.experiment.stop),
-        step: real(d.experiment.step),
-    }
+    DefaultExperiment { start: real(d.experiment.start), stop: real(d.experiment.stop), step: real(d.experiment.step) }
 }
 
 fn int_bound(v: Option<f64>) -> Option<i64> {
@@ -503,21 +473,11 @@ fn start_int(v: &Variable) -> Option<i64> {
 
 fn fmi2_variable(v: &Variable) -> Fmi2ScalarVariable {
     let ty = match v.ty {
-        VarType::Real => Fmi2Type::Real {
-            start: start_real(v),
-            unit: v.unit.clone(),
-            min: v.min.map(real),
-            max: v.max.map(real),
-        },
-        VarType::Integer => Fmi2Type::Integer {
-            start: start_int(v),
-            min: int_bound(v.min),
-            max: int_bound(v.max),
-        },
-        VarType::Enumeration => Fmi2Type::Enumeration {
-            declared_type: SOLVER_METHOD_TYPE,
-            start: start_int(v),
-        },
+        VarType::Real => {
+            Fmi2Type::Real { start: start_real(v), unit: v.unit.clone(), min: v.min.map(real), max: v.max.map(real) }
+        }
+        VarType::Integer => Fmi2Type::Integer { start: start_int(v), min: int_bound(v.min), max: int_bound(v.max) },
+        VarType::Enumeration => Fmi2Type::Enumeration { declared_type: SOLVER_METHOD_TYPE, start: start_int(v) },
         VarType::Boolean | VarType::String => {
             unreachable!("the catalog declares no Boolean or String variables")
         }
@@ -534,13 +494,8 @@ fn fmi2_variable(v: &Variable) -> Fmi2ScalarVariable {
 }
 
 fn fmi3_variable(v: &Variable) -> Fmi3Variable {
-    let (name, value_reference, description) =
-        (v.name.clone(), v.value_reference, v.description.clone());
-    let (causality, variability, initial) = (
-        causality(v.causality),
-        variability(v.variability),
-        initial(v.initial),
-    );
+    let (name, value_reference, description) = (v.name.clone(), v.value_reference, v.description.clone());
+    let (causality, variability, initial) = (causality(v.causality), variability(v.variability), initial(v.initial));
     match v.ty {
         VarType::Real => Fmi3Variable::Float64 {
             name,
@@ -599,19 +554,12 @@ pub fn model_description_xml(
     crate_version: &str,
 ) -> Result<String, String> {
     let tool = format!("mbfmu {crate_version}");
-    let description = if d.description.is_empty() {
-        d.name.clone()
-    } else {
-        d.description.clone()
-    };
+    let description = if d.description.is_empty() { d.name.clone() } else { d.description.clone() };
     // Outputs with initial = calculated are exactly the initial unknowns (no states, no
     // calculated parameters): FMI 2.0.4 Sect. 2.2.8, FMI 3.0 Sect. 2.4.8.
     let outputs: Vec<&Variable> = interface.outputs().collect();
-    let initial_unknowns: Vec<&Variable> = outputs
-        .iter()
-        .copied()
-        .filter(|v| v.initial == Some(Initial::Calculated))
-        .collect();
+    let initial_unknowns: Vec<&Variable> =
+        outputs.iter().copied().filter(|v| v.initial == Some(Initial::Calculated)).collect();
     match version {
         FmiVersion::V2 => {
             let index = |v: &Variable| {
@@ -648,46 +596,28 @@ pub fn model_description_xml(
                 types: Fmi2TypeDefinitions {
                     types: vec![Fmi2SimpleType {
                         name: SOLVER_METHOD_TYPE,
-                        enumeration: Fmi2Enumeration {
-                            items: items(interface),
-                        },
+                        enumeration: Fmi2Enumeration { items: items(interface) },
                     }],
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
-                variables: Fmi2ModelVariables {
-                    variables: interface.variables.iter().map(fmi2_variable).collect(),
-                },
+                variables: Fmi2ModelVariables { variables: interface.variables.iter().map(fmi2_variable).collect() },
                 structure: Fmi2ModelStructure {
                     outputs: (!outputs.is_empty()).then(|| Fmi2Unknowns {
-                        unknowns: outputs
-                            .iter()
-                            .map(|v| Fmi2Unknown { index: index(v) })
-                            .collect(),
+                        unknowns: outputs.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
                     }),
                     initial_unknowns: (!initial_unknowns.is_empty()).then(|| Fmi2Unknowns {
-                        unknowns: initial_unknowns
-                            .iter()
-                            .map(|v| Fmi2Unknown { index: index(v) })
-                            .collect(),
+                        unknowns: initial_unknowns.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
                     }),
                 },
             };
             serialize(&md)
         }
         FmiVersion::V3 => {
-            let mut unknowns: Vec<Fmi3Unknown> = outputs
-                .iter()
-                .map(|v| Fmi3Unknown::Output {
-                    value_reference: v.value_reference,
-                })
-                .collect();
+            let mut unknowns: Vec<Fmi3Unknown> =
+                outputs.iter().map(|v| Fmi3Unknown::Output { value_reference: v.value_reference }).collect();
             unknowns.extend(
-                initial_unknowns
-                    .iter()
-                    .map(|v| Fmi3Unknown::InitialUnknown {
-                        value_reference: v.value_reference,
-                    }),
+                initial_unknowns.iter().map(|v| Fmi3Unknown::InitialUnknown { value_reference: v.value_reference }),
             );
             let md = Fmi3ModelDescription {
                 fmi_version: "3.0",
@@ -712,16 +642,11 @@ pub fn model_description_xml(
                 },
                 units: unit_definitions(interface)?,
                 types: Fmi3TypeDefinitions {
-                    types: vec![Fmi3EnumerationType {
-                        name: SOLVER_METHOD_TYPE,
-                        items: items(interface),
-                    }],
+                    types: vec![Fmi3EnumerationType { name: SOLVER_METHOD_TYPE, items: items(interface) }],
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
-                variables: Fmi3ModelVariables {
-                    variables: interface.variables.iter().map(fmi3_variable).collect(),
-                },
+                variables: Fmi3ModelVariables { variables: interface.variables.iter().map(fmi3_variable).collect() },
                 structure: Fmi3ModelStructure { unknowns },
             };
             serialize(&md)

@@ -82,11 +82,7 @@ fn redundant(m: &Mechanism, e: FactorError) -> AssemblyError {
         FactorError::NotPositiveDefinite { row: Some(k) } => {
             format!("near {}", m.constraints[k].label)
         }
-        _ => format!(
-            "{} constraints on {} bodies",
-            m.n_constraints(),
-            m.n_bodies()
-        ),
+        _ => format!("{} constraints on {} bodies", m.n_constraints(), m.n_bodies()),
     };
     AssemblyError::Redundant { near }
 }
@@ -108,18 +104,12 @@ impl Mechanism {
         let mut converged = nc == 0;
         for it in 0..50 {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
-            let (worst, &violation) = ce
-                .phi
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
-                .unwrap_or((0, &0.0));
+            let (worst, &violation) =
+                ce.phi.iter().enumerate().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).unwrap_or((0, &0.0));
             if it == 0 {
                 report.initial_violation = violation.abs();
-                report.worst_constraint = self
-                    .constraints
-                    .get(worst)
-                    .map_or("no constraint".into(), |c| c.label.clone());
+                report.worst_constraint =
+                    self.constraints.get(worst).map_or("no constraint".into(), |c| c.label.clone());
             }
             if !violation.is_finite() {
                 return Err(AssemblyError::NonFinite);
@@ -142,12 +132,8 @@ impl Mechanism {
         }
         if !converged {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
-            let (worst, violation) = ce
-                .phi
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.abs().total_cmp(&b.1.abs()))
-                .expect("constraints exist");
+            let (worst, violation) =
+                ce.phi.iter().enumerate().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())).expect("constraints exist");
             if violation.abs() > 1e-9 {
                 return Err(AssemblyError::CannotAssemble {
                     violation: violation.abs(),
@@ -157,20 +143,15 @@ impl Mechanism {
         }
         for (s, o) in state.bodies.iter().zip(&original) {
             report.max_translation = report.max_translation.max((s.r - o.r).norm());
-            report.max_rotation = report
-                .max_rotation
-                .max(crate::engine::rotation::log(&(o.rot.transpose() * s.rot)).norm());
+            report.max_rotation =
+                report.max_rotation.max(crate::engine::rotation::log(&(o.rot.transpose() * s.rot)).norm());
         }
 
         // 2. Velocities: q' -= W G^T S^-1 (G q' - nu).
         if nc > 0 {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
             schur.factor(&ce.rows).map_err(|e| redundant(self, e))?;
-            let qdot: Vec<Gen> = state
-                .bodies
-                .iter()
-                .map(|s| [s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z])
-                .collect();
+            let qdot: Vec<Gen> = state.bodies.iter().map(|s| [s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z]).collect();
             for (k, c) in self.constraints.iter().enumerate() {
                 rhs[k] = super::row_times(c, &ce.rows[k], &qdot) - ce.nu[k];
             }
@@ -182,10 +163,7 @@ impl Mechanism {
                 for i in 0..3 {
                     s.v[i] -= dq[b][i];
                     s.w[i] -= dq[b][3 + i];
-                    report.max_velocity_change = report
-                        .max_velocity_change
-                        .max(dq[b][i].abs())
-                        .max(dq[b][3 + i].abs());
+                    report.max_velocity_change = report.max_velocity_change.max(dq[b][i].abs()).max(dq[b][3 + i].abs());
                 }
             }
         }
@@ -227,13 +205,11 @@ impl Mechanism {
             }
         }
         state.lambda = lambda;
-        let finite = state.bodies.iter().all(|s| {
-            s.r.iter()
-                .chain(s.v.iter())
-                .chain(s.acc.iter())
-                .chain(s.wdot.iter())
-                .all(|x| x.is_finite())
-        }) && state.lambda.iter().all(|x| x.is_finite());
+        let finite = state
+            .bodies
+            .iter()
+            .all(|s| s.r.iter().chain(s.v.iter()).chain(s.acc.iter()).chain(s.wdot.iter()).all(|x| x.is_finite()))
+            && state.lambda.iter().all(|x| x.is_finite());
         if !finite {
             return Err(AssemblyError::NonFinite);
         }

@@ -4,13 +4,9 @@
 //! configuration becomes body-fixed vectors.
 
 use super::geometry::{Measure, Vector};
-use super::{
-    BodyProps, BodyState, Constraint, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
-    Target,
-};
+use super::{BodyProps, BodyState, Constraint, DriverInfo, ForceElement, JointInfo, MechState, Mechanism, Target};
 use crate::description::{
-    driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion,
-    Orientation, GROUND,
+    driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion, Orientation, GROUND,
 };
 use crate::engine::rotation::{exp, orthonormalize};
 use nalgebra::{Matrix3, Vector3};
@@ -33,9 +29,7 @@ fn v3(a: &[f64; 3]) -> Vector3<f64> {
 
 /// A unit vector perpendicular to the unit vector `a`.
 fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
-    let k = (0..3)
-        .min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs()))
-        .expect("three components");
+    let k = (0..3).min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs())).expect("three components");
     a.cross(&Vector3::ith(k, 1.0)).normalize()
 }
 
@@ -77,15 +71,9 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
     let mut initial = Vec::new();
     for b in &d.bodies {
         let inertia = Matrix3::from_fn(|r, c| b.inertia.matrix()[r][c]);
-        let inertia_inv = inertia
-            .try_inverse()
-            .ok_or_else(|| CompileError(format!("body '{}': singular inertia", b.name)))?;
-        bodies.push(BodyProps {
-            name: b.name.clone(),
-            mass: b.mass,
-            inertia,
-            inertia_inv,
-        });
+        let inertia_inv =
+            inertia.try_inverse().ok_or_else(|| CompileError(format!("body '{}': singular inertia", b.name)))?;
+        bodies.push(BodyProps { name: b.name.clone(), mass: b.mass, inertia, inertia_inv });
         let rot = match &b.orientation {
             Orientation::Matrix(m) => orthonormalize(&Matrix3::from_fn(|r, c| m[r][c])),
             Orientation::AxisAngle { axis, angle } => exp(&(v3(axis).normalize() * *angle)),
@@ -108,49 +96,23 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
     let mut joints = Vec::new();
     for j in &d.joints {
         let pair = [bld.body(&j.body1), bld.body(&j.body2)];
-        let label = format!(
-            "joint '{}' ({})",
-            j.name,
-            format!("{:?}", j.kind).to_lowercase()
-        );
+        let label = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
         let start = constraints.len();
         let mut push = |measure: Measure, target: f64| {
-            constraints.push(Constraint {
-                pair,
-                measure,
-                target: Target::Constant(target),
-                label: label.clone(),
-            })
+            constraints.push(Constraint { pair, measure, target: Target::Constant(target), label: label.clone() })
         };
         let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
         let points = [bld.local_point(pair[0], &p), bld.local_point(pair[1], &p)];
-        let axis = j
-            .axis
-            .map(|a| v3(&a).normalize())
-            .unwrap_or_else(|| Vector3::new(0.0, 0.0, 1.0));
+        let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or_else(|| Vector3::new(0.0, 0.0, 1.0));
         let f = perpendicular(&axis);
         let g = axis.cross(&f);
-        let (a1, f1, g1) = (
-            bld.local_dir(pair[0], &axis),
-            bld.local_dir(pair[0], &f),
-            bld.local_dir(pair[0], &g),
-        );
-        let (a2, f2, g2) = (
-            bld.local_dir(pair[1], &axis),
-            bld.local_dir(pair[1], &f),
-            bld.local_dir(pair[1], &g),
-        );
+        let (a1, f1, g1) = (bld.local_dir(pair[0], &axis), bld.local_dir(pair[0], &f), bld.local_dir(pair[0], &g));
+        let (a2, f2, g2) = (bld.local_dir(pair[1], &axis), bld.local_dir(pair[1], &f), bld.local_dir(pair[1], &g));
         let fixed = |slot: usize, local: Vector3<f64>| Vector::Fixed { slot, local };
-        let between = Vector::Between {
-            local1: points[0],
-            local2: points[1],
-        };
+        let between = Vector::Between { local1: points[0], local2: points[1] };
         let point_coincidence = |push: &mut dyn FnMut(Measure, f64)| {
             for k in 0..3 {
-                push(
-                    Measure::Dot(Vector::Constant(Vector3::ith(k, 1.0)), between.clone()),
-                    0.0,
-                );
+                push(Measure::Dot(Vector::Constant(Vector3::ith(k, 1.0)), between.clone()), 0.0);
             }
         };
         let parallel_axes = |push: &mut dyn FnMut(Measure, f64)| {
@@ -161,9 +123,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             push(Measure::Dot(fixed(0, f1), between.clone()), 0.0);
             push(Measure::Dot(fixed(0, g1), between.clone()), 0.0);
         };
-        let no_spin = |push: &mut dyn FnMut(Measure, f64)| {
-            push(Measure::Dot(fixed(0, f1), fixed(1, g2)), 0.0)
-        };
+        let no_spin = |push: &mut dyn FnMut(Measure, f64)| push(Measure::Dot(fixed(0, f1), fixed(1, g2)), 0.0);
         let angle = Measure::Angle { f1, g1, f2 };
         let slide = Measure::Dot(fixed(0, a1), between.clone());
         let (mut angle_m, mut slide_m) = (None, None);
@@ -199,10 +159,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 no_spin(&mut push);
             }
             JointKind::Distance => {
-                let (p1, p2) = (
-                    v3(&j.point1.expect("validated")),
-                    v3(&j.point2.expect("validated")),
-                );
+                let (p1, p2) = (v3(&j.point1.expect("validated")), v3(&j.point2.expect("validated")));
                 let length = j.length.unwrap_or_else(|| (p2 - p1).norm());
                 if length <= 0.0 {
                     return Err(CompileError(format!(
@@ -210,10 +167,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     )));
                 }
                 points_out = [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)];
-                let d12 = Vector::Between {
-                    local1: points_out[0],
-                    local2: points_out[1],
-                };
+                let d12 = Vector::Between { local1: points_out[0], local2: points_out[1] };
                 push(Measure::Dot(d12.clone(), d12), length * length);
             }
         }
@@ -236,59 +190,29 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
     for (index, dr) in d.drivers.iter().enumerate() {
         let ji = d.joint_index(&dr.joint).expect("validated joint reference");
         let joint = &joints[ji];
-        let rotation = driven_coordinate(joint.kind, dr.coordinate).map_err(CompileError)?
-            == JointCoordinate::Rotation;
-        let measure = if rotation {
-            joint.angle.clone()
-        } else {
-            joint.slide.clone()
-        }
-        .ok_or_else(|| {
-            CompileError(format!(
-                "driver '{}': joint '{}' has no such coordinate",
-                dr.name, joint.name
-            ))
+        let rotation = driven_coordinate(joint.kind, dr.coordinate).map_err(CompileError)? == JointCoordinate::Rotation;
+        let measure = if rotation { joint.angle.clone() } else { joint.slide.clone() }.ok_or_else(|| {
+            CompileError(format!("driver '{}': joint '{}' has no such coordinate", dr.name, joint.name))
         })?;
         let row = constraints.len();
         constraints.push(Constraint {
             pair: joint.pair,
             measure,
-            target: Target::Driver {
-                driver: index,
-                offset: joint.initial_coordinate,
-            },
+            target: Target::Driver { driver: index, offset: joint.initial_coordinate },
             label: format!("driver '{}' on joint '{}'", dr.name, joint.name),
         });
         let input = match &dr.motion {
             Motion::InputRate { input, .. } => Some(input_index(input)),
             _ => None,
         };
-        drivers.push(DriverInfo {
-            name: dr.name.clone(),
-            joint: ji,
-            rotation,
-            motion: dr.motion.clone(),
-            row,
-            input,
-        });
+        drivers.push(DriverInfo { name: dr.name.clone(), joint: ji, rotation, motion: dr.motion.clone(), row, input });
     }
 
     let mut forces = Vec::new();
     for f in &d.forces {
         let input = f.input().map(input_index);
         forces.push(match f {
-            Force::Tsda {
-                name,
-                body1,
-                body2,
-                point1,
-                point2,
-                stiffness,
-                damping,
-                rest_length,
-                actuator,
-                ..
-            } => {
+            Force::Tsda { name, body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
                 let pair = [bld.body(body1), bld.body(body2)];
                 let (p1, p2) = (v3(point1), v3(point2));
                 ForceElement::Tsda {
@@ -302,15 +226,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     input,
                 }
             }
-            Force::Rsda {
-                name,
-                joint,
-                stiffness,
-                damping,
-                rest_angle,
-                actuator,
-                ..
-            } => {
+            Force::Rsda { name, joint, stiffness, damping, rest_angle, actuator, .. } => {
                 let ji = d.joint_index(joint).expect("validated joint reference");
                 ForceElement::Rsda {
                     name: name.clone(),
@@ -322,14 +238,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     input,
                 }
             }
-            Force::Force {
-                name,
-                body,
-                direction,
-                point,
-                value,
-                ..
-            } => {
+            Force::Force { name, body, direction, point, value, .. } => {
                 let b = bld.body(body).expect("validated: not ground");
                 let p = point.map(|p| v3(&p)).unwrap_or(bld.initial[b].r);
                 ForceElement::PointForce {
@@ -341,13 +250,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     input,
                 }
             }
-            Force::Torque {
-                name,
-                body,
-                axis,
-                value,
-                ..
-            } => ForceElement::Torque {
+            Force::Torque { name, body, axis, value, .. } => ForceElement::Torque {
                 name: name.clone(),
                 body: bld.body(body).expect("validated: not ground"),
                 axis: v3(axis).normalize(),

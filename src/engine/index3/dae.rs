@@ -43,10 +43,7 @@ pub struct Index3Dae {
 
 impl std::fmt::Debug for Index3Dae {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Index3Dae")
-            .field("mechanism", &self.mech.name)
-            .field("kkt", &self.kkt)
-            .finish()
+        f.debug_struct("Index3Dae").field("mechanism", &self.mech.name).field("kkt", &self.kkt).finish()
     }
 }
 
@@ -72,8 +69,9 @@ impl Index3Dae {
             let pair = match e {
                 super::ForceElement::Tsda { pair, .. } => *pair,
                 super::ForceElement::Rsda { joint, .. } => mech.joints[*joint].pair,
-                super::ForceElement::PointForce { body, .. }
-                | super::ForceElement::Torque { body, .. } => [Some(*body), None],
+                super::ForceElement::PointForce { body, .. } | super::ForceElement::Torque { body, .. } => {
+                    [Some(*body), None]
+                }
             };
             for rs in 0..2 {
                 for cs in 0..2 {
@@ -151,14 +149,7 @@ impl DaeSystem for Index3Dae {
         self.mech.n_constraints()
     }
 
-    fn chart(
-        &self,
-        base: &MechState,
-        state: &MechState,
-        y: &mut [f64],
-        yp: &mut [f64],
-        lambda: &mut [f64],
-    ) {
+    fn chart(&self, base: &MechState, state: &MechState, y: &mut [f64], yp: &mut [f64], lambda: &mut [f64]) {
         for (b, s) in state.bodies.iter().enumerate() {
             let o = 12 * b;
             let theta = log(&(base.bodies[b].rot.transpose() * s.rot));
@@ -177,15 +168,7 @@ impl DaeSystem for Index3Dae {
         lambda.copy_from_slice(&state.lambda);
     }
 
-    fn lift(
-        &self,
-        base: &MechState,
-        t: f64,
-        y: &[f64],
-        yp: &[f64],
-        lambda: &[f64],
-        out: &mut MechState,
-    ) {
+    fn lift(&self, base: &MechState, t: f64, y: &[f64], yp: &[f64], lambda: &[f64], out: &mut MechState) {
         out.t = t;
         for (b, s) in out.bodies.iter_mut().enumerate() {
             let o = 12 * b;
@@ -197,14 +180,9 @@ impl DaeSystem for Index3Dae {
             s.wdot = v3(&yp[o + 9..]);
         }
         out.lambda.copy_from_slice(lambda);
-        self.mech
-            .update_angles(&out.bodies, &base.angles, &mut out.angles);
+        self.mech.update_angles(&out.bodies, &base.angles, &mut out.angles);
         self.mech.advance_drives(t, base, &mut out.drive_values);
-        let friction: &[f64] = if self.friction_time == base.t {
-            &self.friction
-        } else {
-            &[]
-        };
+        let friction: &[f64] = if self.friction_time == base.t { &self.friction } else { &[] };
         out.work = base.work + self.mech.work_increment(base, out, friction);
     }
 
@@ -231,8 +209,8 @@ impl DaeSystem for Index3Dae {
             let p = &m.bodies[b];
             let theta = v3(&y[o + 3..]);
             let kin_rot = tangent(&theta) * v3(&yp[o + 3..]) - s.w;
-            let dyn_rot = p.inertia * s.wdot + s.w.cross(&(p.inertia * s.w)) + v3(&gtl[b][3..])
-                - v3(&self.loads[b][3..]);
+            let dyn_rot =
+                p.inertia * s.wdot + s.w.cross(&(p.inertia * s.w)) + v3(&gtl[b][3..]) - v3(&self.loads[b][3..]);
             for i in 0..3 {
                 out[o + i] = yp[o + i] - s.v[i];
                 out[o + 3 + i] = kin_rot[i];
@@ -292,10 +270,7 @@ impl DaeSystem for Index3Dae {
                         for i in 0..6 {
                             for j in 0..6 {
                                 let (r, c) = (rs * 6 + i, cs * 6 + j);
-                                self.kkt.add(
-                                    slot,
-                                    -b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c],
-                                );
+                                self.kkt.add(slot, -b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]);
                                 slot += 1;
                             }
                         }
@@ -316,11 +291,7 @@ impl DaeSystem for Index3Dae {
         }
         self.kkt.factor().map_err(|e| StepError::Singular {
             time: t,
-            detail: format!(
-                "iteration matrix ({} bodies, {} constraints): {e:?}",
-                nb,
-                m.n_constraints()
-            ),
+            detail: format!("iteration matrix ({} bodies, {} constraints): {e:?}", nb, m.n_constraints()),
         })
     }
 
@@ -344,9 +315,7 @@ impl DaeSystem for Index3Dae {
                 for cs in 0..2 {
                     let Some(cb) = jac.bodies[cs] else { continue };
                     for i in 0..6 {
-                        let s: f64 = (0..6)
-                            .map(|j| jac.stiffness[rs * 6 + i][cs * 6 + j] * self.r_kin[cb][j])
-                            .sum();
+                        let s: f64 = (0..6).map(|j| jac.stiffness[rs * 6 + i][cs * 6 + j] * self.r_kin[cb][j]).sum();
                         // residual linearization: -K (b0^2 da - b0 r_kin) -> +b0 K r_kin moves to the rhs with a minus sign
                         self.rhs[6 * rb + i] -= b0 * s;
                     }

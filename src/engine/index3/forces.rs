@@ -22,22 +22,12 @@ fn add(w: &mut Wrench, f: &Vector3<f64>, n: &Vector3<f64>) {
 }
 
 /// A force `f` (global) at body point `local` of body `b` as a generalized force.
-fn point_load(
-    bodies: &[BodyState],
-    b: usize,
-    local: &Vector3<f64>,
-    f: &Vector3<f64>,
-    out: &mut [Wrench],
-) {
+fn point_load(bodies: &[BodyState], b: usize, local: &Vector3<f64>, f: &Vector3<f64>, out: &mut [Wrench]) {
     let n = local.cross(&(bodies[b].rot.transpose() * f));
     add(&mut out[b], f, &n);
 }
 
-fn point(
-    bodies: &[BodyState],
-    b: Option<usize>,
-    local: &Vector3<f64>,
-) -> (Vector3<f64>, Vector3<f64>) {
+fn point(bodies: &[BodyState], b: Option<usize>, local: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     match b {
         Some(i) => {
             let s = &bodies[i];
@@ -86,11 +76,7 @@ pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
         let (_, v2) = point(bodies, j.pair[1], &j.points[1]);
         let (_, v1) = point(bodies, j.pair[0], &j.points[0]);
         let slip = axis.dot(&(v2 - v1));
-        out.push(if slip.abs() < fr.zero_speed {
-            0.0
-        } else {
-            -fr.coefficient * normal * slip.signum()
-        });
+        out.push(if slip.abs() < fr.zero_speed { 0.0 } else { -fr.coefficient * normal * slip.signum() });
     }
 }
 
@@ -102,24 +88,9 @@ impl Mechanism {
 
     /// Generalized force of one element on `bodies`; `angles` are the joints' unwrapped
     /// reference angles (for RSDA springs).
-    fn element_load(
-        &self,
-        e: &ForceElement,
-        bodies: &[BodyState],
-        angles: &[f64],
-        out: &mut [Wrench],
-    ) {
+    fn element_load(&self, e: &ForceElement, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
         match e {
-            ForceElement::Tsda {
-                pair,
-                points,
-                stiffness,
-                damping,
-                rest_length,
-                actuator,
-                input,
-                ..
-            } => {
+            ForceElement::Tsda { pair, points, stiffness, damping, rest_length, actuator, input, .. } => {
                 let (p1, v1) = point(bodies, pair[0], &points[0]);
                 let (p2, v2) = point(bodies, pair[1], &points[1]);
                 let d = p2 - p1;
@@ -128,10 +99,8 @@ impl Mechanism {
                     return;
                 }
                 let u = d / l;
-                let tension = stiffness * (l - rest_length)
-                    + damping * u.dot(&(v2 - v1))
-                    + actuator
-                    + self.input_value(*input);
+                let tension =
+                    stiffness * (l - rest_length) + damping * u.dot(&(v2 - v1)) + actuator + self.input_value(*input);
                 if let Some(b) = pair[1] {
                     point_load(bodies, b, &points[1], &(-u * tension), out);
                 }
@@ -139,22 +108,13 @@ impl Mechanism {
                     point_load(bodies, b, &points[0], &(u * tension), out);
                 }
             }
-            ForceElement::Rsda {
-                joint,
-                stiffness,
-                damping,
-                rest_angle,
-                actuator,
-                input,
-                ..
-            } => {
+            ForceElement::Rsda { joint, stiffness, damping, rest_angle, actuator, input, .. } => {
                 let j = &self.joints[*joint];
                 let Some(measure) = &j.angle else { return };
                 let e = measure.evaluate(&self.pair(bodies, &j.pair));
                 let theta = j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]);
-                let torque = -(stiffness * (theta - rest_angle) + damping * e.rate)
-                    + actuator
-                    + self.input_value(*input);
+                let torque =
+                    -(stiffness * (theta - rest_angle) + damping * e.rate) + actuator + self.input_value(*input);
                 // Virtual work torque * dtheta: the generalized force is row^T torque.
                 for slot in 0..2 {
                     if let Some(b) = j.pair[slot] {
@@ -164,43 +124,20 @@ impl Mechanism {
                     }
                 }
             }
-            ForceElement::PointForce {
-                body,
-                point: local,
-                direction,
-                value,
-                input,
-                ..
-            } => {
+            ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
                 let f = direction * (value + self.input_value(*input));
                 point_load(bodies, *body, local, &f, out);
             }
-            ForceElement::Torque {
-                body,
-                axis,
-                value,
-                input,
-                ..
-            } => {
+            ForceElement::Torque { body, axis, value, input, .. } => {
                 let t = axis * (value + self.input_value(*input));
-                add(
-                    &mut out[*body],
-                    &Vector3::zeros(),
-                    &(bodies[*body].rot.transpose() * t),
-                );
+                add(&mut out[*body], &Vector3::zeros(), &(bodies[*body].rot.transpose() * t));
             }
         }
     }
 
     /// Applied generalized forces at (`bodies`): gravity, force elements and the explicit
     /// friction forces `friction` (from [`friction_forces`] at the step's start).
-    pub fn applied_forces(
-        &self,
-        bodies: &[BodyState],
-        angles: &[f64],
-        friction: &[f64],
-        out: &mut [Wrench],
-    ) {
+    pub fn applied_forces(&self, bodies: &[BodyState], angles: &[f64], friction: &[f64], out: &mut [Wrench]) {
         for (w, b) in out.iter_mut().zip(&self.bodies) {
             *w = [0.0; 6];
             for k in 0..3 {
@@ -231,12 +168,7 @@ impl Mechanism {
 
     /// Finite-difference Jacobians of every force element (numerical tangent, as in seed 004
     /// eqs. 40-41): central differences in the body coordinates, perturbation 1e-7.
-    pub fn force_jacobians(
-        &self,
-        bodies: &[BodyState],
-        angles: &[f64],
-        out: &mut Vec<ElementJacobian>,
-    ) {
+    pub fn force_jacobians(&self, bodies: &[BodyState], angles: &[f64], out: &mut Vec<ElementJacobian>) {
         out.clear();
         let eps = 1e-7;
         let mut scratch: Vec<BodyState> = bodies.to_vec();
@@ -246,15 +178,9 @@ impl Mechanism {
             let pair = match e {
                 ForceElement::Tsda { pair, .. } => *pair,
                 ForceElement::Rsda { joint, .. } => self.joints[*joint].pair,
-                ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => {
-                    [Some(*body), None]
-                }
+                ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
             };
-            let mut jac = ElementJacobian {
-                bodies: pair,
-                stiffness: [[0.0; 12]; 12],
-                damping: [[0.0; 12]; 12],
-            };
+            let mut jac = ElementJacobian { bodies: pair, stiffness: [[0.0; 12]; 12], damping: [[0.0; 12]; 12] };
             for (slot, b) in pair.iter().enumerate() {
                 let Some(b) = *b else { continue };
                 for coord in 0..12 {
@@ -275,11 +201,7 @@ impl Mechanism {
                     }
                     scratch[b] = bodies[b].clone();
                     let column = slot * 6 + coord % 6;
-                    let target = if coord < 6 {
-                        &mut jac.stiffness
-                    } else {
-                        &mut jac.damping
-                    };
+                    let target = if coord < 6 { &mut jac.stiffness } else { &mut jac.damping };
                     for (rs, rb) in pair.iter().enumerate() {
                         let Some(rb) = *rb else { continue };
                         for i in 0..6 {
@@ -313,34 +235,16 @@ impl Mechanism {
 
     /// Gravity and spring potential energy.
     pub fn potential_energy(&self, bodies: &[BodyState], angles: &[f64]) -> f64 {
-        let mut e: f64 = self
-            .bodies
-            .iter()
-            .zip(bodies)
-            .map(|(p, s)| -p.mass * self.gravity.dot(&s.r))
-            .sum();
+        let mut e: f64 = self.bodies.iter().zip(bodies).map(|(p, s)| -p.mass * self.gravity.dot(&s.r)).sum();
         for f in &self.forces {
             match f {
-                ForceElement::Tsda {
-                    pair,
-                    points,
-                    stiffness,
-                    rest_length,
-                    ..
-                } => {
-                    let l = (point(bodies, pair[1], &points[1]).0
-                        - point(bodies, pair[0], &points[0]).0)
-                        .norm();
+                ForceElement::Tsda { pair, points, stiffness, rest_length, .. } => {
+                    let l = (point(bodies, pair[1], &points[1]).0 - point(bodies, pair[0], &points[0]).0).norm();
                     e += 0.5 * stiffness * (l - rest_length).powi(2);
                 }
-                ForceElement::Rsda {
-                    joint,
-                    stiffness,
-                    rest_angle,
-                    ..
-                } => {
-                    let theta = self.joints[*joint].initial_coordinate
-                        + self.joint_angle(*joint, bodies, angles[*joint]);
+                ForceElement::Rsda { joint, stiffness, rest_angle, .. } => {
+                    let theta =
+                        self.joints[*joint].initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]);
                     e += 0.5 * stiffness * (theta - rest_angle).powi(2);
                 }
                 _ => {}
@@ -361,14 +265,8 @@ impl Mechanism {
             }
             ForceElement::Rsda { joint, .. } => {
                 let j = &self.joints[*joint];
-                let rate = j
-                    .angle
-                    .as_ref()
-                    .map_or(0.0, |m| m.evaluate(&self.pair(bodies, &j.pair)).rate);
-                (
-                    j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]),
-                    rate,
-                )
+                let rate = j.angle.as_ref().map_or(0.0, |m| m.evaluate(&self.pair(bodies, &j.pair)).rate);
+                (j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]), rate)
             }
             _ => (0.0, 0.0),
         }
@@ -377,32 +275,17 @@ impl Mechanism {
     /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f`.
     pub fn element_force(&self, f: usize, bodies: &[BodyState], angles: &[f64]) -> f64 {
         match &self.forces[f] {
-            ForceElement::Tsda {
-                stiffness,
-                damping,
-                rest_length,
-                actuator,
-                input,
-                ..
-            } => {
+            ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, .. } => {
                 let (l, rate) = self.element_length(f, bodies, angles);
                 stiffness * (l - rest_length) + damping * rate + actuator + self.input_value(*input)
             }
-            ForceElement::Rsda {
-                stiffness,
-                damping,
-                rest_angle,
-                actuator,
-                input,
-                ..
-            } => {
+            ForceElement::Rsda { stiffness, damping, rest_angle, actuator, input, .. } => {
                 let (theta, rate) = self.element_length(f, bodies, angles);
-                -(stiffness * (theta - rest_angle) + damping * rate)
-                    + actuator
-                    + self.input_value(*input)
+                -(stiffness * (theta - rest_angle) + damping * rate) + actuator + self.input_value(*input)
             }
-            ForceElement::PointForce { value, input, .. }
-            | ForceElement::Torque { value, input, .. } => value + self.input_value(*input),
+            ForceElement::PointForce { value, input, .. } | ForceElement::Torque { value, input, .. } => {
+                value + self.input_value(*input)
+            }
         }
     }
 
@@ -413,47 +296,22 @@ impl Mechanism {
         let mut w = 0.0;
         for (i, f) in self.forces.iter().enumerate() {
             match f {
-                ForceElement::Tsda {
-                    damping,
-                    actuator,
-                    input,
-                    ..
-                } => {
+                ForceElement::Tsda { damping, actuator, input, .. } => {
                     let (l0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (l1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += -(actuator + self.input_value(*input)) * (l1 - l0)
-                        - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += -(actuator + self.input_value(*input)) * (l1 - l0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
-                ForceElement::Rsda {
-                    damping,
-                    actuator,
-                    input,
-                    ..
-                } => {
+                ForceElement::Rsda { damping, actuator, input, .. } => {
                     let (a0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (a1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += (actuator + self.input_value(*input)) * (a1 - a0)
-                        - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += (actuator + self.input_value(*input)) * (a1 - a0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
-                ForceElement::PointForce {
-                    body,
-                    point: local,
-                    direction,
-                    value,
-                    input,
-                    ..
-                } => {
+                ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
                     let p0 = point(&old.bodies, Some(*body), local).0;
                     let p1 = point(&new.bodies, Some(*body), local).0;
                     w += (value + self.input_value(*input)) * direction.dot(&(p1 - p0));
                 }
-                ForceElement::Torque {
-                    body,
-                    axis,
-                    value,
-                    input,
-                    ..
-                } => {
+                ForceElement::Torque { body, axis, value, input, .. } => {
                     let (s0, s1) = (&old.bodies[*body], &new.bodies[*body]);
                     let omega = 0.5 * (s0.rot * s0.w + s1.rot * s1.w);
                     w += (value + self.input_value(*input)) * axis.dot(&omega) * h;
@@ -471,10 +329,7 @@ impl Mechanism {
             }
         }
         for (d, driver) in self.drivers.iter().enumerate() {
-            let (f0, f1) = (
-                self.driver_motion(d, old.t, old).f,
-                self.driver_motion(d, new.t, old).f,
-            );
+            let (f0, f1) = (self.driver_motion(d, old.t, old).f, self.driver_motion(d, new.t, old).f);
             let effort = -0.5 * (old.lambda[driver.row] + new.lambda[driver.row]);
             w += effort * (f1 - f0);
         }

@@ -26,10 +26,7 @@ pub enum Vector {
     /// A = A_slot a_bar, a body-fixed direction (the global vector itself if ground).
     Fixed { slot: usize, local: Vector3<f64> },
     /// d = P2 - P1 with P = r + A s_bar (the global point itself if ground).
-    Between {
-        local1: Vector3<f64>,
-        local2: Vector3<f64>,
-    },
+    Between { local1: Vector3<f64>, local2: Vector3<f64> },
 }
 
 /// A vector with its rate, quadratic term and Jacobian blocks per slot.
@@ -64,13 +61,8 @@ impl Vector {
 
     pub fn evaluate(&self, p: &Pair) -> VectorEval {
         let z = Matrix3::zeros();
-        let mut e = VectorEval {
-            value: self.value(p),
-            rate: Vector3::zeros(),
-            quad: Vector3::zeros(),
-            jr: [z, z],
-            jp: [z, z],
-        };
+        let mut e =
+            VectorEval { value: self.value(p), rate: Vector3::zeros(), quad: Vector3::zeros(), jr: [z, z], jp: [z, z] };
         match self {
             Vector::Constant(_) => {}
             Vector::Fixed { slot, local } => {
@@ -107,11 +99,7 @@ pub enum Measure {
     Dot(Vector, Vector),
     /// Rotation of body2 relative to body1 about a common axis: atan2(g1 . f2, f1 . f2) with
     /// f1, g1 = axis x f1 fixed in body1 and f2 fixed in body2 (f2 = f1 initially).
-    Angle {
-        f1: Vector3<f64>,
-        g1: Vector3<f64>,
-        f2: Vector3<f64>,
-    },
+    Angle { f1: Vector3<f64>, g1: Vector3<f64>, f2: Vector3<f64> },
 }
 
 /// g, its Jacobian row, its rate g' and the quadratic term of g''.
@@ -170,35 +158,17 @@ impl Measure {
                 let rate = (c.value * s.rate - s.value * c.rate) / rho2;
                 let quad = (c.value * s.quad - s.value * c.quad) / rho2
                     - 2.0 * rate * (s.value * s.rate + c.value * c.rate) / rho2;
-                MeasureEval {
-                    value: s.value.atan2(c.value),
-                    row,
-                    rate,
-                    quad,
-                }
+                MeasureEval { value: s.value.atan2(c.value), row, rate, quad }
             }
         }
     }
 }
 
-fn angle_vectors(
-    f1: &Vector3<f64>,
-    g1: &Vector3<f64>,
-    f2: &Vector3<f64>,
-) -> (Vector, Vector, Vector) {
+fn angle_vectors(f1: &Vector3<f64>, g1: &Vector3<f64>, f2: &Vector3<f64>) -> (Vector, Vector, Vector) {
     (
-        Vector::Fixed {
-            slot: 0,
-            local: *f1,
-        },
-        Vector::Fixed {
-            slot: 0,
-            local: *g1,
-        },
-        Vector::Fixed {
-            slot: 1,
-            local: *f2,
-        },
+        Vector::Fixed { slot: 0, local: *f1 },
+        Vector::Fixed { slot: 0, local: *g1 },
+        Vector::Fixed { slot: 1, local: *f2 },
     )
 }
 
@@ -235,64 +205,29 @@ mod tests {
         let g = a.cross(&f);
         vec![
             Measure::Dot(
-                Vector::Fixed {
-                    slot: 0,
-                    local: Vector3::new(0.3, 1.0, -0.2),
-                },
-                Vector::Fixed {
-                    slot: 1,
-                    local: Vector3::new(-0.5, 0.1, 0.9),
-                },
+                Vector::Fixed { slot: 0, local: Vector3::new(0.3, 1.0, -0.2) },
+                Vector::Fixed { slot: 1, local: Vector3::new(-0.5, 0.1, 0.9) },
             ),
             Measure::Dot(
-                Vector::Fixed {
-                    slot: 0,
-                    local: Vector3::new(0.0, 0.0, 1.0),
-                },
-                Vector::Between {
-                    local1: Vector3::new(0.1, 0.2, 0.3),
-                    local2: Vector3::new(-0.4, 0.0, 0.5),
-                },
+                Vector::Fixed { slot: 0, local: Vector3::new(0.0, 0.0, 1.0) },
+                Vector::Between { local1: Vector3::new(0.1, 0.2, 0.3), local2: Vector3::new(-0.4, 0.0, 0.5) },
             ),
             Measure::Dot(
                 Vector::Constant(Vector3::new(0.0, 1.0, 0.0)),
-                Vector::Between {
-                    local1: Vector3::new(1.0, 0.0, 0.0),
-                    local2: Vector3::new(0.0, -1.0, 0.2),
-                },
+                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
             ),
             Measure::Dot(
-                Vector::Between {
-                    local1: Vector3::new(1.0, 0.0, 0.0),
-                    local2: Vector3::new(0.0, -1.0, 0.2),
-                },
-                Vector::Between {
-                    local1: Vector3::new(1.0, 0.0, 0.0),
-                    local2: Vector3::new(0.0, -1.0, 0.2),
-                },
+                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
+                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
             ),
-            Measure::Angle {
-                f1: f,
-                g1: g,
-                f2: f,
-            },
+            Measure::Angle { f1: f, g1: g, f2: f },
         ]
     }
 
     #[test]
     fn rates_and_quadratic_terms_match_finite_differences() {
-        let b1 = body(
-            [0.1, 0.2, 0.3],
-            [0.2, -0.1, 0.4],
-            [0.5, -0.3, 0.2],
-            [0.7, 0.2, -0.4],
-        );
-        let b2 = body(
-            [1.0, -0.5, 0.2],
-            [-0.3, 0.5, 0.1],
-            [-0.2, 0.4, 0.1],
-            [-0.3, 0.6, 0.5],
-        );
+        let b1 = body([0.1, 0.2, 0.3], [0.2, -0.1, 0.4], [0.5, -0.3, 0.2], [0.7, 0.2, -0.4]);
+        let b2 = body([1.0, -0.5, 0.2], [-0.3, 0.5, 0.1], [-0.2, 0.4, 0.1], [-0.3, 0.6, 0.5]);
         let h = 1e-5;
         for m in measures() {
             for (p1, p2) in [(Some(&b1), Some(&b2)), (None, Some(&b2)), (Some(&b1), None)] {
@@ -313,15 +248,8 @@ mod tests {
                         }
                     }
                 }
-                assert!(
-                    (rate - e.rate).abs() < 1e-7,
-                    "{m:?}: rate {rate} vs {}",
-                    e.rate
-                );
-                assert!(
-                    (second - accel).abs() < 1e-4,
-                    "{m:?}: g'' {second} vs {accel}"
-                );
+                assert!((rate - e.rate).abs() < 1e-7, "{m:?}: rate {rate} vs {}", e.rate);
+                assert!((second - accel).abs() < 1e-4, "{m:?}: g'' {second} vs {accel}");
                 // Jacobian row . velocities = rate
                 let mut jv = 0.0;
                 for (slot, b) in [p1, p2].iter().enumerate() {

@@ -66,12 +66,7 @@ impl HalfImplicit {
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         // Loads at t_n (explicit), with friction from the previous multipliers (Sect. 3.4).
         forces::friction_forces(m, state, &mut self.friction);
-        m.applied_forces(
-            &state.bodies,
-            &state.angles,
-            &self.friction,
-            &mut self.loads,
-        );
+        m.applied_forces(&state.bodies, &state.angles, &self.friction, &mut self.loads);
         for (b, s) in state.bodies.iter().enumerate() {
             let g = m.gyroscopic(b, &s.w);
             for i in 0..3 {
@@ -81,12 +76,10 @@ impl HalfImplicit {
         // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
         if nc > 0 {
             m.constraint_jacobian(state.t, state, &state.bodies, &mut self.ce);
-            self.schur
-                .factor(&self.ce.rows)
-                .map_err(|e| StepError::Singular {
-                    time: state.t,
-                    detail: format!("constraint Jacobian is rank deficient ({e:?})"),
-                })?;
+            self.schur.factor(&self.ce.rows).map_err(|e| StepError::Singular {
+                time: state.t,
+                detail: format!("constraint Jacobian is rank deficient ({e:?})"),
+            })?;
         }
         // Predictor: the previous accelerations carried over one step.
         for (b, s) in state.bodies.iter().enumerate() {
@@ -107,15 +100,13 @@ impl HalfImplicit {
             // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
             for (b, s) in self.next.bodies.iter_mut().enumerate() {
                 s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
-                s.rot = state.bodies[b].rot
-                    * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
+                s.rot = state.bodies[b].rot * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
             }
             m.constraint_values(t1, state, &self.next.bodies, &mut self.phi);
             // e1, e2 without the multiplier term, then + G^T lambda_hat.
             for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
                 for i in 0..3 {
-                    self.e12[b][i] =
-                        p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
+                    self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
                 }
                 let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
                 let e2 = p.inertia * (theta - s.w * h)
@@ -124,12 +115,7 @@ impl HalfImplicit {
                     self.e12[b][3 + i] = e2[i];
                 }
             }
-            super::add_rows_transpose(
-                &m.constraints,
-                &self.ce.rows,
-                &self.lambda_hat,
-                &mut self.e12,
-            );
+            super::add_rows_transpose(&m.constraints, &self.ce.rows, &self.lambda_hat, &mut self.e12);
             // Schur complement: S dl = e3 - G W e12; dx = -W (e12 + G^T dl).
             for b in 0..nb {
                 let e = self.e12[b];
@@ -160,22 +146,14 @@ impl HalfImplicit {
             }
             norm = sum.sqrt();
             if !norm.is_finite() {
-                return Err(StepError::NonFinite {
-                    time: t1,
-                    what: "half-implicit Newton correction".into(),
-                });
+                return Err(StepError::NonFinite { time: t1, what: "half-implicit Newton correction".into() });
             }
             if norm < settings.tolerance {
                 break;
             }
         }
         if norm >= settings.tolerance {
-            return Err(StepError::NotConverged {
-                time: t1,
-                iterations,
-                norm,
-                tolerance: settings.tolerance,
-            });
+            return Err(StepError::NotConverged { time: t1, iterations, norm, tolerance: settings.tolerance });
         }
         // Velocities and accelerations (Eqs. 4a-4d), multipliers lambda_n.
         for (b, (s, old)) in self.next.bodies.iter_mut().zip(&state.bodies).enumerate() {
@@ -193,22 +171,10 @@ impl HalfImplicit {
         m.update_angles(&self.next.bodies, &state.angles, &mut self.next.angles);
         m.advance_drives(t1, state, &mut self.next.drive_values);
         self.next.work = state.work + m.work_increment(state, &self.next, &self.friction);
-        if self.next.bodies.iter().any(|s| {
-            !(s.r
-                .iter()
-                .chain(s.v.iter())
-                .chain(s.w.iter())
-                .all(|x| x.is_finite()))
-        }) {
-            return Err(StepError::NonFinite {
-                time: t1,
-                what: "state after a half-implicit step".into(),
-            });
+        if self.next.bodies.iter().any(|s| !(s.r.iter().chain(s.v.iter()).chain(s.w.iter()).all(|x| x.is_finite()))) {
+            return Err(StepError::NonFinite { time: t1, what: "state after a half-implicit step".into() });
         }
         std::mem::swap(state, &mut self.next);
-        Ok(StepStats {
-            iterations,
-            stages: 1,
-        })
+        Ok(StepStats { iterations, stages: 1 })
     }
 }

@@ -203,39 +203,23 @@ impl Mechanism {
     /// f, f', f'' of driver `d` at time `t`; input-rate drivers integrate from `base`.
     pub fn driver_motion(&self, d: usize, t: f64, base: &MechState) -> MotionValue {
         let driver = &self.drivers[d];
-        let input = driver.input.map(|i| InputRate {
-            value: base.drive_values[d],
-            since: base.t,
-            rate: self.inputs[i],
-        });
+        let input =
+            driver.input.map(|i| InputRate { value: base.drive_values[d], since: base.t, rate: self.inputs[i] });
         evaluate_motion(&driver.motion, t, input)
     }
 
     fn target(&self, c: &Constraint, t: f64, base: &MechState) -> MotionValue {
         match c.target {
-            Target::Constant(v) => MotionValue {
-                f: v,
-                df: 0.0,
-                ddf: 0.0,
-            },
+            Target::Constant(v) => MotionValue { f: v, df: 0.0, ddf: 0.0 },
             Target::Driver { driver, offset } => {
                 let m = self.driver_motion(driver, t, base);
-                MotionValue {
-                    f: m.f - offset,
-                    ..m
-                }
+                MotionValue { f: m.f - offset, ..m }
             }
         }
     }
 
     /// Phi(q, t) of every row into `phi`.
-    pub fn constraint_values(
-        &self,
-        t: f64,
-        base: &MechState,
-        bodies: &[BodyState],
-        phi: &mut [f64],
-    ) {
+    pub fn constraint_values(&self, t: f64, base: &MechState, bodies: &[BodyState], phi: &mut [f64]) {
         for (k, c) in self.constraints.iter().enumerate() {
             let g = c.measure.value(&self.pair(bodies, &c.pair));
             let f = self.target(c, t, base).f;
@@ -248,13 +232,7 @@ impl Mechanism {
 
     /// Jacobian rows and, per row, Phi, nu = f' (velocity equation Phi_q q' = nu) and
     /// gamma = f'' - quad (acceleration equation Phi_q q'' = gamma).
-    pub fn constraint_jacobian(
-        &self,
-        t: f64,
-        base: &MechState,
-        bodies: &[BodyState],
-        out: &mut ConstraintEval,
-    ) {
+    pub fn constraint_jacobian(&self, t: f64, base: &MechState, bodies: &[BodyState], out: &mut ConstraintEval) {
         let n = self.constraints.len();
         out.rows.resize(n, [[0.0; 6]; 2]);
         out.phi.resize(n, 0.0);
@@ -318,12 +296,7 @@ pub struct ConstraintEval {
 }
 
 /// Sum over rows of row^T x into per-body generalized forces (dr part, dpi part).
-pub fn add_rows_transpose(
-    constraints: &[Constraint],
-    rows: &[Row],
-    x: &[f64],
-    out: &mut [[f64; 6]],
-) {
+pub fn add_rows_transpose(constraints: &[Constraint], rows: &[Row], x: &[f64], out: &mut [[f64; 6]]) {
     for (k, c) in constraints.iter().enumerate() {
         for slot in 0..2 {
             if let Some(b) = c.pair[slot] {

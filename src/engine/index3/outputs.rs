@@ -38,36 +38,19 @@ impl Mechanism {
         let bodies = &state.bodies;
         match q {
             Quantity::BodyPosition { body, axis } => bodies[body].r[axis],
-            Quantity::BodyOrientation { body, component } => {
-                quaternion(&bodies[body].rot)[component]
-            }
+            Quantity::BodyOrientation { body, component } => quaternion(&bodies[body].rot)[component],
             Quantity::BodyVelocity { body, axis } => bodies[body].v[axis],
-            Quantity::BodyAngularVelocity { body, axis } => {
-                (bodies[body].rot * bodies[body].w)[axis]
-            }
+            Quantity::BodyAngularVelocity { body, axis } => (bodies[body].rot * bodies[body].w)[axis],
             Quantity::BodyAcceleration { body, axis } => bodies[body].acc[axis],
-            Quantity::JointAngle { joint } => {
-                self.joints[joint].initial_coordinate + state.angles[joint]
-            }
-            Quantity::JointAngleRate { joint } => {
-                self.measure_rate(self.joints[joint].angle.as_ref(), joint, state)
-            }
+            Quantity::JointAngle { joint } => self.joints[joint].initial_coordinate + state.angles[joint],
+            Quantity::JointAngleRate { joint } => self.measure_rate(self.joints[joint].angle.as_ref(), joint, state),
             Quantity::JointPosition { joint } => {
                 let j = &self.joints[joint];
-                j.initial_coordinate
-                    + j.slide
-                        .as_ref()
-                        .map_or(0.0, |m| m.value(&self.pair(bodies, &j.pair)))
+                j.initial_coordinate + j.slide.as_ref().map_or(0.0, |m| m.value(&self.pair(bodies, &j.pair)))
             }
-            Quantity::JointVelocity { joint } => {
-                self.measure_rate(self.joints[joint].slide.as_ref(), joint, state)
-            }
-            Quantity::JointReactionForce { joint, axis } => {
-                self.joint_reaction(joint, state).0[axis]
-            }
-            Quantity::JointReactionTorque { joint, axis } => {
-                self.joint_reaction(joint, state).1[axis]
-            }
+            Quantity::JointVelocity { joint } => self.measure_rate(self.joints[joint].slide.as_ref(), joint, state),
+            Quantity::JointReactionForce { joint, axis } => self.joint_reaction(joint, state).0[axis],
+            Quantity::JointReactionTorque { joint, axis } => self.joint_reaction(joint, state).1[axis],
             Quantity::JointFrictionForce { joint } => {
                 let mut f = Vec::new();
                 super::forces::friction_forces(self, state, &mut f);
@@ -79,9 +62,7 @@ impl Mechanism {
             Quantity::ForceValue { force } => self.element_force(force, bodies, &state.angles),
             Quantity::KineticEnergy => self.kinetic_energy(bodies),
             Quantity::PotentialEnergy => self.potential_energy(bodies, &state.angles),
-            Quantity::TotalEnergy => {
-                self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles)
-            }
+            Quantity::TotalEnergy => self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles),
             Quantity::ExternalWork => state.work,
             Quantity::ConstraintViolation => self.constraint_violation(state),
             Quantity::NewtonIterations | Quantity::Steps => f64::NAN,

@@ -25,9 +25,7 @@ pub struct Schur {
 
 impl std::fmt::Debug for Schur {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Schur")
-            .field("system", &self.system)
-            .finish()
+        f.debug_struct("Schur").field("system", &self.system).finish()
     }
 }
 
@@ -68,13 +66,7 @@ impl Schur {
             })
             .collect();
         let wgt = touching.iter().map(|t| vec![[0.0; 6]; t.len()]).collect();
-        Schur {
-            system: LinearSystem::new(m.n_constraints(), &pattern, true),
-            touching,
-            w,
-            wgt,
-            gt: vec![[0.0; 6]; nb],
-        }
+        Schur { system: LinearSystem::new(m.n_constraints(), &pattern, true), touching, w, wgt, gt: vec![[0.0; 6]; nb] }
     }
 
     /// Assembles S = G W G^T from the Jacobian rows and factors it. On failure, the error

@@ -41,27 +41,13 @@ impl<S: DaeSystem> Bdf1<S> {
     }
 
     /// Advances the current state by `h`.
-    pub fn step(
-        &mut self,
-        sys: &mut S,
-        h: f64,
-        settings: &NewtonSettings,
-    ) -> Result<StepStats, StepError> {
+    pub fn step(&mut self, sys: &mut S, h: f64, settings: &NewtonSettings) -> Result<StepStats, StepError> {
         let t = sys.time(&self.state) + h;
         if !(h.is_finite() && h > 0.0) {
-            return Err(StepError::BadStep {
-                time: sys.time(&self.state),
-                h,
-            });
+            return Err(StepError::BadStep { time: sys.time(&self.state), h });
         }
         // Chart at the last point: y_hat = y_{n-1}; predictor y'_n = y'_{n-1}, lambda_n = lambda_{n-1}.
-        sys.chart(
-            &self.state,
-            &self.state,
-            &mut self.y_hat,
-            &mut self.yp,
-            &mut self.lambda,
-        );
+        sys.chart(&self.state, &self.state, &mut self.y_hat, &mut self.yp, &mut self.lambda);
         let iterations = correct(
             sys,
             &self.state,
@@ -74,18 +60,8 @@ impl<S: DaeSystem> Bdf1<S> {
             settings,
             &mut self.newton,
         )?;
-        sys.lift(
-            &self.state,
-            t,
-            &self.y,
-            &self.yp,
-            &self.lambda,
-            &mut self.scratch,
-        );
+        sys.lift(&self.state, t, &self.y, &self.yp, &self.lambda, &mut self.scratch);
         std::mem::swap(&mut self.state, &mut self.scratch);
-        Ok(StepStats {
-            iterations,
-            stages: 1,
-        })
+        Ok(StepStats { iterations, stages: 1 })
     }
 }

@@ -21,12 +21,7 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepError {
     /// Newton did not reach the tolerance.
-    NotConverged {
-        time: f64,
-        iterations: u32,
-        norm: f64,
-        tolerance: f64,
-    },
+    NotConverged { time: f64, iterations: u32, norm: f64, tolerance: f64 },
     /// A residual, correction or state became NaN or infinite.
     NonFinite { time: f64, what: String },
     /// The iteration matrix could not be factored.
@@ -62,25 +57,10 @@ pub trait DaeSystem {
     fn n_alg(&self) -> usize;
 
     /// Coordinates (y, y') and multipliers of `state` in the chart centred at `base`.
-    fn chart(
-        &self,
-        base: &Self::State,
-        state: &Self::State,
-        y: &mut [f64],
-        yp: &mut [f64],
-        lambda: &mut [f64],
-    );
+    fn chart(&self, base: &Self::State, state: &Self::State, y: &mut [f64], yp: &mut [f64], lambda: &mut [f64]);
 
     /// The state at time `t` whose chart coordinates around `base` are (y, y', lambda).
-    fn lift(
-        &self,
-        base: &Self::State,
-        t: f64,
-        y: &[f64],
-        yp: &[f64],
-        lambda: &[f64],
-        out: &mut Self::State,
-    );
+    fn lift(&self, base: &Self::State, t: f64, y: &[f64], yp: &[f64], lambda: &[f64], out: &mut Self::State);
 
     /// Residual r(y, y', lambda, t) in the chart centred at `base`; `out` has n_diff + n_alg rows.
     fn residual(

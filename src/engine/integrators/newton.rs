@@ -50,10 +50,7 @@ pub fn correct<S: DaeSystem>(
     for iteration in 1..=settings.max_iterations {
         sys.residual(base, t, y, yp, lambda, &mut ws.r)?;
         if ws.r.iter().any(|x| !x.is_finite()) {
-            return Err(StepError::NonFinite {
-                time: t,
-                what: "residual".into(),
-            });
+            return Err(StepError::NonFinite { time: t, what: "residual".into() });
         }
         sys.solve(&ws.r, &mut ws.dyp, &mut ws.dlambda)?;
         for i in 0..nd {
@@ -65,10 +62,7 @@ pub fn correct<S: DaeSystem>(
         }
         norm = sys.correction_norm(b0, &ws.dyp, &ws.dlambda);
         if !norm.is_finite() {
-            return Err(StepError::NonFinite {
-                time: t,
-                what: "Newton correction".into(),
-            });
+            return Err(StepError::NonFinite { time: t, what: "Newton correction".into() });
         }
         ws.iterations = iteration;
         if norm <= settings.tolerance {
@@ -83,10 +77,5 @@ pub fn correct<S: DaeSystem>(
         }
         previous = norm;
     }
-    Err(StepError::NotConverged {
-        time: t,
-        iterations: settings.max_iterations,
-        norm,
-        tolerance: settings.tolerance,
-    })
+    Err(StepError::NotConverged { time: t, iterations: settings.max_iterations, norm, tolerance: settings.tolerance })
 }

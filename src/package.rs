@@ -1,0 +1,120 @@
+//! Packaging of the catalog into .fmu archives (ARCHITECTURE.md principle 5): the library
+//! compiled by the same cargo command, renamed to the modelIdentifier, with the generated
+//! modelDescription.xml and documentation/index.html (layout: shared/reference/importers.md).
+
+use crate::interface::FmiVersion;
+use crate::models::{CatalogEntry, CATALOG};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+/// File name of the cdylib cargo builds for this crate.
+pub fn library_file_name() -> String {
+    format!("{}mbfmu{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// The cdylib built alongside the running executable: next to it (`cargo build`/`run`) or in
+/// its parent directory (test executables live in `target/<profile>/deps`).
+pub fn locate_library() -> io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().ok_or_else(|| io::Error::other("executable has no directory"))?;
+    let name = library_file_name();
+    [dir.join(&name), dir.join("deps").join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{name} was not found next to {}; build the library first", exe.display()),
+            )
+        })
+}
+
+/// Platform folder of the binary inside the archive.
+pub fn platform_folder(version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V2 => "linux64",
+        FmiVersion::V3 => "x86_64-linux",
+    }
+}
+
+/// The modelDescription.xml of a catalog entry.
+pub fn model_description(entry: &CatalogEntry, version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V2 => entry.fmi2_xml,
+        FmiVersion::V3 => entry.fmi3_xml,
+    }
+}
+
+/// documentation/index.html of a model.
+pub fn documentation_html(entry: &CatalogEntry, version: FmiVersion) -> String {
+    crate::documentation::model_page(entry, version)
+}
+
+/// Writes one archive to `out`.
+pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let binary = std::fs::read(library)?;
+    let file = std::fs::File::create(out)?;
+    let mut zip = zip::ZipWriter::new(file);
+    // A fixed timestamp keeps archives reproducible.
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
+    let documentation = documentation_html(entry, version);
+    let entries: [(String, &[u8]); 3] = [
+        ("modelDescription.xml".into(), model_description(entry, version).as_bytes()),
+        (format!("binaries/{}/{}.so", platform_folder(version), entry.name), &binary),
+        ("documentation/index.html".into(), documentation.as_bytes()),
+    ];
+    for (name, data) in entries {
+        zip.start_file(name, options).map_err(io::Error::other)?;
+        zip.write_all(data)?;
+    }
+    zip.finish().map_err(io::Error::other)?;
+    Ok(())
+}
+
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model.
+pub fn package_catalog(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for entry in CATALOG {
+        for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
+            let out = root.join(folder).join(format!("{}.fmu", entry.name));
+            write_fmu(entry, version, library, &out)?;
+            written.push(out);
+        }
+    }
+    Ok(written)
+}
+
+/// Path of the checked-in copy of a generated modelDescription.xml.
+pub fn checked_in_path(dir: &Path, entry: &CatalogEntry, version: FmiVersion) -> PathBuf {
+    let folder = match version {
+        FmiVersion::V2 => "fmi2",
+        FmiVersion::V3 => "fmi3",
+    };
+    dir.join(folder).join(format!("{}.xml", entry.name))
+}
+
+/// Writes every generated modelDescription.xml to `<dir>/fmi2/<Model>.xml` and
+/// `<dir>/fmi3/<Model>.xml` (the checked-in copies reviewers see).
+pub fn write_model_descriptions(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for entry in CATALOG {
+        for version in [FmiVersion::V2, FmiVersion::V3] {
+            let path = checked_in_path(dir, entry, version);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let text = model_description(entry, version);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+                std::fs::write(&path, text)?;
+            }
+            written.push(path);
+        }
+    }
+    Ok(written)
+}

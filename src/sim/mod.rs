@@ -1,0 +1,487 @@
+//! A co-simulation slave: one model instance with its parameters, inputs and outputs, the
+//! doStep contract (communication points, sub-stepping) and snapshots. Knows nothing of the
+//! C ABI; the FMI layer maps its errors to statuses.
+
+mod snapshot;
+
+pub use snapshot::SlaveSnapshot;
+
+use crate::description::{self, Description, Method};
+use crate::engine::integrators::StepError;
+use crate::engine::{Simulation, SolverSettings};
+use crate::interface::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
+use crate::models::CatalogEntry;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// A model ready to be instantiated: its description, interface and token.
+#[derive(Debug)]
+pub struct Model {
+    pub description: Description,
+    /// The description as JSON, the document parameter paths address.
+    pub json: serde_json::Value,
+    pub interface: ModelInterface,
+    pub token: String,
+}
+
+impl Model {
+    /// Parses, validates and expands a JSON description.
+    pub fn from_json(json: &str) -> Result<Model, String> {
+        let description = description::parse(json).map_err(|e| e.to_string())?;
+        let interface = interface::interface_of(&description).map_err(|e| e.to_string())?;
+        let token = interface::instantiation_token(&description, &interface);
+        let json = serde_json::to_value(&description).map_err(|e| e.to_string())?;
+        Ok(Model { description, json, interface, token })
+    }
+
+    /// A built-in model; its token equals the one build.rs wrote into its XML.
+    pub fn from_catalog(entry: &CatalogEntry) -> Result<Model, String> {
+        let model = Model::from_json(entry.json)?;
+        if model.token != entry.token {
+            return Err(format!(
+                "model {}: token {} differs from the generated {}",
+                entry.name, model.token, entry.token
+            ));
+        }
+        Ok(model)
+    }
+}
+
+/// Where the slave is in its life (a coarse view; the FMI layer keeps the standard's state machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    Instantiated,
+    Initialization,
+    Running,
+    Terminated,
+}
+
+/// Everything that can go wrong, with enough context for a log line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SlaveError {
+    UnknownReference(u32),
+    WrongType {
+        name: String,
+        declared: VarType,
+    },
+    NotSettable {
+        name: String,
+        reason: String,
+    },
+    InvalidValue {
+        name: String,
+        value: String,
+        reason: String,
+    },
+    /// The model could not be built with the current parameters.
+    Model(String),
+    /// An internal step failed; the time reached is `reached`.
+    Step {
+        error: StepError,
+        reached: f64,
+    },
+    CommunicationPoint {
+        expected: f64,
+        got: f64,
+    },
+    BadStepSize {
+        h: f64,
+        reason: String,
+    },
+    WrongPhase {
+        operation: &'static str,
+        phase: Phase,
+    },
+    Snapshot(String),
+}
+
+impl SlaveError {
+    /// True for failures of the numerics that leave the instance usable (FMI Discard).
+    pub fn is_discard(&self) -> bool {
+        matches!(self, SlaveError::Step { .. })
+    }
+}
+
+impl fmt::Display for SlaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlaveError::UnknownReference(vr) => write!(f, "unknown value reference {vr}"),
+            SlaveError::WrongType { name, declared } => {
+                write!(f, "variable '{name}' is declared {declared:?}; use the matching accessor")
+            }
+            SlaveError::NotSettable { name, reason } => write!(f, "variable '{name}' cannot be set: {reason}"),
+            SlaveError::InvalidValue { name, value, reason } => {
+                write!(f, "value {value} for '{name}' rejected: {reason}")
+            }
+            SlaveError::Model(e) => write!(f, "the model cannot be built: {e}"),
+            SlaveError::Step { error, reached } => write!(f, "{error}; the last successful time is {reached}"),
+            SlaveError::CommunicationPoint { expected, got } => {
+                write!(f, "communication point {got} does not match the FMU's time {expected}")
+            }
+            SlaveError::BadStepSize { h, reason } => write!(f, "communication step size {h} rejected: {reason}"),
+            SlaveError::WrongPhase { operation, phase } => write!(f, "{operation} is not possible in phase {phase:?}"),
+            SlaveError::Snapshot(e) => write!(f, "FMU state rejected: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SlaveError {}
+
+/// A message for the importer's logger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub category: &'static str,
+    pub text: String,
+}
+
+/// One model instance.
+pub struct Slave {
+    model: Arc<Model>,
+    phase: Phase,
+    start_time: f64,
+    stop_time: Option<f64>,
+    /// Current value of every parameter and input, by value reference (others unused).
+    values: Vec<f64>,
+    sim: Option<Simulation>,
+    /// Values `sim` was built with (to know when a rebuild is needed).
+    built_with: Vec<f64>,
+    time: f64,
+    messages: Vec<Message>,
+}
+
+impl fmt::Debug for Slave {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Slave")
+            .field("model", &self.model.description.name)
+            .field("phase", &self.phase)
+            .field("time", &self.time)
+            .finish()
+    }
+}
+
+/// Relative tolerance on communication points and the stop time.
+const TIME_TOLERANCE: f64 = 1e-9;
+
+fn close_in_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= TIME_TOLERANCE * a.abs().max(b.abs()).max(1.0)
+}
+
+impl Slave {
+    pub fn new(model: Arc<Model>) -> Slave {
+        let values = Self::start_values(&model.interface);
+        let start_time = model.description.experiment.start;
+        Slave {
+            model,
+            phase: Phase::Instantiated,
+            start_time,
+            stop_time: None,
+            values,
+            sim: None,
+            built_with: Vec::new(),
+            time: start_time,
+            messages: Vec::new(),
+        }
+    }
+
+    fn start_values(interface: &ModelInterface) -> Vec<f64> {
+        interface
+            .variables
+            .iter()
+            .map(|v| match v.start {
+                Some(Start::Real(x)) => x,
+                Some(Start::Integer(i)) => i as f64,
+                None => 0.0,
+            })
+            .collect()
+    }
+
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    pub fn variables(&self) -> &[Variable] {
+        &self.model.interface.variables
+    }
+
+    pub fn variable(&self, vr: u32) -> Result<&Variable, SlaveError> {
+        self.model.interface.variable(vr).ok_or(SlaveError::UnknownReference(vr))
+    }
+
+    /// Messages produced since the last call (warnings, solver diagnostics).
+    pub fn take_messages(&mut self) -> Vec<Message> {
+        std::mem::take(&mut self.messages)
+    }
+
+    fn note(&mut self, category: &'static str, text: String) {
+        self.messages.push(Message { category, text });
+    }
+
+    /// FMI 2 SetupExperiment / the start time of FMI 3 EnterInitializationMode.
+    pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> Result<(), SlaveError> {
+        if self.phase != Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "setting up the experiment", phase: self.phase });
+        }
+        if !start.is_finite() {
+            return Err(SlaveError::InvalidValue {
+                name: "startTime".into(),
+                value: start.to_string(),
+                reason: "not finite".into(),
+            });
+        }
+        if let Some(stop) = stop {
+            if !(stop.is_finite() && stop >= start) {
+                return Err(SlaveError::InvalidValue {
+                    name: "stopTime".into(),
+                    value: stop.to_string(),
+                    reason: format!("must be finite and >= the start time {start}"),
+                });
+            }
+        }
+        self.start_time = start;
+        self.stop_time = stop;
+        self.time = start;
+        Ok(())
+    }
+
+    pub fn enter_initialization(&mut self) -> Result<(), SlaveError> {
+        if self.phase != Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "entering initialization mode", phase: self.phase });
+        }
+        self.phase = Phase::Initialization;
+        Ok(())
+    }
+
+    /// Builds the simulation (if the parameters changed) and starts stepping.
+    pub fn exit_initialization(&mut self) -> Result<(), SlaveError> {
+        if self.phase != Phase::Initialization {
+            return Err(SlaveError::WrongPhase { operation: "exiting initialization mode", phase: self.phase });
+        }
+        self.ensure_built()?;
+        self.phase = Phase::Running;
+        Ok(())
+    }
+
+    pub fn terminate(&mut self) -> Result<(), SlaveError> {
+        self.phase = Phase::Terminated;
+        Ok(())
+    }
+
+    /// Back to the state right after instantiation, start values restored.
+    pub fn reset(&mut self) {
+        *self = Slave::new(self.model.clone());
+    }
+
+    /// The description with the current parameter values applied.
+    pub fn effective_description(&self) -> Result<Description, SlaveError> {
+        let mut json = self.model.json.clone();
+        for v in self.variables() {
+            if let Binding::ModelParameter { path } = &v.binding {
+                description::set_number(&mut json, path, self.values[v.value_reference as usize])
+                    .map_err(|e| SlaveError::Model(e.to_string()))?;
+            }
+        }
+        let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
+        d.experiment.start = self.start_time;
+        d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
+        Ok(d)
+    }
+
+    /// The solver settings from the `solver.*` parameters.
+    pub fn solver_settings(&self, d: &Description) -> SolverSettings {
+        let mut s = SolverSettings::from_description(d);
+        for v in self.variables() {
+            let x = self.values[v.value_reference as usize];
+            match v.binding {
+                Binding::Solver(SolverSetting::Method) => {
+                    s.method = Method::from_code(x as i64).expect("validated on set")
+                }
+                Binding::Solver(SolverSetting::StepSize) => s.step_size = x,
+                Binding::Solver(SolverSetting::Tolerance) => s.newton.tolerance = x,
+                Binding::Solver(SolverSetting::MaxIterations) => s.newton.max_iterations = x as u32,
+                Binding::Solver(SolverSetting::RhoInf) => s.rho_inf = x,
+                _ => {}
+            }
+        }
+        s
+    }
+
+    fn parameters_changed(&self) -> bool {
+        self.sim.is_none()
+            || self.variables().iter().any(|v| {
+                v.causality == Causality::Parameter
+                    && self.values[v.value_reference as usize] != self.built_with[v.value_reference as usize]
+            })
+    }
+
+    fn ensure_built(&mut self) -> Result<(), SlaveError> {
+        if !self.parameters_changed() {
+            return Ok(());
+        }
+        let d = self.effective_description()?;
+        let settings = self.solver_settings(&d);
+        let mut sim = Simulation::new(&d, settings).map_err(|e| SlaveError::Model(e.to_string()))?;
+        if sim.assembly.corrected() {
+            let report = sim.assembly.to_string();
+            self.note("logStatusWarning", format!("initial conditions corrected: {report}"));
+        }
+        self.apply_inputs(&mut sim);
+        self.sim = Some(sim);
+        self.built_with = self.values.clone();
+        self.time = self.start_time;
+        Ok(())
+    }
+
+    fn apply_inputs(&self, sim: &mut Simulation) {
+        let inputs: Vec<f64> = self
+            .variables()
+            .iter()
+            .filter_map(|v| match v.binding {
+                Binding::Input { .. } => Some(self.values[v.value_reference as usize]),
+                _ => None,
+            })
+            .collect();
+        sim.set_inputs(&inputs);
+    }
+
+    /// Value of any variable as f64 (integers and enumerations exactly).
+    pub fn get(&mut self, vr: u32) -> Result<f64, SlaveError> {
+        let v = self.variable(vr)?.clone();
+        match &v.binding {
+            Binding::Time => Ok(self.time),
+            Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => Ok(self.values[vr as usize]),
+            Binding::Output(q) => {
+                if self.phase == Phase::Instantiated {
+                    return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
+                }
+                self.ensure_built()?;
+                Ok(self.sim.as_ref().expect("built").quantity(*q))
+            }
+        }
+    }
+
+    /// Sets a parameter or input. Checks causality, phase, finiteness, bounds and enumeration items.
+    pub fn set(&mut self, vr: u32, value: f64) -> Result<(), SlaveError> {
+        let v = self.variable(vr)?.clone();
+        let reject = |reason: &str| SlaveError::InvalidValue {
+            name: v.name.clone(),
+            value: value.to_string(),
+            reason: reason.into(),
+        };
+        match v.causality {
+            Causality::Independent => {
+                return Err(SlaveError::NotSettable { name: v.name, reason: "it is the independent variable".into() })
+            }
+            Causality::Output => {
+                return Err(SlaveError::NotSettable { name: v.name, reason: "it is an output".into() })
+            }
+            Causality::Parameter if matches!(self.phase, Phase::Running | Phase::Terminated) => {
+                return Err(SlaveError::NotSettable {
+                    name: v.name,
+                    reason: "it is a fixed parameter and initialization has ended".into(),
+                })
+            }
+            Causality::Input if self.phase == Phase::Terminated => {
+                return Err(SlaveError::NotSettable { name: v.name, reason: "the instance is terminated".into() })
+            }
+            _ => {}
+        }
+        if !value.is_finite() {
+            return Err(reject("not a finite number"));
+        }
+        if v.min.is_some_and(|lo| value < lo) || v.max.is_some_and(|hi| value > hi) {
+            return Err(reject(&format!(
+                "outside [{}, {}]",
+                v.min.unwrap_or(f64::NEG_INFINITY),
+                v.max.unwrap_or(f64::INFINITY)
+            )));
+        }
+        match v.ty {
+            VarType::Enumeration => {
+                let code = value as i64;
+                if code as f64 != value || !self.model.interface.methods.iter().any(|m| i64::from(m.code()) == code) {
+                    let items: Vec<String> = self
+                        .model
+                        .interface
+                        .methods
+                        .iter()
+                        .map(|m| format!("{}={}", m.item_name(), m.code()))
+                        .collect();
+                    return Err(reject(&format!(
+                        "not an item of {} ({})",
+                        interface::SOLVER_METHOD_TYPE,
+                        items.join(", ")
+                    )));
+                }
+            }
+            VarType::Integer if value.fract() != 0.0 => return Err(reject("not an integer")),
+            _ => {}
+        }
+        if matches!(v.binding, Binding::Solver(SolverSetting::StepSize | SolverSetting::Tolerance)) && value <= 0.0 {
+            return Err(reject("must be positive"));
+        }
+        self.values[vr as usize] = value;
+        if v.causality == Causality::Input {
+            if let Some(sim) = self.sim.as_mut() {
+                let index = match v.binding {
+                    Binding::Input { index } => index,
+                    _ => unreachable!("inputs bind to input slots"),
+                };
+                let mut inputs = sim.mechanism().inputs.clone();
+                inputs[index] = value;
+                sim.set_inputs(&inputs);
+            }
+        }
+        Ok(())
+    }
+
+    /// Advances from `t` (must equal the slave's time) by `h`.
+    pub fn do_step(&mut self, t: f64, h: f64) -> Result<(), SlaveError> {
+        if self.phase != Phase::Running {
+            return Err(SlaveError::WrongPhase { operation: "doStep", phase: self.phase });
+        }
+        if !close_in_time(t, self.time) {
+            return Err(SlaveError::CommunicationPoint { expected: self.time, got: t });
+        }
+        if !h.is_finite() || h < 0.0 {
+            return Err(SlaveError::BadStepSize { h, reason: "must be a finite number >= 0".into() });
+        }
+        let target = t + h;
+        if let Some(stop) = self.stop_time {
+            if target > stop && !close_in_time(target, stop) {
+                return Err(SlaveError::BadStepSize {
+                    h,
+                    reason: format!("the step ends at {target}, after the stop time {stop}"),
+                });
+            }
+        }
+        if h == 0.0 {
+            return Ok(());
+        }
+        let sim = self.sim.as_mut().expect("built at exit of initialization");
+        match sim.advance_to(target) {
+            Ok(()) => {
+                self.time = target;
+                Ok(())
+            }
+            Err(error) => {
+                let reached = sim.time();
+                self.time = reached;
+                Err(SlaveError::Step { error, reached })
+            }
+        }
+    }
+
+    /// The simulation, once built.
+    pub fn simulation(&self) -> Option<&Simulation> {
+        self.sim.as_ref()
+    }
+}
