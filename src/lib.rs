@@ -13,3 +13,4 @@ pub mod interface;
 pub mod models;
 pub mod package;
 pub mod sim;
+pub mod fmi;
