@@ -124,7 +124,7 @@ impl Mechanism {
             if !schur.solve(&mut rhs) {
                 return Err(redundant(self, FactorError::Singular));
             }
-            schur.w_gt(self, &ce.rows, &rhs, &mut dq);
+            schur.w_gt(&rhs, &mut dq);
             for (b, s) in state.bodies.iter_mut().enumerate() {
                 s.r -= Vector3::new(dq[b][0], dq[b][1], dq[b][2]);
                 s.rot *= exp(&-Vector3::new(dq[b][3], dq[b][4], dq[b][5]));
@@ -158,7 +158,7 @@ impl Mechanism {
             if !schur.solve(&mut rhs) {
                 return Err(redundant(self, FactorError::Singular));
             }
-            schur.w_gt(self, &ce.rows, &rhs, &mut dq);
+            schur.w_gt(&rhs, &mut dq);
             for (b, s) in state.bodies.iter_mut().enumerate() {
                 for i in 0..3 {
                     s.v[i] -= dq[b][i];
@@ -196,7 +196,7 @@ impl Mechanism {
             if !schur.solve(&mut lambda) {
                 return Err(redundant(self, FactorError::Singular));
             }
-            schur.w_gt(self, &ce.rows, &lambda, &mut dq);
+            schur.w_gt(&lambda, &mut dq);
         }
         for (b, s) in state.bodies.iter_mut().enumerate() {
             for i in 0..3 {

@@ -3,8 +3,11 @@
 //! translational = 2 DP1 + 2 DP2 + 1 DP1), geometry given globally at the initial
 //! configuration becomes body-fixed vectors.
 
-use super::geometry::{Measure, Vector};
-use super::{BodyProps, BodyState, Constraint, DriverInfo, ForceElement, JointInfo, MechState, Mechanism, Target};
+use super::geometry::{Group, Measure, Term, Vector};
+use super::{
+    BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
+    Target, MAX_GROUP_VECTORS,
+};
 use crate::description::{
     driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion, Orientation, GROUND,
 };
@@ -92,15 +95,27 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         });
     }
     let bld = Builder { d, initial };
-    let mut constraints = Vec::new();
+    let mut constraints: Vec<Constraint> = Vec::new();
+    let mut groups: Vec<ConstraintGroup> = Vec::new();
     let mut joints = Vec::new();
+    // Adds a group whose terms all have constant targets.
+    let mut add_group = |constraints: &mut Vec<Constraint>, geometry: Group, targets: &[f64], label: &str| {
+        let first = constraints.len();
+        for (term, &target) in geometry.terms.iter().zip(targets) {
+            constraints.push(Constraint {
+                pair: geometry.pair,
+                group: groups.len(),
+                term: *term,
+                target: Target::Constant(target),
+                label: label.to_string(),
+            });
+        }
+        groups.push(ConstraintGroup { rows: first..constraints.len(), geometry });
+        first..constraints.len()
+    };
     for j in &d.joints {
         let pair = [bld.body(&j.body1), bld.body(&j.body2)];
         let label = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
-        let start = constraints.len();
-        let mut push = |measure: Measure, target: f64| {
-            constraints.push(Constraint { pair, measure, target: Target::Constant(target), label: label.clone() })
-        };
         let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
         let points = [bld.local_point(pair[0], &p), bld.local_point(pair[1], &p)];
         let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or_else(|| Vector3::new(0.0, 0.0, 1.0));
@@ -110,53 +125,47 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         let (a2, f2, g2) = (bld.local_dir(pair[1], &axis), bld.local_dir(pair[1], &f), bld.local_dir(pair[1], &g));
         let fixed = |slot: usize, local: Vector3<f64>| Vector::Fixed { slot, local };
         let between = Vector::Between { local1: points[0], local2: points[1] };
-        let point_coincidence = |push: &mut dyn FnMut(Measure, f64)| {
-            for k in 0..3 {
-                push(Measure::Dot(Vector::Constant(Vector3::ith(k, 1.0)), between.clone()), 0.0);
-            }
+        let unit = |k: usize| Vector::Constant(Vector3::ith(k, 1.0));
+        // Point coincidence: 3 CD rows c_k . d = 0 (vectors 0..4: d, e_x, e_y, e_z).
+        let coincidence = || {
+            (vec![between.clone(), unit(0), unit(1), unit(2)], vec![Term::Dot(1, 0), Term::Dot(2, 0), Term::Dot(3, 0)])
         };
-        let parallel_axes = |push: &mut dyn FnMut(Measure, f64)| {
-            push(Measure::Dot(fixed(0, f1), fixed(1, a2)), 0.0);
-            push(Measure::Dot(fixed(0, g1), fixed(1, a2)), 0.0);
-        };
-        let on_axis = |push: &mut dyn FnMut(Measure, f64)| {
-            push(Measure::Dot(fixed(0, f1), between.clone()), 0.0);
-            push(Measure::Dot(fixed(0, g1), between.clone()), 0.0);
-        };
-        let no_spin = |push: &mut dyn FnMut(Measure, f64)| push(Measure::Dot(fixed(0, f1), fixed(1, g2)), 0.0);
-        let angle = Measure::Angle { f1, g1, f2 };
-        let slide = Measure::Dot(fixed(0, a1), between.clone());
-        let (mut angle_m, mut slide_m) = (None, None);
         let mut points_out = points;
-        match j.kind {
-            JointKind::Revolute => {
-                point_coincidence(&mut push);
-                parallel_axes(&mut push);
-                angle_m = Some(angle);
+        let (vectors, terms, targets): (Vec<Vector>, Vec<Term>, Vec<f64>) = match j.kind {
+            JointKind::Revolute | JointKind::Fixed => {
+                // 3 CD + 2 DP1 (a2 perpendicular to f1 and g1) [+ DP1 f1 . g2 = 0 against spin].
+                let (mut v, mut t) = coincidence();
+                v.extend([fixed(0, f1), fixed(0, g1), fixed(1, a2), fixed(1, g2)]);
+                t.extend([Term::Dot(4, 6), Term::Dot(5, 6)]);
+                if j.kind == JointKind::Fixed {
+                    t.push(Term::Dot(4, 7));
+                } else {
+                    v.pop();
+                }
+                let n = t.len();
+                (v, t, vec![0.0; n])
             }
-            JointKind::Spherical => point_coincidence(&mut push),
+            JointKind::Spherical => {
+                let (v, t) = coincidence();
+                (v, t, vec![0.0; 3])
+            }
             JointKind::Universal => {
-                point_coincidence(&mut push);
+                let (mut v, mut t) = coincidence();
                 let u1 = bld.local_dir(pair[0], &v3(&j.axis1.expect("validated")));
                 let u2 = bld.local_dir(pair[1], &v3(&j.axis2.expect("validated")));
-                push(Measure::Dot(fixed(0, u1), fixed(1, u2)), 0.0);
+                v.extend([fixed(0, u1), fixed(1, u2)]);
+                t.push(Term::Dot(4, 5));
+                (v, t, vec![0.0; 4])
             }
-            JointKind::Translational => {
-                parallel_axes(&mut push);
-                on_axis(&mut push);
-                no_spin(&mut push);
-                slide_m = Some(slide);
-            }
-            JointKind::Cylindrical => {
-                parallel_axes(&mut push);
-                on_axis(&mut push);
-                angle_m = Some(angle);
-                slide_m = Some(slide);
-            }
-            JointKind::Fixed => {
-                point_coincidence(&mut push);
-                parallel_axes(&mut push);
-                no_spin(&mut push);
+            JointKind::Translational | JointKind::Cylindrical => {
+                // 2 DP1 (parallel axes) + 2 DP2 (d along the axis) [+ DP1 against spin].
+                let v = vec![fixed(0, f1), fixed(0, g1), fixed(1, a2), between.clone(), fixed(1, g2)];
+                let mut t = vec![Term::Dot(0, 2), Term::Dot(1, 2), Term::Dot(0, 3), Term::Dot(1, 3)];
+                if j.kind == JointKind::Translational {
+                    t.push(Term::Dot(0, 4));
+                }
+                let n = t.len();
+                (v, t, vec![0.0; n])
             }
             JointKind::Distance => {
                 let (p1, p2) = (v3(&j.point1.expect("validated")), v3(&j.point2.expect("validated")));
@@ -167,17 +176,24 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     )));
                 }
                 points_out = [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)];
-                let d12 = Vector::Between { local1: points_out[0], local2: points_out[1] };
-                push(Measure::Dot(d12.clone(), d12), length * length);
+                (
+                    vec![Vector::Between { local1: points_out[0], local2: points_out[1] }],
+                    vec![Term::Dot(0, 0)],
+                    vec![length * length],
+                )
             }
-        }
+        };
+        assert!(vectors.len() <= MAX_GROUP_VECTORS);
+        let rows = add_group(&mut constraints, Group { pair, vectors, terms }, &targets, &label);
+        let rotates = matches!(j.kind, JointKind::Revolute | JointKind::Cylindrical);
+        let slides = matches!(j.kind, JointKind::Translational | JointKind::Cylindrical);
         joints.push(JointInfo {
             name: j.name.clone(),
             kind: j.kind,
             pair,
-            rows: start..constraints.len(),
-            angle: angle_m,
-            slide: slide_m,
+            rows,
+            angle: rotates.then(|| Measure::angle(f1, g1, f2)),
+            slide: slides.then(|| Measure::dot(fixed(0, a1), between.clone())),
             axis1: a1,
             points: points_out,
             initial_coordinate: j.initial_coordinate,
@@ -194,13 +210,11 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         let measure = if rotation { joint.angle.clone() } else { joint.slide.clone() }.ok_or_else(|| {
             CompileError(format!("driver '{}': joint '{}' has no such coordinate", dr.name, joint.name))
         })?;
-        let row = constraints.len();
-        constraints.push(Constraint {
-            pair: joint.pair,
-            measure,
-            target: Target::Driver { driver: index, offset: joint.initial_coordinate },
-            label: format!("driver '{}' on joint '{}'", dr.name, joint.name),
-        });
+        let geometry = Group { pair: joint.pair, vectors: measure.vectors().to_vec(), terms: vec![measure.term()] };
+        let label = format!("driver '{}' on joint '{}'", dr.name, joint.name);
+        let rows = add_group(&mut constraints, geometry, &[0.0], &label);
+        let row = rows.start;
+        constraints[row].target = Target::Driver { driver: index, offset: joint.initial_coordinate };
         let input = match &dr.motion {
             Motion::InputRate { input, .. } => Some(input_index(input)),
             _ => None,
@@ -281,6 +295,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         name: d.name.clone(),
         bodies,
         constraints,
+        groups,
         joints,
         drivers,
         forces,

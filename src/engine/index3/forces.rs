@@ -5,7 +5,6 @@
 //! with N the joint's reaction normal to the axis from the previous step's multipliers,
 //! opposing the sliding velocity, evaluated explicitly and held over the step.
 
-use super::geometry::Measure;
 use super::{BodyState, ForceElement, MechState, Mechanism};
 use crate::description::JointKind;
 use crate::engine::rotation::{exp, skew};
@@ -63,11 +62,10 @@ pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
         };
         // Reaction on body2: -Phi_r^T lambda over the joint's rows (previous step).
         let mut reaction = Vector3::zeros();
-        let pair = m.pair(bodies, &j.pair);
         // The force on either body gives the same normal magnitude (action = reaction).
         let slot = if j.pair[1].is_some() { 1 } else { 0 };
         for k in j.rows.clone() {
-            let row = m.constraints[k].measure.evaluate(&pair).row;
+            let row = m.row_jacobian(k, bodies);
             for i in 0..3 {
                 reaction[i] -= row[slot][i] * base.lambda[k];
             }
@@ -320,8 +318,7 @@ impl Mechanism {
         }
         for (j, &f) in self.joints.iter().zip(friction) {
             if f != 0.0 {
-                if let Some(Measure::Dot(..)) = &j.slide {
-                    let m = j.slide.as_ref().expect("checked");
+                if let Some(m) = &j.slide {
                     let s0 = m.value(&self.pair(&old.bodies, &j.pair));
                     let s1 = m.value(&self.pair(&new.bodies, &j.pair));
                     w += f * (s1 - s0);

@@ -1,19 +1,20 @@
 //! Constraint building blocks in absolute coordinates (seed 003 Sect. 2.1 and its Ref. [11]):
 //! every basic constraint (DP1, DP2, D, CD of Haug) is a dot product of two global vectors
 //! built from body quantities, minus a target f(t); a joint angle is atan2 of two such dot
-//! products. Each evaluation returns the value, the Jacobian w.r.t. the virtual displacement
-//! dr (global) and the virtual rotation dpi_bar (body frame) of the two bodies of the pair
-//! (Phi_r and Pi_bar of seed 003 Eq. 2), the rate, and the quadratic velocity term of the
-//! second derivative (the part of gamma in Phi_q q'' = gamma that has no accelerations).
+//! products. Evaluations give the value, the Jacobian row w.r.t. the virtual displacement
+//! dr (global) and virtual rotation dpi_bar (body frame) of the pair's two bodies (Phi_r and
+//! Pi_bar of seed 003 Eq. 2), the rate, and the quadratic velocity term of the second
+//! derivative (the part of gamma in Phi_q q'' = gamma without accelerations).
 //!
-//! Variations used (A = body-to-global rotation, s_bar a body-fixed vector):
+//! Variations (A = body-to-global rotation, s_bar a body-fixed vector):
 //!   d(A s_bar) = -A s_bar~ dpi_bar,   (A s_bar)' = A (w_bar x s_bar),
-//!   (A s_bar)'' = A (w_bar' x s_bar) + A (w_bar x (w_bar x s_bar)).
+//!   (A s_bar)'' = A (w_bar' x s_bar) + A (w_bar x (w_bar x s_bar)),
+//! so the dpi_bar part of d(u . w) from u = A s_bar is s_bar x (A^T w).
+//!
+//! A joint's rows share their vectors ([`Group`]): each vector is evaluated once per joint.
 
 use super::BodyState;
-use nalgebra::{Matrix3, Vector3};
-
-use crate::engine::rotation::skew;
+use nalgebra::Vector3;
 
 /// Position/velocity data of the two bodies of a constraint pair (None = ground).
 pub type Pair<'a> = [Option<&'a BodyState>; 2];
@@ -23,46 +24,52 @@ pub type Pair<'a> = [Option<&'a BodyState>; 2];
 pub enum Vector {
     /// A constant global vector.
     Constant(Vector3<f64>),
-    /// A = A_slot a_bar, a body-fixed direction (the global vector itself if ground).
+    /// A_slot a_bar, a body-fixed direction (the global vector itself if ground).
     Fixed { slot: usize, local: Vector3<f64> },
     /// d = P2 - P1 with P = r + A s_bar (the global point itself if ground).
     Between { local1: Vector3<f64>, local2: Vector3<f64> },
 }
 
-/// A vector with its rate, quadratic term and Jacobian blocks per slot.
-pub struct VectorEval {
+/// A vector's value, rate and quadratic acceleration term.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VectorValue {
     pub value: Vector3<f64>,
     pub rate: Vector3<f64>,
     pub quad: Vector3<f64>,
-    /// d value / d r_slot
-    pub jr: [Matrix3<f64>; 2],
-    /// d value / d pi_bar_slot
-    pub jp: [Matrix3<f64>; 2],
 }
 
-fn point(b: Option<&BodyState>, local: &Vector3<f64>) -> Vector3<f64> {
-    match b {
-        Some(b) => b.r + b.rot * local,
-        None => *local,
+/// Jacobian row of a scalar constraint: per slot, [d/dr (3), d/dpi_bar (3)].
+pub type Row = [[f64; 6]; 2];
+
+fn add_to(row: &mut [f64; 6], r: Option<&Vector3<f64>>, p: &Vector3<f64>, sign: f64) {
+    if let Some(r) = r {
+        for i in 0..3 {
+            row[i] += sign * r[i];
+        }
+    }
+    for i in 0..3 {
+        row[3 + i] += sign * p[i];
     }
 }
 
 impl Vector {
+    /// Value only (positions).
+    #[inline]
     pub fn value(&self, p: &Pair) -> Vector3<f64> {
         match self {
             Vector::Constant(c) => *c,
-            Vector::Fixed { slot, local } => match p[*slot] {
-                Some(b) => b.rot * local,
-                None => *local,
-            },
-            Vector::Between { local1, local2 } => point(p[1], local2) - point(p[0], local1),
+            Vector::Fixed { slot, local } => p[*slot].map_or(*local, |b| b.rot * local),
+            Vector::Between { local1, local2 } => {
+                let p2 = p[1].map_or(*local2, |b| b.r + b.rot * local2);
+                let p1 = p[0].map_or(*local1, |b| b.r + b.rot * local1);
+                p2 - p1
+            }
         }
     }
 
-    pub fn evaluate(&self, p: &Pair) -> VectorEval {
-        let z = Matrix3::zeros();
-        let mut e =
-            VectorEval { value: self.value(p), rate: Vector3::zeros(), quad: Vector3::zeros(), jr: [z, z], jp: [z, z] };
+    /// Value, rate and quadratic term.
+    pub fn evaluate(&self, p: &Pair) -> VectorValue {
+        let mut e = VectorValue { value: self.value(p), ..Default::default() };
         match self {
             Vector::Constant(_) => {}
             Vector::Fixed { slot, local } => {
@@ -70,55 +77,68 @@ impl Vector {
                     let ws = b.w.cross(local);
                     e.rate = b.rot * ws;
                     e.quad = b.rot * b.w.cross(&ws);
-                    e.jp[*slot] = -(b.rot * skew(local));
                 }
             }
             Vector::Between { local1, local2 } => {
                 for (slot, local, sign) in [(0usize, local1, -1.0), (1, local2, 1.0)] {
                     if let Some(b) = p[slot] {
                         let ws = b.w.cross(local);
-                        e.rate += sign * (b.v + b.rot * ws);
-                        e.quad += sign * (b.rot * b.w.cross(&ws));
-                        e.jr[slot] = Matrix3::identity() * sign;
-                        e.jp[slot] = -(b.rot * skew(local)) * sign;
+                        e.rate += (b.v + b.rot * ws) * sign;
+                        e.quad += b.rot * b.w.cross(&ws) * sign;
                     }
                 }
             }
         }
         e
     }
+
+    /// Adds this vector's part of d(self . other)/d(r, pi_bar) to `row`.
+    #[inline]
+    fn add_row(&self, p: &Pair, other: &Vector3<f64>, row: &mut Row) {
+        match self {
+            Vector::Constant(_) => {}
+            Vector::Fixed { slot, local } => {
+                if let Some(b) = p[*slot] {
+                    add_to(&mut row[*slot], None, &local.cross(&b.rot.tr_mul(other)), 1.0);
+                }
+            }
+            Vector::Between { local1, local2 } => {
+                if let Some(b) = p[1] {
+                    add_to(&mut row[1], Some(other), &local2.cross(&b.rot.tr_mul(other)), 1.0);
+                }
+                if let Some(b) = p[0] {
+                    add_to(&mut row[0], Some(other), &local1.cross(&b.rot.tr_mul(other)), -1.0);
+                }
+            }
+        }
+    }
 }
 
-/// Jacobian row of a scalar constraint: per slot, [d/dr (3), d/dpi_bar (3)].
-pub type Row = [[f64; 6]; 2];
-
-/// A scalar measured quantity g(q).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Measure {
+/// A scalar built from the vectors of a group (indices into [`Group::vectors`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Term {
     /// g = u . w
-    Dot(Vector, Vector),
+    Dot(usize, usize),
     /// Rotation of body2 relative to body1 about a common axis: atan2(g1 . f2, f1 . f2) with
     /// f1, g1 = axis x f1 fixed in body1 and f2 fixed in body2 (f2 = f1 initially).
-    Angle { f1: Vector3<f64>, g1: Vector3<f64>, f2: Vector3<f64> },
+    Angle { f1: usize, g1: usize, f2: usize },
 }
 
 /// g, its Jacobian row, its rate g' and the quadratic term of g''.
-pub struct MeasureEval {
+#[derive(Clone, Copy, Debug)]
+pub struct TermEval {
     pub value: f64,
     pub row: Row,
     pub rate: f64,
     pub quad: f64,
 }
 
-fn dot_eval(u: &VectorEval, w: &VectorEval) -> MeasureEval {
+fn dot(p: &Pair, vectors: &[Vector], values: &[VectorValue], a: usize, b: usize) -> TermEval {
+    let (u, w) = (&values[a], &values[b]);
     let mut row = [[0.0; 6]; 2];
-    for (slot, r) in row.iter_mut().enumerate() {
-        let jr = u.jr[slot].transpose() * w.value + w.jr[slot].transpose() * u.value;
-        let jp = u.jp[slot].transpose() * w.value + w.jp[slot].transpose() * u.value;
-        r[..3].copy_from_slice(jr.as_slice());
-        r[3..].copy_from_slice(jp.as_slice());
-    }
-    MeasureEval {
+    vectors[a].add_row(p, &w.value, &mut row);
+    vectors[b].add_row(p, &u.value, &mut row);
+    TermEval {
         value: u.value.dot(&w.value),
         row,
         rate: u.rate.dot(&w.value) + u.value.dot(&w.rate),
@@ -126,28 +146,24 @@ fn dot_eval(u: &VectorEval, w: &VectorEval) -> MeasureEval {
     }
 }
 
-impl Measure {
-    pub fn value(&self, p: &Pair) -> f64 {
-        match self {
-            Measure::Dot(u, w) => u.value(p).dot(&w.value(p)),
-            Measure::Angle { f1, g1, f2 } => {
-                let (f1, g1, f2) = self::angle_vectors(f1, g1, f2);
-                let f2v = f2.value(p);
-                g1.value(p).dot(&f2v).atan2(f1.value(p).dot(&f2v))
-            }
+impl Term {
+    /// Value from vector values.
+    #[inline]
+    pub fn value(&self, values: &[Vector3<f64>]) -> f64 {
+        match *self {
+            Term::Dot(a, b) => values[a].dot(&values[b]),
+            Term::Angle { f1, g1, f2 } => values[g1].dot(&values[f2]).atan2(values[f1].dot(&values[f2])),
         }
     }
 
-    pub fn evaluate(&self, p: &Pair) -> MeasureEval {
-        match self {
-            Measure::Dot(u, w) => dot_eval(&u.evaluate(p), &w.evaluate(p)),
-            Measure::Angle { f1, g1, f2 } => {
+    pub fn evaluate(&self, p: &Pair, vectors: &[Vector], values: &[VectorValue]) -> TermEval {
+        match *self {
+            Term::Dot(a, b) => dot(p, vectors, values, a, b),
+            Term::Angle { f1, g1, f2 } => {
                 // theta = atan2(s, c): theta' = (c s' - s c')/rho^2,
                 // theta'' = (c s'' - s c'')/rho^2 - 2 theta' (s s' + c c')/rho^2.
-                let (f1, g1, f2) = self::angle_vectors(f1, g1, f2);
-                let f2e = f2.evaluate(p);
-                let s = dot_eval(&g1.evaluate(p), &f2e);
-                let c = dot_eval(&f1.evaluate(p), &f2e);
+                let s = dot(p, vectors, values, g1, f2);
+                let c = dot(p, vectors, values, f1, f2);
                 let rho2 = s.value * s.value + c.value * c.value;
                 let mut row = [[0.0; 6]; 2];
                 for slot in 0..2 {
@@ -158,18 +174,86 @@ impl Measure {
                 let rate = (c.value * s.rate - s.value * c.rate) / rho2;
                 let quad = (c.value * s.quad - s.value * c.quad) / rho2
                     - 2.0 * rate * (s.value * s.rate + c.value * c.rate) / rho2;
-                MeasureEval { value: s.value.atan2(c.value), row, rate, quad }
+                TermEval { value: s.value.atan2(c.value), row, rate, quad }
             }
         }
     }
 }
 
-fn angle_vectors(f1: &Vector3<f64>, g1: &Vector3<f64>, f2: &Vector3<f64>) -> (Vector, Vector, Vector) {
-    (
-        Vector::Fixed { slot: 0, local: *f1 },
-        Vector::Fixed { slot: 0, local: *g1 },
-        Vector::Fixed { slot: 1, local: *f2 },
-    )
+/// Vectors of one joint (or driver) and the scalar terms built from them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    pub pair: [Option<usize>; 2],
+    pub vectors: Vec<Vector>,
+    pub terms: Vec<Term>,
+}
+
+impl Group {
+    /// Vector values at `p` into `values` (positions only).
+    pub fn values(&self, p: &Pair, values: &mut [Vector3<f64>]) {
+        for (v, out) in self.vectors.iter().zip(values.iter_mut()) {
+            *out = v.value(p);
+        }
+    }
+
+    /// Full vector evaluations at `p` into `values`.
+    pub fn evaluate(&self, p: &Pair, values: &mut [VectorValue]) {
+        for (v, out) in self.vectors.iter().zip(values.iter_mut()) {
+            *out = v.evaluate(p);
+        }
+    }
+}
+
+/// A single scalar measure (a group with one term), for joint coordinates and force elements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Measure {
+    vectors: Vec<Vector>,
+    term: Term,
+}
+
+impl Measure {
+    pub fn dot(u: Vector, w: Vector) -> Self {
+        Measure { vectors: vec![u, w], term: Term::Dot(0, 1) }
+    }
+
+    pub fn angle(f1: Vector3<f64>, g1: Vector3<f64>, f2: Vector3<f64>) -> Self {
+        Measure {
+            vectors: vec![
+                Vector::Fixed { slot: 0, local: f1 },
+                Vector::Fixed { slot: 0, local: g1 },
+                Vector::Fixed { slot: 1, local: f2 },
+            ],
+            term: Term::Angle { f1: 0, g1: 1, f2: 2 },
+        }
+    }
+
+    pub fn is_angle(&self) -> bool {
+        matches!(self.term, Term::Angle { .. })
+    }
+
+    pub fn vectors(&self) -> &[Vector] {
+        &self.vectors
+    }
+
+    pub fn term(&self) -> Term {
+        self.term
+    }
+
+    pub fn value(&self, p: &Pair) -> f64 {
+        let mut v = [Vector3::zeros(); 3];
+        for (vec, out) in self.vectors.iter().zip(v.iter_mut()) {
+            *out = vec.value(p);
+        }
+        self.term.value(&v)
+    }
+
+    pub fn evaluate(&self, p: &Pair) -> TermEval {
+        let mut v = [VectorValue::default(); 3];
+        for (vec, out) in self.vectors.iter().zip(v.iter_mut()) {
+            *out = vec.evaluate(p);
+        }
+        self.term.evaluate(p, &self.vectors, &v)
+    }
 }
 
 #[cfg(test)]
@@ -188,14 +272,25 @@ mod tests {
         }
     }
 
-    /// Moves a body along its velocity and acceleration for time h (second order).
+    /// Moves a body along its velocity and acceleration for time h (a smooth curve whose
+    /// first two derivatives at h = 0 are the body's).
     fn advance(b: &BodyState, h: f64) -> BodyState {
         let mut n = b.clone();
         n.r = b.r + b.v * h + b.acc * (0.5 * h * h);
         n.v = b.v + b.acc * h;
         n.w = b.w + b.wdot * h;
-        // A(t+h) = A exp(h w + h^2/2 w') to second order
         n.rot = b.rot * exp(&(b.w * h + b.wdot * (0.5 * h * h)));
+        n
+    }
+
+    /// Perturbs a body by a virtual displacement dr and a body-frame virtual rotation dpi.
+    fn perturb(b: &BodyState, k: usize, eps: f64) -> BodyState {
+        let mut n = b.clone();
+        if k < 3 {
+            n.r[k] += eps;
+        } else {
+            n.rot = b.rot * exp(&Vector3::ith(k - 3, eps));
+        }
         n
     }
 
@@ -203,29 +298,24 @@ mod tests {
         let a = Vector3::new(0.2, -0.5, 0.8).normalize();
         let f = a.cross(&Vector3::new(1.0, 0.0, 0.0)).normalize();
         let g = a.cross(&f);
+        let d = Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) };
         vec![
-            Measure::Dot(
+            Measure::dot(
                 Vector::Fixed { slot: 0, local: Vector3::new(0.3, 1.0, -0.2) },
                 Vector::Fixed { slot: 1, local: Vector3::new(-0.5, 0.1, 0.9) },
             ),
-            Measure::Dot(
+            Measure::dot(
                 Vector::Fixed { slot: 0, local: Vector3::new(0.0, 0.0, 1.0) },
                 Vector::Between { local1: Vector3::new(0.1, 0.2, 0.3), local2: Vector3::new(-0.4, 0.0, 0.5) },
             ),
-            Measure::Dot(
-                Vector::Constant(Vector3::new(0.0, 1.0, 0.0)),
-                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
-            ),
-            Measure::Dot(
-                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
-                Vector::Between { local1: Vector3::new(1.0, 0.0, 0.0), local2: Vector3::new(0.0, -1.0, 0.2) },
-            ),
-            Measure::Angle { f1: f, g1: g, f2: f },
+            Measure::dot(Vector::Constant(Vector3::new(0.0, 1.0, 0.0)), d.clone()),
+            Measure::dot(d.clone(), d),
+            Measure::angle(f, g, f),
         ]
     }
 
     #[test]
-    fn rates_and_quadratic_terms_match_finite_differences() {
+    fn jacobians_rates_and_quadratic_terms_match_finite_differences() {
         let b1 = body([0.1, 0.2, 0.3], [0.2, -0.1, 0.4], [0.5, -0.3, 0.2], [0.7, 0.2, -0.4]);
         let b2 = body([1.0, -0.5, 0.2], [-0.3, 0.5, 0.1], [-0.2, 0.4, 0.1], [-0.3, 0.6, 0.5]);
         let h = 1e-5;
@@ -233,32 +323,42 @@ mod tests {
             for (p1, p2) in [(Some(&b1), Some(&b2)), (None, Some(&b2)), (Some(&b1), None)] {
                 let pair: Pair = [p1, p2];
                 let e = m.evaluate(&pair);
+                // Jacobian row: central differences over virtual displacements/rotations.
+                for (slot, b) in [p1, p2].iter().enumerate() {
+                    let Some(b) = b else { continue };
+                    for k in 0..6 {
+                        let (plus, minus) = (perturb(b, k, h), perturb(b, k, -h));
+                        let mut pp = pair;
+                        pp[slot] = Some(&plus);
+                        let gp = m.value(&pp);
+                        pp[slot] = Some(&minus);
+                        let gm = m.value(&pp);
+                        let fd = (gp - gm) / (2.0 * h);
+                        assert!(
+                            (fd - e.row[slot][k]).abs() < 1e-8,
+                            "{m:?} slot {slot} coord {k}: fd {fd} vs {}",
+                            e.row[slot][k]
+                        );
+                    }
+                }
                 let fwd = [p1.map(|b| advance(b, h)), p2.map(|b| advance(b, h))];
                 let bwd = [p1.map(|b| advance(b, -h)), p2.map(|b| advance(b, -h))];
                 let gf = m.value(&[fwd[0].as_ref(), fwd[1].as_ref()]);
                 let gb = m.value(&[bwd[0].as_ref(), bwd[1].as_ref()]);
                 let rate = (gf - gb) / (2.0 * h);
                 let second = (gf - 2.0 * e.value + gb) / (h * h);
-                // g'' = row . (acc, wdot) + quad
-                let mut accel = e.quad;
+                // g'' = row . (acc, wdot) + quad; row . (v, w) = g'
+                let (mut accel, mut jv) = (e.quad, 0.0);
                 for (slot, b) in [p1, p2].iter().enumerate() {
                     if let Some(b) = b {
                         for k in 0..3 {
                             accel += e.row[slot][k] * b.acc[k] + e.row[slot][3 + k] * b.wdot[k];
+                            jv += e.row[slot][k] * b.v[k] + e.row[slot][3 + k] * b.w[k];
                         }
                     }
                 }
                 assert!((rate - e.rate).abs() < 1e-7, "{m:?}: rate {rate} vs {}", e.rate);
                 assert!((second - accel).abs() < 1e-4, "{m:?}: g'' {second} vs {accel}");
-                // Jacobian row . velocities = rate
-                let mut jv = 0.0;
-                for (slot, b) in [p1, p2].iter().enumerate() {
-                    if let Some(b) = b {
-                        for k in 0..3 {
-                            jv += e.row[slot][k] * b.v[k] + e.row[slot][3 + k] * b.w[k];
-                        }
-                    }
-                }
                 assert!((jv - e.rate).abs() < 1e-12, "{m:?}: Jv {jv} vs {}", e.rate);
             }
         }

@@ -27,6 +27,8 @@ pub struct HalfImplicit {
     x: Vec<Gen>,
     lambda_hat: Vec<f64>,
     e12: Vec<Gen>,
+    /// W e12 of the first Newton step (including W G^T lambda_hat).
+    dx0: Vec<Gen>,
     phi: Vec<f64>,
     rhs: Vec<f64>,
     dx: Vec<Gen>,
@@ -44,6 +46,7 @@ impl HalfImplicit {
             x: vec![[0.0; 6]; nb],
             lambda_hat: vec![0.0; nc],
             e12: vec![[0.0; 6]; nb],
+            dx0: vec![[0.0; 6]; nb],
             phi: vec![0.0; nc],
             rhs: vec![0.0; nc],
             dx: vec![[0.0; 6]; nb],
@@ -93,56 +96,69 @@ impl HalfImplicit {
         }
         self.next.clone_from(state);
         self.next.t = t1;
+        // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
+        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
+        // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
+        // the step), so after this step e1 = e2 = 0 and later steps reduce to
+        // S dl = e3, dx = -W G^T dl.
+        for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
+            for i in 0..3 {
+                self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
+            }
+            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
+            let e2 = p.inertia * (theta - s.w * h)
+                - Vector3::new(self.loads[b][3], self.loads[b][4], self.loads[b][5]) * (h * h);
+            self.e12[b][3..].copy_from_slice(e2.as_slice());
+            let e = self.e12[b];
+            self.schur.apply_w(b, &e, &mut self.dx0[b]);
+        }
+        if nc > 0 {
+            self.schur.w_gt(&self.lambda_hat, &mut self.dx);
+            for (d0, d) in self.dx0.iter_mut().zip(&self.dx) {
+                for i in 0..6 {
+                    d0[i] += d[i];
+                }
+            }
+        }
         let mut iterations = 0;
         let mut norm = f64::INFINITY;
         while iterations < settings.max_iterations {
             iterations += 1;
+            let first = iterations == 1;
             // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
             for (b, s) in self.next.bodies.iter_mut().enumerate() {
                 s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
                 s.rot = state.bodies[b].rot * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
             }
-            m.constraint_values(t1, state, &self.next.bodies, &mut self.phi);
-            // e1, e2 without the multiplier term, then + G^T lambda_hat.
-            for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
-                for i in 0..3 {
-                    self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
-                }
-                let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
-                let e2 = p.inertia * (theta - s.w * h)
-                    - Vector3::new(self.loads[b][3], self.loads[b][4], self.loads[b][5]) * (h * h);
-                for i in 0..3 {
-                    self.e12[b][3 + i] = e2[i];
-                }
-            }
-            super::add_rows_transpose(&m.constraints, &self.ce.rows, &self.lambda_hat, &mut self.e12);
-            // Schur complement: S dl = e3 - G W e12; dx = -W (e12 + G^T dl).
-            for b in 0..nb {
-                let e = self.e12[b];
-                self.schur.apply_w(b, &e, &mut self.dx[b]);
-            }
-            for (k, c) in m.constraints.iter().enumerate() {
-                self.rhs[k] = self.phi[k] - super::row_times(c, &self.ce.rows[k], &self.dx);
-            }
-            if nc > 0 && !self.schur.solve(&mut self.rhs) {
-                return Err(StepError::Singular {
-                    time: t1,
-                    detail: "Schur complement solve produced non-finite values".into(),
-                });
-            }
-            super::add_rows_transpose(&m.constraints, &self.ce.rows, &self.rhs, &mut self.e12);
             let mut sum = 0.0;
-            for b in 0..nb {
-                let e = self.e12[b];
-                self.schur.apply_w(b, &e, &mut self.dx[b]);
-                for i in 0..6 {
-                    self.x[b][i] -= self.dx[b][i];
-                    sum += self.dx[b][i] * self.dx[b][i];
+            if nc > 0 {
+                m.constraint_values(t1, state, &self.next.bodies, &mut self.rhs);
+                if first {
+                    self.schur.g_times(&self.ce.rows, &self.dx0, &mut self.phi);
+                    for (r, g) in self.rhs.iter_mut().zip(&self.phi) {
+                        *r -= g;
+                    }
                 }
+                if !self.schur.solve(&mut self.rhs) {
+                    return Err(StepError::Singular {
+                        time: t1,
+                        detail: "Schur complement solve produced non-finite values".into(),
+                    });
+                }
+                self.schur.w_gt(&self.rhs, &mut self.dx);
+                for (l, d) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                    *l += d;
+                    sum += d * d;
+                }
+            } else {
+                self.dx.iter_mut().for_each(|d| *d = [0.0; 6]);
             }
-            for (l, d) in self.lambda_hat.iter_mut().zip(&self.rhs) {
-                *l += d;
-                sum += d * d;
+            for b in 0..nb {
+                for i in 0..6 {
+                    let d = self.dx[b][i] + if first { self.dx0[b][i] } else { 0.0 };
+                    self.x[b][i] -= d;
+                    sum += d * d;
+                }
             }
             norm = sum.sqrt();
             if !norm.is_finite() {

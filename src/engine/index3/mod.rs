@@ -24,7 +24,7 @@ pub use half_implicit::HalfImplicit;
 use crate::description::{Friction, JointKind, Motion};
 use crate::engine::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
 use crate::engine::rotation::wrap_angle;
-use geometry::{Measure, Pair, Row};
+use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
@@ -46,7 +46,7 @@ pub struct BodyState {
 }
 
 /// Everything that determines the future of a mechanism's trajectory.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct MechState {
     pub t: f64,
     pub bodies: Vec<BodyState>,
@@ -59,6 +59,29 @@ pub struct MechState {
     pub angles: Vec<f64>,
     /// Work of non-conservative applied forces and drivers since the start [J].
     pub work: f64,
+}
+
+impl Clone for MechState {
+    fn clone(&self) -> Self {
+        MechState {
+            t: self.t,
+            bodies: self.bodies.clone(),
+            lambda: self.lambda.clone(),
+            drive_values: self.drive_values.clone(),
+            angles: self.angles.clone(),
+            work: self.work,
+        }
+    }
+
+    /// Field-wise, reusing the vectors' storage (the derived version reallocates).
+    fn clone_from(&mut self, source: &Self) {
+        self.t = source.t;
+        self.bodies.clone_from(&source.bodies);
+        self.lambda.clone_from(&source.lambda);
+        self.drive_values.clone_from(&source.drive_values);
+        self.angles.clone_from(&source.angles);
+        self.work = source.work;
+    }
 }
 
 /// Mass properties of a body.
@@ -81,15 +104,27 @@ pub enum Target {
     },
 }
 
-/// One scalar constraint Phi_k = g(q) - target(t).
+/// One scalar constraint Phi_k = g(q) - target(t), g a term of a group.
 #[derive(Clone, Debug)]
 pub struct Constraint {
     pub pair: [Option<usize>; 2],
-    pub measure: Measure,
+    /// Index into [`Mechanism::groups`] and the term within the group.
+    pub group: usize,
+    pub term: Term,
     pub target: Target,
     /// Human-readable origin, e.g. "joint 'pivot' (revolute)".
     pub label: String,
 }
+
+/// The vectors of one joint or driver and the constraint rows built from them.
+#[derive(Clone, Debug)]
+pub struct ConstraintGroup {
+    pub geometry: Group,
+    pub rows: std::ops::Range<usize>,
+}
+
+/// Most vectors a group has (a fixed joint: d, three axes and four body-fixed directions).
+pub const MAX_GROUP_VECTORS: usize = 8;
 
 /// A joint after compilation: its constraint rows and its coordinate measures.
 #[derive(Clone, Debug)]
@@ -167,6 +202,7 @@ pub struct Mechanism {
     pub name: String,
     pub bodies: Vec<BodyProps>,
     pub constraints: Vec<Constraint>,
+    pub groups: Vec<ConstraintGroup>,
     pub joints: Vec<JointInfo>,
     pub drivers: Vec<DriverInfo>,
     pub forces: Vec<ForceElement>,
@@ -220,13 +256,19 @@ impl Mechanism {
 
     /// Phi(q, t) of every row into `phi`.
     pub fn constraint_values(&self, t: f64, base: &MechState, bodies: &[BodyState], phi: &mut [f64]) {
-        for (k, c) in self.constraints.iter().enumerate() {
-            let g = c.measure.value(&self.pair(bodies, &c.pair));
-            let f = self.target(c, t, base).f;
-            phi[k] = match c.measure {
-                Measure::Angle { .. } => wrap_angle(g - f),
-                Measure::Dot(..) => g - f,
-            };
+        let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.values(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let value = c.term.value(&values);
+                let f = self.target(c, t, base).f;
+                phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(value - f),
+                    Term::Dot(..) => value - f,
+                };
+            }
         }
     }
 
@@ -238,17 +280,33 @@ impl Mechanism {
         out.phi.resize(n, 0.0);
         out.nu.resize(n, 0.0);
         out.gamma.resize(n, 0.0);
-        for (k, c) in self.constraints.iter().enumerate() {
-            let e = c.measure.evaluate(&self.pair(bodies, &c.pair));
-            let f = self.target(c, t, base);
-            out.rows[k] = e.row;
-            out.phi[k] = match c.measure {
-                Measure::Angle { .. } => wrap_angle(e.value - f.f),
-                Measure::Dot(..) => e.value - f.f,
-            };
-            out.nu[k] = f.df;
-            out.gamma[k] = f.ddf - e.quad;
+        let mut values = [VectorValue::default(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.evaluate(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let e = c.term.evaluate(&pair, &g.geometry.vectors, &values);
+                let f = self.target(c, t, base);
+                out.rows[k] = e.row;
+                out.phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(e.value - f.f),
+                    Term::Dot(..) => e.value - f.f,
+                };
+                out.nu[k] = f.df;
+                out.gamma[k] = f.ddf - e.quad;
+            }
         }
+    }
+
+    /// Jacobian row of constraint `k` alone.
+    pub fn row_jacobian(&self, k: usize, bodies: &[BodyState]) -> Row {
+        let c = &self.constraints[k];
+        let g = &self.groups[c.group].geometry;
+        let pair = self.pair(bodies, &g.pair);
+        let mut values = [VectorValue::default(); MAX_GROUP_VECTORS];
+        g.evaluate(&pair, &mut values);
+        c.term.evaluate(&pair, &g.vectors, &values).row
     }
 
     /// Unwrapped rotation of joint `j` measured from the initial configuration, continuing

@@ -11,10 +11,9 @@ impl Mechanism {
     /// is ground, minus the reaction on body1 (force) and zero torque.
     pub fn joint_reaction(&self, j: usize, state: &MechState) -> ([f64; 3], [f64; 3]) {
         let joint = &self.joints[j];
-        let pair = self.pair(&state.bodies, &joint.pair);
         let (mut f, mut n) = ([0.0; 3], [0.0; 3]);
         for k in joint.rows.clone() {
-            let row = self.constraints[k].measure.evaluate(&pair).row;
+            let row = self.row_jacobian(k, &state.bodies);
             let l = state.lambda[k];
             for i in 0..3 {
                 match joint.pair[1] {

@@ -7,20 +7,29 @@
 use super::geometry::Row;
 use super::Mechanism;
 use crate::engine::linalg::{FactorError, LinearSystem};
+use nalgebra::{Matrix3, Vector3};
 
 /// Per-body generalized vector [dr (global), dpi_bar (body frame)].
 pub type Gen = [f64; 6];
 
+/// One nonzero block of G: row `row`, body `body`, coefficients [d/dr, d/dpi_bar].
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    row: usize,
+    body: usize,
+    slot: usize,
+}
+
 pub struct Schur {
-    /// Rows touching each body, with the slot the body occupies in the row's pair.
-    touching: Vec<Vec<(usize, usize)>>,
-    /// W_b as 6x6 (row-major) per body.
-    w: Vec<[[f64; 6]; 6]>,
+    /// Nonzero blocks of G grouped by body (all entries of a body are contiguous).
+    entries: Vec<Entry>,
+    body_ranges: Vec<std::ops::Range<usize>>,
+    /// W_b = (1/m_b I, J_bar_b^-1).
+    inv_mass: Vec<f64>,
+    inv_inertia: Vec<Matrix3<f64>>,
+    /// W G^T per entry.
+    wgt: Vec<Gen>,
     system: LinearSystem,
-    /// W_b G_kb^T per touching entry, in `touching` order.
-    wgt: Vec<Vec<Gen>>,
-    /// Scratch for G^T x.
-    gt: Vec<Gen>,
 }
 
 impl std::fmt::Debug for Schur {
@@ -32,41 +41,38 @@ impl std::fmt::Debug for Schur {
 impl Schur {
     pub fn new(m: &Mechanism) -> Self {
         let nb = m.n_bodies();
-        let mut touching = vec![Vec::new(); nb];
+        let mut per_body: Vec<Vec<Entry>> = vec![Vec::new(); nb];
         for (k, c) in m.constraints.iter().enumerate() {
             for slot in 0..2 {
                 if let Some(b) = c.pair[slot] {
-                    touching[b].push((k, slot));
+                    per_body[b].push(Entry { row: k, body: b, slot });
                 }
             }
         }
-        let mut pattern = Vec::new();
-        for k in 0..m.n_constraints() {
-            pattern.push((k, k));
-        }
-        for rows in &touching {
-            for &(k, _) in rows {
-                for &(l, _) in rows {
-                    pattern.push((k, l));
-                }
-            }
-        }
-        let w = m
-            .bodies
-            .iter()
-            .map(|b| {
-                let mut w = [[0.0; 6]; 6];
-                for i in 0..3 {
-                    w[i][i] = 1.0 / b.mass;
-                    for j in 0..3 {
-                        w[3 + i][3 + j] = b.inertia_inv[(i, j)];
+        let mut entries = Vec::new();
+        let mut body_ranges = Vec::new();
+        let mut pattern: Vec<(usize, usize)> = (0..m.n_constraints()).map(|k| (k, k)).collect();
+        for list in per_body {
+            let start = entries.len();
+            // S is symmetric: only the lower triangle (row >= col) is assembled.
+            for a in &list {
+                for b in &list {
+                    if a.row >= b.row {
+                        pattern.push((a.row, b.row));
                     }
                 }
-                w
-            })
-            .collect();
-        let wgt = touching.iter().map(|t| vec![[0.0; 6]; t.len()]).collect();
-        Schur { system: LinearSystem::new(m.n_constraints(), &pattern, true), touching, w, wgt, gt: vec![[0.0; 6]; nb] }
+            }
+            entries.extend(list);
+            body_ranges.push(start..entries.len());
+        }
+        Schur {
+            wgt: vec![[0.0; 6]; entries.len()],
+            entries,
+            body_ranges,
+            inv_mass: m.bodies.iter().map(|b| 1.0 / b.mass).collect(),
+            inv_inertia: m.bodies.iter().map(|b| b.inertia_inv).collect(),
+            system: LinearSystem::new(m.n_constraints(), &pattern, true),
+        }
     }
 
     /// Assembles S = G W G^T from the Jacobian rows and factors it. On failure, the error
@@ -74,27 +80,23 @@ impl Schur {
     pub fn factor(&mut self, rows: &[Row]) -> Result<(), FactorError> {
         let n = self.system.dim();
         self.system.clear();
-        for k in 0..n {
-            // Diagonal slots exist for every row (rows touching only ground stay 0 -> singular).
-            self.system.add(k, 0.0);
-        }
+        let mut s = self.system.assembler();
+        // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
         let mut slot = n;
-        for (b, rows_b) in self.touching.iter().enumerate() {
-            let w = &self.w[b];
-            for (e, &(k, s)) in rows_b.iter().enumerate() {
-                let g = &rows[k][s];
-                let out = &mut self.wgt[b][e];
-                for i in 0..6 {
-                    out[i] = (0..6).map(|j| w[i][j] * g[j]).sum();
-                }
+        for (b, range) in self.body_ranges.iter().enumerate() {
+            for e in range.clone() {
+                let g = &rows[self.entries[e].row][self.entries[e].slot];
+                let p = self.inv_inertia[b] * Vector3::new(g[3], g[4], g[5]);
+                self.wgt[e] =
+                    [g[0] * self.inv_mass[b], g[1] * self.inv_mass[b], g[2] * self.inv_mass[b], p.x, p.y, p.z];
             }
-            for &(k, s) in rows_b {
-                let g = &rows[k][s];
-                for e in 0..rows_b.len() {
-                    let u = &self.wgt[b][e];
-                    let v: f64 = (0..6).map(|i| g[i] * u[i]).sum();
-                    self.system.add(slot, v);
-                    slot += 1;
+            for e in range.clone() {
+                let (row, g) = (self.entries[e].row, &rows[self.entries[e].row][self.entries[e].slot]);
+                for (f, u) in self.entries[range.clone()].iter().zip(&self.wgt[range.clone()]) {
+                    if row >= f.row {
+                        s.add(slot, g[0] * u[0] + g[1] * u[1] + g[2] * u[2] + g[3] * u[3] + g[4] * u[4] + g[5] * u[5]);
+                        slot += 1;
+                    }
                 }
             }
         }
@@ -106,21 +108,84 @@ impl Schur {
         self.system.solve(rhs)
     }
 
-    /// out_b = W_b sum_k G_kb^T x_k.
-    pub fn w_gt(&mut self, m: &Mechanism, rows: &[Row], x: &[f64], out: &mut [Gen]) {
-        let mut gt = std::mem::take(&mut self.gt);
-        gt.iter_mut().for_each(|g| *g = [0.0; 6]);
-        super::add_rows_transpose(&m.constraints, rows, x, &mut gt);
-        for (b, o) in out.iter_mut().enumerate() {
-            self.apply_w(b, &gt[b], o);
+    /// out_b = W_b sum_k G_kb^T x_k, with the W G^T blocks of the last [`Schur::factor`].
+    pub fn w_gt(&self, x: &[f64], out: &mut [Gen]) {
+        for (b, range) in self.body_ranges.iter().enumerate() {
+            let mut acc = [0.0; 6];
+            for (e, u) in self.entries[range.clone()].iter().zip(&self.wgt[range.clone()]) {
+                let xk = x[e.row];
+                for i in 0..6 {
+                    acc[i] += u[i] * xk;
+                }
+            }
+            out[b] = acc;
         }
-        self.gt = gt;
     }
 
     /// out = W_b v.
     pub fn apply_w(&self, b: usize, v: &Gen, out: &mut Gen) {
-        for i in 0..6 {
-            out[i] = (0..6).map(|j| self.w[b][i][j] * v[j]).sum();
+        let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
+        let im = self.inv_mass[b];
+        *out = [v[0] * im, v[1] * im, v[2] * im, p.x, p.y, p.z];
+    }
+
+    /// y_k = sum_b G_kb . x_b for every row.
+    pub fn g_times(&self, rows: &[Row], x: &[Gen], y: &mut [f64]) {
+        y.iter_mut().for_each(|v| *v = 0.0);
+        for e in &self.entries {
+            let g = &rows[e.row][e.slot];
+            let xb = &x[e.body];
+            y[e.row] += g[0] * xb[0] + g[1] * xb[1] + g[2] * xb[2] + g[3] * xb[3] + g[4] * xb[4] + g[5] * xb[5];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Schur solve gives the same (dx, dl) as a dense solve of the saddle-point system.
+    #[test]
+    fn schur_complement_solves_the_saddle_point_system() {
+        let d = crate::models::chain::n_link_chain(5, 3);
+        let m = Mechanism::from_description(&d).unwrap();
+        let mut state = m.initial.clone();
+        m.assemble(&mut state).unwrap();
+        let mut ce = super::super::ConstraintEval::default();
+        m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
+        let mut schur = Schur::new(&m);
+        schur.factor(&ce.rows).unwrap();
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        // rhs: e (per body) and phi (per row) arbitrary.
+        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
+        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
+        // Schur: S dl = phi - G W e ; dx = -W (e + G^T dl)
+        let mut we = vec![[0.0; 6]; nb];
+        for b in 0..nb {
+            schur.apply_w(b, &e[b], &mut we[b]);
+        }
+        let mut gwe = vec![0.0; nc];
+        schur.g_times(&ce.rows, &we, &mut gwe);
+        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
+        assert!(schur.solve(&mut dl));
+        let mut wgtdl = vec![[0.0; 6]; nb];
+        schur.w_gt(&dl, &mut wgtdl);
+        // Check: W^-1 dx + G^T dl = -e and G dx = -phi.
+        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
+        let mut gdx = vec![0.0; nc];
+        schur.g_times(&ce.rows, &dx, &mut gdx);
+        for k in 0..nc {
+            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
+        }
+        let mut gtdl = vec![[0.0; 6]; nb];
+        super::super::add_rows_transpose(&m.constraints, &ce.rows, &dl, &mut gtdl);
+        for b in 0..nb {
+            let p = &m.bodies[b];
+            let rot = p.inertia * Vector3::new(dx[b][3], dx[b][4], dx[b][5]);
+            for i in 0..3 {
+                assert!((p.mass * dx[b][i] + gtdl[b][i] + e[b][i]).abs() < 1e-9);
+                assert!((rot[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9);
+            }
         }
     }
 }
