@@ -119,7 +119,18 @@ impl Mechanism {
                 break;
             }
             report.iterations = it + 1;
-            schur.factor(&ce.rows).map_err(|e| redundant(self, e))?;
+            if let Err(e) = schur.factor(&ce.rows) {
+                // Singular at the description's own configuration: redundant constraints;
+                // singular on the way: the iteration ran into a configuration it cannot leave.
+                return Err(if it == 0 {
+                    redundant(self, e)
+                } else {
+                    AssemblyError::CannotAssemble {
+                        violation: violation.abs(),
+                        constraint: self.constraints[worst].label.clone(),
+                    }
+                });
+            }
             rhs.copy_from_slice(&ce.phi);
             if !schur.solve(&mut rhs) {
                 return Err(redundant(self, FactorError::Singular));
