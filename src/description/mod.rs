@@ -38,6 +38,9 @@ pub struct Description {
     /// Gravitational acceleration in the global frame [m/s^2].
     #[serde(default)]
     pub gravity: [f64; 3],
+    /// A planar mechanism: every body moves parallel to this plane (see [`Plane`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plane: Option<Plane>,
     pub bodies: Vec<Body>,
     #[serde(default)]
     pub joints: Vec<Joint>,
@@ -50,6 +53,15 @@ pub struct Description {
     pub experiment: Experiment,
     #[serde(default)]
     pub solver: SolverDefaults,
+}
+
+/// Planar motion: each body keeps its offset along `normal` and rotates only about it, and
+/// joints keep only their in-plane constraints (revolute: 2, translational: 2, fixed: 3,
+/// distance: 1), so closed planar loops are not over-constrained.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Plane {
+    pub normal: [f64; 3],
 }
 
 /// A rigid body whose body frame is centred at the centre of mass (seed 003 Sect. 2).
@@ -447,6 +459,8 @@ pub enum SystemQuantity {
     /// Work done on the system by applied torques/forces that are not potentials
     /// (actuators, inputs, dampers, friction), integrated over time [J].
     ExternalWork,
+    /// Total energy minus its initial value minus the external work (seed 000 eq. 23) [J].
+    EnergyBalance,
     /// Euclidean norm of the position constraints Phi [m or rad].
     ConstraintViolation,
     /// Newton iterations of the last internal step.

@@ -70,6 +70,9 @@ impl Description {
             ));
         }
         check_vector("model", "gravity", &self.gravity)?;
+        if let Some(plane) = &self.plane {
+            check_axis("model", "plane normal", &plane.normal)?;
+        }
         if self.bodies.is_empty() {
             return Err(invalid("model", "there are no bodies"));
         }
@@ -142,7 +145,7 @@ impl Description {
     }
 
     fn validate_joint(&self, j: &Joint) -> Result<(), DescriptionError> {
-        let loc = format!("joint '{}' ({:?})", j.name, j.kind).to_lowercase();
+        let loc = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
         let loc = loc.as_str();
         self.body_ref(loc, "body1", &j.body1, true)?;
         self.body_ref(loc, "body2", &j.body2, true)?;
@@ -164,6 +167,12 @@ impl Description {
             }
         };
         match j.kind {
+            JointKind::Revolute if self.plane.is_some() => {
+                need("point", j.point, false)?;
+                if let Some(a) = j.axis {
+                    check_axis(loc, "axis", &a)?;
+                }
+            }
             JointKind::Revolute | JointKind::Translational | JointKind::Cylindrical => {
                 need("point", j.point, false)?;
                 need("axis", j.axis, true)?;
@@ -202,6 +211,24 @@ impl Description {
         )?;
         if !j.initial_coordinate.is_finite() {
             return Err(invalid(loc, "initial_coordinate is not finite"));
+        }
+        if let Some(plane) = &self.plane {
+            let n = plane.normal;
+            let along = |a: &[f64; 3]| (a[0] * n[0] + a[1] * n[1] + a[2] * n[2]) / (norm3(a) * norm3(&n));
+            match j.kind {
+                JointKind::Revolute => {
+                    if j.axis.is_some_and(|a| (along(&a).abs() - 1.0).abs() > 1e-9) {
+                        return Err(invalid(loc, "in a planar mechanism the axis must be the plane normal (or omitted)"));
+                    }
+                }
+                JointKind::Translational => {
+                    if j.axis.is_some_and(|a| along(&a).abs() > 1e-9) {
+                        return Err(invalid(loc, "in a planar mechanism the sliding axis must lie in the plane"));
+                    }
+                }
+                JointKind::Fixed | JointKind::Distance => {}
+                _ => return Err(invalid(loc, "this joint type is not available in a planar mechanism (use revolute, translational, fixed or distance)")),
+            }
         }
         if let Some(f) = &j.friction {
             if j.kind != JointKind::Translational {

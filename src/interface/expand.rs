@@ -384,6 +384,12 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         "Work done by actuators, inputs, dampers and friction since the start",
                         Quantity::ExternalWork,
                     ),
+                    SystemQuantity::EnergyBalance => (
+                        "energy_balance",
+                        "J",
+                        "Energy balance E - E0 - W (seed 000 eq. 23): zero for the exact solution",
+                        Quantity::EnergyBalance,
+                    ),
                     SystemQuantity::ConstraintViolation => (
                         "constraint_violation",
                         "",

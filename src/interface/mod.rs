@@ -116,6 +116,7 @@ pub enum Quantity {
     PotentialEnergy,
     TotalEnergy,
     ExternalWork,
+    EnergyBalance,
     ConstraintViolation,
     NewtonIterations,
     Steps,

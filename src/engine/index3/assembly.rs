@@ -216,6 +216,8 @@ impl Mechanism {
             }
         }
         state.lambda = lambda;
+        state.energy0 = self.kinetic_energy(&state.bodies) + self.potential_energy(&state.bodies, &state.angles);
+        state.work = 0.0;
         let finite = state
             .bodies
             .iter()

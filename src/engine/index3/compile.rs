@@ -113,12 +113,39 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         groups.push(ConstraintGroup { rows: first..constraints.len(), geometry });
         first..constraints.len()
     };
+    // Planar mechanisms (description Plane): each body keeps its offset along n and rotates
+    // only about n: n . r = n . r0, n . (A f_bar) = 0, n . (A g_bar) = 0 with f, g spanning
+    // the plane.
+    let plane = d.plane.as_ref().map(|p| {
+        let n = v3(&p.normal).normalize();
+        let e1 = perpendicular(&n);
+        (n, e1, n.cross(&e1))
+    });
+    if let Some((n, e1, e2)) = plane {
+        for (b, body) in d.bodies.iter().enumerate() {
+            let geometry = Group {
+                pair: [None, Some(b)],
+                vectors: vec![
+                    Vector::Constant(n),
+                    Vector::Between { local1: Vector3::zeros(), local2: Vector3::zeros() },
+                    Vector::Fixed { slot: 1, local: bld.local_dir(Some(b), &e1) },
+                    Vector::Fixed { slot: 1, local: bld.local_dir(Some(b), &e2) },
+                ],
+                terms: vec![Term::Dot(0, 1), Term::Dot(0, 2), Term::Dot(0, 3)],
+            };
+            let offset = n.dot(&bld.initial[b].r);
+            add_group(&mut constraints, geometry, &[offset, 0.0, 0.0], &format!("plane of body '{}'", body.name));
+        }
+    }
     for j in &d.joints {
         let pair = [bld.body(&j.body1), bld.body(&j.body2)];
         let label = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
         let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
         let points = [bld.local_point(pair[0], &p), bld.local_point(pair[1], &p)];
-        let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or_else(|| Vector3::new(0.0, 0.0, 1.0));
+        let default_axis = plane.map_or(Vector3::new(0.0, 0.0, 1.0), |p| p.0);
+        let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or(default_axis);
+        // In a plane, the joint's in-plane directions (for point coincidence).
+        let in_plane = plane;
         let f = perpendicular(&axis);
         let g = axis.cross(&f);
         let (a1, f1, g1) = (bld.local_dir(pair[0], &axis), bld.local_dir(pair[0], &f), bld.local_dir(pair[0], &g));
@@ -131,8 +158,31 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             (vec![between.clone(), unit(0), unit(1), unit(2)], vec![Term::Dot(1, 0), Term::Dot(2, 0), Term::Dot(3, 0)])
         };
         let mut points_out = points;
-        let (vectors, terms, targets): (Vec<Vector>, Vec<Term>, Vec<f64>) = match j.kind {
-            JointKind::Revolute | JointKind::Fixed => {
+        let (vectors, terms, targets): (Vec<Vector>, Vec<Term>, Vec<f64>) = match (j.kind, in_plane) {
+            (JointKind::Revolute | JointKind::Fixed, Some((_, e1, e2))) => {
+                // In-plane coincidence (2 rows) [+ no relative rotation for fixed].
+                let mut v =
+                    vec![between.clone(), Vector::Constant(e1), Vector::Constant(e2), fixed(0, f1), fixed(1, g2)];
+                let mut t = vec![Term::Dot(1, 0), Term::Dot(2, 0)];
+                if j.kind == JointKind::Fixed {
+                    t.push(Term::Dot(3, 4));
+                } else {
+                    v.truncate(3);
+                }
+                let n = t.len();
+                (v, t, vec![0.0; n])
+            }
+            (JointKind::Translational, Some((n, _, _))) => {
+                // No offset across the axis within the plane, no relative rotation.
+                let across = n.cross(&axis);
+                let (across1, across2) = (bld.local_dir(pair[0], &across), bld.local_dir(pair[1], &across));
+                (
+                    vec![fixed(0, across1), between.clone(), fixed(0, a1), fixed(1, across2)],
+                    vec![Term::Dot(0, 1), Term::Dot(2, 3)],
+                    vec![0.0; 2],
+                )
+            }
+            (JointKind::Revolute | JointKind::Fixed, None) => {
                 // 3 CD + 2 DP1 (a2 perpendicular to f1 and g1) [+ DP1 f1 . g2 = 0 against spin].
                 let (mut v, mut t) = coincidence();
                 v.extend([fixed(0, f1), fixed(0, g1), fixed(1, a2), fixed(1, g2)]);
@@ -145,11 +195,11 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 let n = t.len();
                 (v, t, vec![0.0; n])
             }
-            JointKind::Spherical => {
+            (JointKind::Spherical, _) => {
                 let (v, t) = coincidence();
                 (v, t, vec![0.0; 3])
             }
-            JointKind::Universal => {
+            (JointKind::Universal, _) => {
                 let (mut v, mut t) = coincidence();
                 let u1 = bld.local_dir(pair[0], &v3(&j.axis1.expect("validated")));
                 let u2 = bld.local_dir(pair[1], &v3(&j.axis2.expect("validated")));
@@ -157,7 +207,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 t.push(Term::Dot(4, 5));
                 (v, t, vec![0.0; 4])
             }
-            JointKind::Translational | JointKind::Cylindrical => {
+            (JointKind::Translational | JointKind::Cylindrical, _) => {
                 // 2 DP1 (parallel axes) + 2 DP2 (d along the axis) [+ DP1 against spin].
                 let v = vec![fixed(0, f1), fixed(0, g1), fixed(1, a2), between.clone(), fixed(1, g2)];
                 let mut t = vec![Term::Dot(0, 2), Term::Dot(1, 2), Term::Dot(0, 3), Term::Dot(1, 3)];
@@ -167,7 +217,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 let n = t.len();
                 (v, t, vec![0.0; n])
             }
-            JointKind::Distance => {
+            (JointKind::Distance, _) => {
                 let (p1, p2) = (v3(&j.point1.expect("validated")), v3(&j.point2.expect("validated")));
                 let length = j.length.unwrap_or_else(|| (p2 - p1).norm());
                 if length <= 0.0 {
@@ -290,6 +340,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         drive_values,
         angles: vec![0.0; joints.len()],
         work: 0.0,
+        energy0: 0.0,
     };
     Ok(Mechanism {
         name: d.name.clone(),

@@ -184,6 +184,7 @@ impl DaeSystem for Index3Dae {
         self.mech.advance_drives(t, base, &mut out.drive_values);
         let friction: &[f64] = if self.friction_time == base.t { &self.friction } else { &[] };
         out.work = base.work + self.mech.work_increment(base, out, friction);
+        out.energy0 = base.energy0;
     }
 
     fn residual(

@@ -59,6 +59,8 @@ pub struct MechState {
     pub angles: Vec<f64>,
     /// Work of non-conservative applied forces and drivers since the start [J].
     pub work: f64,
+    /// Total energy of the assembled initial state [J] (for the energy balance).
+    pub energy0: f64,
 }
 
 impl Clone for MechState {
@@ -70,6 +72,7 @@ impl Clone for MechState {
             drive_values: self.drive_values.clone(),
             angles: self.angles.clone(),
             work: self.work,
+            energy0: self.energy0,
         }
     }
 
@@ -81,6 +84,7 @@ impl Clone for MechState {
         self.drive_values.clone_from(&source.drive_values);
         self.angles.clone_from(&source.angles);
         self.work = source.work;
+        self.energy0 = source.energy0;
     }
 }
 

@@ -63,6 +63,10 @@ impl Mechanism {
             Quantity::PotentialEnergy => self.potential_energy(bodies, &state.angles),
             Quantity::TotalEnergy => self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles),
             Quantity::ExternalWork => state.work,
+            // Seed 000 eq. (23): dE = E - E0 - W.
+            Quantity::EnergyBalance => {
+                self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles) - state.energy0 - state.work
+            }
             Quantity::ConstraintViolation => self.constraint_violation(state),
             Quantity::NewtonIterations | Quantity::Steps => f64::NAN,
         }
