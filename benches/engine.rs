@@ -34,7 +34,22 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
     row
 }
 
+/// `--profile dp|chain`: one run of the issue-3 target configuration, for instruction
+/// counting under callgrind (`valgrind --tool=callgrind target/release/deps/engine-* --profile chain`).
+fn profile(which: &str) {
+    let (d, tol, stop) = match which {
+        "dp" => (description::parse(mbfmu::models::find("DoublePendulum").unwrap().json).unwrap(), 1e-7, 2.0),
+        _ => (mbfmu::models::chain::n_link_chain(32, mbfmu::models::chain::CATALOG_SEED), 1e-7, 0.5),
+    };
+    let r = run(&d, Method::HalfImplicit, 1e-3, tol, stop, 1);
+    println!("{which}: {} steps, {:.2} iterations/step", r.steps, r.iterations);
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()));
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let repeat = if quick { 1 } else { 5 };
     println!("## Catalog models (default experiment, h = solver.stepSize, tol = solver.tolerance)\n");

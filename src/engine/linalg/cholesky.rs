@@ -188,3 +188,81 @@ impl SparseCholesky {
         self.row_idx.len()
     }
 }
+
+/// Cholesky of a small SPD matrix stored densely (column-major, lower triangle): below
+/// [`DENSE_CHOLESKY_LIMIT`] index bookkeeping of the sparse kernel costs more than the
+/// arithmetic it saves.
+pub struct DenseCholesky {
+    n: usize,
+    a: Vec<f64>,
+}
+
+/// Largest SPD system factored densely.
+pub const DENSE_CHOLESKY_LIMIT: usize = 32;
+
+impl DenseCholesky {
+    /// Like [`SparseCholesky::new`]: returns the storage position of each lower entry.
+    pub fn new(n: usize, lower: &[(usize, usize)]) -> (Self, Vec<usize>) {
+        let positions = lower.iter().map(|&(r, c)| r + c * n).collect();
+        (DenseCholesky { n, a: vec![0.0; n * n] }, positions)
+    }
+
+    pub fn clear(&mut self) {
+        self.a.iter_mut().for_each(|v| *v = 0.0);
+    }
+
+    pub fn values_mut(&mut self) -> &mut [f64] {
+        &mut self.a
+    }
+
+    /// Left-looking factorization in place, by rows of L (short loops over contiguous
+    /// data; n is small).
+    pub fn factor(&mut self) -> Result<(), NotPositiveDefinite> {
+        let n = self.n;
+        let a = &mut self.a[..n * n];
+        for j in 0..n {
+            // L[j][k] is stored at a[j + k n]; row j of L is strided, so gather it first.
+            let mut row = [0.0; DENSE_CHOLESKY_LIMIT];
+            for k in 0..j {
+                row[k] = a[j + k * n];
+            }
+            let mut d = a[j + j * n];
+            for &l in &row[..j] {
+                d -= l * l;
+            }
+            if !(d > 0.0) {
+                return Err(NotPositiveDefinite(j));
+            }
+            let ljj = d.sqrt();
+            a[j + j * n] = ljj;
+            let inv = 1.0 / ljj;
+            for i in j + 1..n {
+                let mut s = a[i + j * n];
+                for k in 0..j {
+                    s -= a[i + k * n] * row[k];
+                }
+                a[i + j * n] = s * inv;
+            }
+        }
+        Ok(())
+    }
+
+    pub fn solve(&self, b: &mut [f64]) {
+        let n = self.n;
+        let (a, b) = (&self.a[..n * n], &mut b[..n]);
+        for j in 0..n {
+            let mut s = b[j];
+            for k in 0..j {
+                s -= a[j + k * n] * b[k];
+            }
+            b[j] = s / a[j + j * n];
+        }
+        for j in (0..n).rev() {
+            let mut s = b[j];
+            for i in j + 1..n {
+                s -= a[i + j * n] * b[i];
+            }
+            b[j] = s / a[j + j * n];
+        }
+    }
+}

@@ -11,7 +11,7 @@
 
 mod cholesky;
 
-pub use cholesky::{NotPositiveDefinite, SparseCholesky};
+pub use cholesky::{DenseCholesky, NotPositiveDefinite, SparseCholesky, DENSE_CHOLESKY_LIMIT};
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor::PartialPivLuParams;
@@ -32,6 +32,7 @@ pub enum FactorError {
 }
 
 enum Backend {
+    DenseCholesky(DenseCholesky),
     Cholesky(Box<SparseCholesky>),
     DenseLu {
         a: Mat<f64>,
@@ -62,6 +63,7 @@ pub struct LinearSystem {
 impl std::fmt::Debug for LinearSystem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.backend {
+            Backend::DenseCholesky(_) => "dense Cholesky",
             Backend::Cholesky(_) => "sparse Cholesky",
             Backend::DenseLu { .. } => "dense LU",
             Backend::SparseLu { .. } => "sparse LU",
@@ -83,18 +85,18 @@ impl LinearSystem {
             let mut lower: Vec<(usize, usize)> = pattern.iter().copied().filter(|&(r, c)| r >= c).collect();
             lower.sort_unstable();
             lower.dedup();
-            let (chol, positions) = SparseCholesky::new(n, &lower);
+            let (backend, positions) = if n <= DENSE_CHOLESKY_LIMIT {
+                let (c, p) = DenseCholesky::new(n, &lower);
+                (Backend::DenseCholesky(c), p)
+            } else {
+                let (c, p) = SparseCholesky::new(n, &lower);
+                (Backend::Cholesky(Box::new(c)), p)
+            };
             let targets = pattern
                 .iter()
                 .map(|e| if e.0 < e.1 { usize::MAX } else { positions[lower.binary_search(e).expect("listed above")] })
                 .collect();
-            return LinearSystem {
-                n,
-                targets,
-                values: Vec::new(),
-                backend: Backend::Cholesky(Box::new(chol)),
-                factored: false,
-            };
+            return LinearSystem { n, targets, values: Vec::new(), backend, factored: false };
         }
         if n <= DENSE_LIMIT {
             let req = faer::linalg::lu::partial_pivoting::factor::lu_in_place_scratch::<usize, f64>(
@@ -169,6 +171,7 @@ impl LinearSystem {
     pub fn factor_nnz(&self) -> usize {
         match &self.backend {
             Backend::Cholesky(c) => c.factor_nnz(),
+            Backend::DenseCholesky(_) => self.n * (self.n + 1) / 2,
             _ => self.values.len(),
         }
     }
@@ -176,6 +179,7 @@ impl LinearSystem {
     /// Zeroes every entry before a new assembly.
     pub fn clear(&mut self) {
         match &mut self.backend {
+            Backend::DenseCholesky(c) => c.clear(),
             Backend::Cholesky(c) => c.clear(),
             _ => self.values.iter_mut().for_each(|v| *v = 0.0),
         }
@@ -190,6 +194,7 @@ impl LinearSystem {
             return;
         }
         match &mut self.backend {
+            Backend::DenseCholesky(c) => c.values_mut()[t] += value,
             Backend::Cholesky(c) => c.add(t, value),
             _ => self.values[t] += value,
         }
@@ -198,6 +203,7 @@ impl LinearSystem {
     /// Direct access for assembling many slots (no backend dispatch per entry).
     pub fn assembler(&mut self) -> Assembler<'_> {
         let values = match &mut self.backend {
+            Backend::DenseCholesky(c) => c.values_mut(),
             Backend::Cholesky(c) => c.values_mut(),
             _ => &mut self.values,
         };
@@ -209,6 +215,7 @@ impl LinearSystem {
         self.factored = false;
         let n = self.n;
         match &mut self.backend {
+            Backend::DenseCholesky(c) => c.factor().map_err(|e| FactorError::NotPositiveDefinite { row: Some(e.0) })?,
             Backend::Cholesky(c) => c.factor().map_err(|e| FactorError::NotPositiveDefinite { row: Some(e.0) })?,
             Backend::DenseLu { a, perm, perm_inv, stack } => {
                 for c in 0..n {
@@ -255,6 +262,7 @@ impl LinearSystem {
         assert_eq!(rhs.len(), self.n);
         let n = self.n;
         match &mut self.backend {
+            Backend::DenseCholesky(c) => c.solve(rhs),
             Backend::Cholesky(c) => c.solve(rhs),
             Backend::DenseLu { a, perm, perm_inv, stack } => {
                 let x = MatMut::from_column_major_slice_mut(rhs, n, 1);
@@ -338,7 +346,7 @@ mod tests {
 
     #[test]
     fn every_backend_solves_the_same_system() {
-        for n in [5, DENSE_LIMIT + 40] {
+        for n in [5, DENSE_CHOLESKY_LIMIT + 8, DENSE_LIMIT + 40] {
             for spd in [true, false] {
                 let (mut sys, mut b) = tridiagonal(n, spd);
                 sys.factor().unwrap();
@@ -351,47 +359,48 @@ mod tests {
     #[test]
     fn cholesky_matches_a_dense_reference_on_a_random_sparse_matrix() {
         // S = B B^T + I with a sparse B: SPD with fill-in under any ordering.
-        let n = 40;
-        let mut rng = 12345u64;
-        let mut next = || {
-            rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (rng >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut b = vec![vec![0.0; n]; n];
-        for (i, row) in b.iter_mut().enumerate() {
-            for j in 0..n {
-                if i == j || next() < 0.08 {
-                    row[j] = next() - 0.5;
+        for n in [20, 40] {
+            let mut rng = 12345u64;
+            let mut next = || {
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (rng >> 11) as f64 / (1u64 << 53) as f64
+            };
+            let mut b = vec![vec![0.0; n]; n];
+            for (i, row) in b.iter_mut().enumerate() {
+                for j in 0..n {
+                    if i == j || next() < 0.08 {
+                        row[j] = next() - 0.5;
+                    }
                 }
             }
-        }
-        let s: Vec<Vec<f64>> = (0..n)
-            .map(|i| {
-                (0..n)
-                    .map(|j| (0..n).map(|k| b[i][k] * b[j][k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 })
-                    .collect()
-            })
-            .collect();
-        let pattern: Vec<(usize, usize)> =
-            (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| s[i][j] != 0.0).collect();
-        let mut sys = LinearSystem::new(n, &pattern, true);
-        for _ in 0..2 {
-            sys.clear();
-            for (slot, &(i, j)) in pattern.iter().enumerate() {
-                sys.add(slot, s[i][j]);
+            let s: Vec<Vec<f64>> = (0..n)
+                .map(|i| {
+                    (0..n)
+                        .map(|j| (0..n).map(|k| b[i][k] * b[j][k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 })
+                        .collect()
+                })
+                .collect();
+            let pattern: Vec<(usize, usize)> =
+                (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).filter(|&(i, j)| s[i][j] != 0.0).collect();
+            let mut sys = LinearSystem::new(n, &pattern, true);
+            for _ in 0..2 {
+                sys.clear();
+                for (slot, &(i, j)) in pattern.iter().enumerate() {
+                    sys.add(slot, s[i][j]);
+                }
+                sys.factor().unwrap();
+                let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+                let mut rhs: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[i][j] * x_true[j]).sum()).collect();
+                assert!(sys.solve(&mut rhs));
+                let err = rhs.iter().zip(&x_true).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+                assert!(err < 1e-12, "n {n}: error {err}");
             }
-            sys.factor().unwrap();
-            let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
-            let mut rhs: Vec<f64> = (0..n).map(|i| (0..n).map(|j| s[i][j] * x_true[j]).sum()).collect();
-            assert!(sys.solve(&mut rhs));
-            let err = rhs.iter().zip(&x_true).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-            assert!(err < 1e-12, "error {err}");
         }
     }
 
     #[test]
     fn indefinite_and_singular_matrices_are_reported() {
-        for n in [3, DENSE_LIMIT + 5] {
+        for n in [3, DENSE_CHOLESKY_LIMIT + 5, DENSE_LIMIT + 5] {
             let pattern: Vec<_> = (0..n).map(|i| (i, i)).collect();
             let mut sys = LinearSystem::new(n, &pattern, true);
             sys.clear();
