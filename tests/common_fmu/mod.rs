@@ -3,6 +3,8 @@
 //! `models::CATALOG` and each model's variables.
 #![allow(dead_code)]
 
+pub mod abi;
+
 use mbfmu::interface::{Causality, Start, VarType};
 use mbfmu::models::CatalogEntry;
 use mbfmu::package;

@@ -1,0 +1,730 @@
+//! Misuse through the C ABI, as a C importer would commit it: every case returns the status
+//! the standard prescribes with a log line that says why, the process survives, and the
+//! instance is usable again where the standard says so (after SetFMUstate or Reset).
+//! Everything is generic over the catalog and over each model's variables.
+
+mod common_fmu;
+
+use common_fmu::abi::*;
+use common_fmu::*;
+use fmi_sys::fmi2 as f2;
+use mbfmu::interface::{Causality, VarType};
+use mbfmu::models::CATALOG;
+use mbfmu::sim::Model;
+use std::ffi::{CStr, CString};
+use std::ptr::{null, null_mut};
+
+fn experiment(model: &Model) -> (f64, f64, f64) {
+    let e = &model.description.experiment;
+    (e.start, e.stop, e.step)
+}
+
+/// The first output of the given type.
+fn output_of(model: &Model, ty: VarType) -> u32 {
+    model.interface.outputs().find(|v| v.ty == ty).map(|v| v.value_reference).expect("such an output")
+}
+
+/// All outputs read through FMI 2 (Real and Integer).
+fn outputs2(f: &Fmu2, model: &Model) -> Vec<f64> {
+    outputs(model)
+        .iter()
+        .map(|&(vr, ty)| unsafe {
+            if ty == VarType::Real {
+                let (s, x) = f.get_real(vr);
+                assert_eq!(s, OK2);
+                x
+            } else {
+                let mut i = 0;
+                assert_eq!(f.b.fmi2GetInteger(f.c, &vr, 1, &mut i), OK2);
+                f64::from(i)
+            }
+        })
+        .collect()
+}
+
+fn outputs3(f: &Fmu3, model: &Model) -> Vec<f64> {
+    outputs(model)
+        .iter()
+        .map(|&(vr, ty)| unsafe {
+            if ty == VarType::Real {
+                let (s, x) = f.get_f64(vr);
+                assert_eq!(s, OK3);
+                x
+            } else {
+                let mut i = 0;
+                assert_eq!(f.b.fmi3GetInt32(f.c, &vr, 1, &mut i, 1), OK3);
+                f64::from(i)
+            }
+        })
+        .collect()
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+#[test]
+fn versions_and_instantiation_arguments() {
+    unsafe {
+        assert_eq!(CStr::from_ptr(lib2().fmi2GetVersion()).to_str().unwrap(), "2.0");
+        assert_eq!(CStr::from_ptr(lib2().fmi2GetTypesPlatform()).to_str().unwrap(), "default");
+        assert_eq!(CStr::from_ptr(lib3().fmi3GetVersion()).to_str().unwrap(), "3.0");
+    }
+    let callbacks = callbacks2();
+    let instantiate2 = |name: Option<&str>, ty: u32, guid: Option<&str>, resource: Option<&str>, cb: bool| unsafe {
+        let (n, g, r) = (name.map(cstring), guid.map(cstring), resource.map(cstring));
+        let p = |s: &Option<CString>| s.as_ref().map_or(null(), |s| s.as_ptr());
+        let cb: *const f2::fmi2CallbackFunctions = if cb { &*callbacks } else { null() };
+        lib2().fmi2Instantiate(p(&n), ty, p(&g), p(&r), cb, 0, 0)
+    };
+    let cs = f2::fmi2Type_fmi2CoSimulation;
+    for entry in CATALOG {
+        // Every resource spelling importers use, NULL and garbage included; NULL callbacks.
+        for resource in [None, Some(""), Some("file:/tmp/x"), Some("file:////tmp/x/"), Some("%zz not a uri"), Some("http://h/r")] {
+            for cb in [true, false] {
+                let c = instantiate2(Some(&unique("res")), cs, Some(entry.token), resource, cb);
+                assert!(!c.is_null(), "{resource:?}");
+                unsafe { lib2().fmi2FreeInstance(c) };
+            }
+        }
+        let last = |name: &str| fmi2_lines(name).last().map(|(_, m)| m.clone()).unwrap_or_default();
+        let name = unique("guid");
+        assert!(instantiate2(Some(&name), cs, Some("{00000000-wrong}"), None, true).is_null());
+        assert!(last(&name).contains("{00000000-wrong}") && last(&name).contains("matches no model"), "{}", last(&name));
+        let name = unique("metype");
+        assert!(instantiate2(Some(&name), f2::fmi2Type_fmi2ModelExchange, Some(entry.token), None, true).is_null());
+        assert!(last(&name).contains("fmuType"), "{}", last(&name));
+        let name = unique("noguid");
+        assert!(instantiate2(Some(&name), cs, None, None, true).is_null());
+        assert!(last(&name).contains("fmuGUID is NULL"));
+        assert!(instantiate2(None, cs, Some(entry.token), None, true).is_null());
+        assert!(instantiate2(Some("  "), cs, Some(entry.token), None, true).is_null());
+
+        // FMI 3: the reason is logged even with logging off (Sect. 2.3.1).
+        let (c, log) = instantiate3("{wrong-token}", &unique("tok"), false, false);
+        assert!(c.is_null());
+        assert!(log.lines().last().unwrap().2.contains("{wrong-token}"));
+        let (c, log) = instantiate3(entry.token, &unique("event"), true, true);
+        assert!(c.is_null());
+        assert!(log.lines().last().unwrap().2.contains("eventModeUsed"));
+        let (c, _) = instantiate3(entry.token, "", true, false);
+        assert!(c.is_null());
+        let log = Fmi3Log::default();
+        let name = cstring("me");
+        let token = cstring(entry.token);
+        let c = unsafe {
+            lib3().fmi3InstantiateModelExchange(name.as_ptr(), token.as_ptr(), null(), false, true, log.env(), Some(fmi3_log))
+        };
+        assert!(c.is_null() && log.lines()[0].2.contains("co-simulation only"));
+        let vr = 0u32;
+        let c = unsafe {
+            lib3().fmi3InstantiateCoSimulation(
+                name.as_ptr(), token.as_ptr(), null(), false, true, false, false, &vr, 1, log.env(), Some(fmi3_log), None,
+            )
+        };
+        assert!(c.is_null() && log.lines().last().unwrap().2.contains("requiredIntermediateVariables"));
+        let c = unsafe {
+            lib3().fmi3InstantiateCoSimulation(
+                name.as_ptr(), token.as_ptr(), null(), false, true, false, false, null(), 0, null_mut(), None, None,
+            )
+        };
+        assert!(!c.is_null(), "NULL resource path and no logger are tolerated");
+        unsafe { lib3().fmi3FreeInstance(c) };
+    }
+}
+
+#[test]
+fn null_foreign_and_freed_handles_are_refused() {
+    let entry = &CATALOG[0];
+    let mut junk = garbage();
+    let mut x = 0.0;
+    let vr = 0u32;
+    unsafe {
+        for c in [null_mut(), as_ptr(&mut junk)] {
+            assert_eq!(lib2().fmi2DoStep(c, 0.0, 0.1, 1), ERROR2);
+            assert_eq!(lib2().fmi2GetReal(c, &vr, 1, &mut x), ERROR2);
+            assert_eq!(lib2().fmi2Reset(c), ERROR2);
+            lib2().fmi2FreeInstance(c);
+            assert_eq!(lib3().fmi3GetFloat64(c, &vr, 1, &mut x, 1), ERROR3);
+            assert_eq!(lib3().fmi3Terminate(c), ERROR3);
+            lib3().fmi3FreeInstance(c);
+        }
+        // An FMI 2 instance is not an FMI 3 instance and vice versa.
+        let f2i = Fmu2::new(entry, "cross2");
+        let f3i = Fmu3::new(entry, "cross3");
+        assert_eq!(lib3().fmi3Reset(f2i.c), ERROR3);
+        assert_eq!(lib2().fmi2Reset(f3i.c), ERROR2);
+        lib3().fmi3FreeInstance(f2i.c);
+        lib2().fmi2FreeInstance(f3i.c);
+        f2i.reset();
+        f3i.reset();
+    }
+}
+
+#[test]
+fn calls_in_the_wrong_state_are_errors_until_reset() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let real_out = output_of(&model, VarType::Real);
+
+        let f = Fmu2::new(entry, "order2");
+        f.assert_error(f.do_step(start, h), &["fmi2DoStep", "instantiated"]);
+        // The error state (FMI 2.0.4 Sect. 2.1.3) refuses everything but a few calls.
+        let s = unsafe { f.b.fmi2EnterInitializationMode(f.c) };
+        f.assert_error(s, &["fmi2EnterInitializationMode", "error"]);
+        f.reset();
+        let s = unsafe { f.b.fmi2ExitInitializationMode(f.c) };
+        f.assert_error(s, &["fmi2ExitInitializationMode", "instantiated"]);
+        f.reset();
+        f.assert_error(f.get_real(real_out).0, &["fmi2GetReal", "instantiated"]);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2);
+        unsafe {
+            assert_eq!(f.b.fmi2Terminate(f.c), OK2);
+            f.assert_error(f.b.fmi2Terminate(f.c), &["fmi2Terminate", "terminated"]);
+            let s = f.b.fmi2SetupExperiment(f.c, 0, 0.0, start, 0, 0.0);
+            f.assert_error(s, &["fmi2SetupExperiment", "error"]);
+        }
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2);
+
+        let f = Fmu3::new(entry, "order3");
+        f.assert_error(f.do_step(start, h).0, &["fmi3DoStep", "Instantiated"]);
+        // FMI 3.0 Sect. 2.3.1: after an Error the FMU is in Terminated.
+        let s = unsafe { f.b.fmi3EnterInitializationMode(f.c, false, 0.0, start, true, stop) };
+        f.assert_error(s, &["fmi3EnterInitializationMode", "Terminated"]);
+        f.reset();
+        f.assert_error(unsafe { f.b.fmi3ExitInitializationMode(f.c) }, &["Instantiated"]);
+        f.reset();
+        f.assert_error(unsafe { f.b.fmi3Terminate(f.c) }, &["fmi3Terminate", "Instantiated"]);
+        f.reset();
+        f.init(start, stop);
+        f.assert_error(unsafe { f.b.fmi3ExitInitializationMode(f.c) }, &["Step Mode"]);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h).0, OK3);
+        assert_eq!(unsafe { f.b.fmi3Terminate(f.c) }, OK3);
+        f.assert_error(f.set_f64(real_out, 1.0), &["fmi3SetFloat64", "Terminated"]);
+    }
+}
+
+#[test]
+fn value_references_types_and_arrays_are_checked() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, _) = experiment(&model);
+        let real_out = output_of(&model, VarType::Real);
+        let int_out = output_of(&model, VarType::Integer);
+        let int_name = &model.interface.variable(int_out).unwrap().name;
+        let real_name = &model.interface.variable(real_out).unwrap().name;
+        let unknown = model.interface.variables.len() as u32 + 1000;
+
+        let f = Fmu2::new(entry, "vr2");
+        f.init(start, stop);
+        let mut x = [0.0f64; 2];
+        let mut i = [0i32; 2];
+        unsafe {
+            f.assert_error(f.get_real(unknown).0, &["fmi2GetReal", &format!("unknown value reference {unknown}")]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.get_real(int_out).0, &["fmi2GetReal", int_name, "Integer"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi2GetInteger(f.c, &real_out, 1, i.as_mut_ptr()), &[real_name, "Real"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi2GetReal(f.c, null(), 1, x.as_mut_ptr()), &["fmi2GetReal", "vr", "NULL"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi2GetReal(f.c, &real_out, 1, null_mut()), &["value", "NULL"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi2SetReal(f.c, &real_out, 1, null()), &["fmi2SetReal", "value", "NULL"]);
+            f.reset();
+            f.init(start, stop);
+            // Empty requests are fine for every type, with or without arrays.
+            assert_eq!(f.b.fmi2GetReal(f.c, null(), 0, null_mut()), OK2);
+            assert_eq!(f.b.fmi2GetBoolean(f.c, null(), 0, null_mut()), OK2);
+            assert_eq!(f.b.fmi2GetString(f.c, null(), 0, null_mut()), OK2);
+            assert_eq!(f.b.fmi2SetBoolean(f.c, null(), 0, null()), OK2);
+            assert_eq!(f.b.fmi2SetString(f.c, null(), 0, null()), OK2);
+            let mut flag = 0;
+            f.assert_error(f.b.fmi2GetBoolean(f.c, &real_out, 1, &mut flag), &["fmi2GetBoolean", real_name]);
+            f.reset();
+            f.init(start, stop);
+            let mut s = null();
+            f.assert_error(f.b.fmi2GetString(f.c, &unknown, 1, &mut s), &["unknown value reference"]);
+            f.reset();
+            f.init(start, stop);
+            let two = [real_out, real_out];
+            assert_eq!(f.b.fmi2GetReal(f.c, two.as_ptr(), 2, x.as_mut_ptr()), OK2);
+            assert_eq!(x[0].to_bits(), x[1].to_bits());
+        }
+
+        let f = Fmu3::new(entry, "vr3");
+        f.init(start, stop);
+        let mut x = [0.0f64; 2];
+        let mut i = [0i32; 2];
+        unsafe {
+            f.assert_error(f.get_f64(unknown).0, &["fmi3GetFloat64", "unknown value reference"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.get_f64(int_out).0, &["fmi3GetFloat64", int_name, "Int32"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi3GetInt32(f.c, &real_out, 1, i.as_mut_ptr(), 1), &[real_name, "Float64"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi3GetFloat64(f.c, &real_out, 1, x.as_mut_ptr(), 2), &["nValues"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi3GetFloat64(f.c, null(), 1, x.as_mut_ptr(), 1), &["valueReferences", "NULL"]);
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.b.fmi3SetFloat64(f.c, &real_out, 1, null(), 1), &["values", "NULL"]);
+            f.reset();
+            f.init(start, stop);
+            let mut small = [0i8; 1];
+            assert_eq!(f.b.fmi3GetInt8(f.c, null(), 0, null_mut(), 0), OK3);
+            assert_eq!(f.b.fmi3GetBoolean(f.c, null(), 0, null_mut(), 0), OK3);
+            assert_eq!(f.b.fmi3SetString(f.c, null(), 0, null(), 0), OK3);
+            f.assert_error(f.b.fmi3GetInt8(f.c, &real_out, 1, small.as_mut_ptr(), 1), &["fmi3GetInt8", real_name]);
+            f.reset();
+            // Enumerations are read with Int64 (FMI 3.0), not Int32; in Instantiated the
+            // getters return start values.
+            for v in model.interface.variables.iter().filter(|v| v.ty == VarType::Enumeration) {
+                let mut e = 0i64;
+                assert_eq!(f.b.fmi3GetInt64(f.c, &v.value_reference, 1, &mut e, 1), OK3, "{:?}", f.log.lines());
+                f.assert_error(f.b.fmi3GetInt32(f.c, &v.value_reference, 1, i.as_mut_ptr(), 1), &[&v.name, "Int64"]);
+                f.reset();
+            }
+        }
+    }
+}
+
+#[test]
+fn fixed_parameters_and_non_finite_values_are_refused() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let settable: Vec<_> = model
+            .interface
+            .variables
+            .iter()
+            .filter(|v| matches!(v.causality, Causality::Parameter | Causality::Input) && v.ty == VarType::Real)
+            .collect();
+        let fixed = model.interface.variables.iter().find(|v| v.causality == Causality::Parameter).unwrap();
+
+        let f = Fmu2::new(entry, "param2");
+        for v in &settable {
+            for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                f.assert_error(f.set_real(v.value_reference, bad), &["fmi2SetReal", &v.name, "finite"]);
+                f.reset();
+            }
+        }
+        f.init(start, stop);
+        let s = if fixed.ty == VarType::Real {
+            f.set_real(fixed.value_reference, 1.0)
+        } else {
+            f.set_integer(fixed.value_reference, 1)
+        };
+        f.assert_error(s, &[&fixed.name, "fixed parameter"]);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2, "usable after Reset");
+
+        let f = Fmu3::new(entry, "param3");
+        for v in &settable {
+            for bad in [f64::NAN, f64::INFINITY] {
+                f.assert_error(f.set_f64(v.value_reference, bad), &["fmi3SetFloat64", &v.name, "finite"]);
+                f.reset();
+            }
+        }
+        f.init(start, stop);
+        let s = if fixed.ty == VarType::Real {
+            f.set_f64(fixed.value_reference, 1.0)
+        } else if fixed.ty == VarType::Integer {
+            f.set_i32(fixed.value_reference, 1)
+        } else {
+            unsafe { f.b.fmi3SetInt64(f.c, &fixed.value_reference, 1, &1i64, 1) }
+        };
+        f.assert_error(s, &[&fixed.name, "fixed parameter"]);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h).0, OK3);
+    }
+}
+
+#[test]
+fn communication_points_and_step_sizes() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let real_out = output_of(&model, VarType::Real);
+
+        let f = Fmu2::new(entry, "steps2");
+        f.init(start, stop);
+        let at_start = f.get_state();
+        for bad in [-h, 0.0, f64::NAN, f64::INFINITY] {
+            f.assert_error(f.do_step(start, bad), &["fmi2DoStep", "communicationStepSize"]);
+            // Back to the state before the error (FMI 2.0.4 Sect. 2.1.3).
+            assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, at_start) }, OK2);
+        }
+        f.assert_error(f.do_step(start + 10.0 * h, h), &["fmi2DoStep", "communication point"]);
+        assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, at_start) }, OK2);
+        // A tiny step (OMSimulator ends runs with ~2e-14 s) is the same instant: the outputs
+        // stay as they are, and stepping goes on.
+        assert_eq!(f.do_step(start, h), OK2);
+        let before = outputs2(&f, &model);
+        assert_eq!(f.do_step(start + h, 2e-14), OK2, "{:?}", f.lines());
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&before));
+        assert_eq!(f.do_step(start + h + 2e-14, h), OK2, "{:?}", f.lines());
+        // Steps ending a few ulps past stopTime are accepted, far past it they are not.
+        let g = Fmu2::new(entry, "stop2");
+        g.init(start, start + h);
+        assert_eq!(g.do_step(start, h * (1.0 + 4.0 * f64::EPSILON)), OK2, "{:?}", g.lines());
+        let g = Fmu2::new(entry, "stop2b");
+        g.init(start, start + h);
+        g.assert_error(g.do_step(start, 2.0 * h), &["stop time"]);
+        f.free_state(at_start);
+        assert_eq!(f.get_real(real_out).0, OK2);
+
+        let f = Fmu3::new(entry, "steps3");
+        f.init(start, stop);
+        let at_start = f.get_state();
+        for bad in [-h, 0.0, f64::NAN] {
+            f.assert_error(f.do_step(start, bad).0, &["fmi3DoStep", "communicationStepSize"]);
+            assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, at_start) }, OK3);
+        }
+        f.assert_error(f.do_step(start + 10.0 * h, h).0, &["fmi3DoStep", "communication point"]);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, at_start) }, OK3);
+        assert_eq!(f.do_step(start, h).0, OK3);
+        let before = outputs3(&f, &model);
+        assert_eq!(f.do_step(start + h, 2e-14), (OK3, start + h + 2e-14));
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&before));
+        assert_eq!(f.do_step(start + h + 2e-14, h).0, OK3, "{:?}", f.log.lines());
+        let g = Fmu3::new(entry, "stop3");
+        g.init(start, start + h);
+        g.assert_error(g.do_step(start, 2.0 * h).0, &["stop time"]);
+        f.free_state(at_start);
+    }
+}
+
+/// Solver settings under which the first communication step of the default experiment
+/// cannot converge: one Newton iteration on one internal step as long as the whole step.
+fn break_newton(set_real: impl Fn(u32, f64) -> u32, set_int: impl Fn(u32, i32) -> u32, model: &Model, h: f64) {
+    assert_eq!(set_real(var(model, "solver.stepSize").value_reference, h), 0);
+    assert_eq!(set_int(var(model, "solver.maxIterations").value_reference, 1), 0);
+}
+
+#[test]
+fn newton_failure_is_a_discard_and_the_instance_recovers() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, _) = experiment(&model);
+        let big = (stop - start) / 4.0;
+
+        // A healthy instance provides the state to recover with, and the reference.
+        let healthy = Fmu2::new(entry, "healthy2");
+        healthy.init(start, stop);
+        let bytes = healthy.serialize(healthy.get_state());
+        assert_eq!(healthy.do_step(start, big), OK2);
+        let expected = outputs2(&healthy, &model);
+
+        let f = Fmu2::new(entry, "newton2");
+        break_newton(|vr, x| f.set_real(vr, x), |vr, x| f.set_integer(vr, x), &model, big);
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, big), DISCARD2, "{:?}", f.lines());
+        let (level, line) = f.lines().last().cloned().unwrap();
+        assert!(line.contains("fmi2DoStep") && line.contains("discarded") && line.contains("Newton"), "{line}");
+        assert_eq!(level, log::Level::Trace, "fmi-sys reports fmi2Discard at trace level");
+        let mut last = f64::NAN;
+        let mut terminated = 1;
+        unsafe {
+            assert_eq!(f.b.fmi2GetRealStatus(f.c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut last), OK2);
+            assert!(last >= start && last < start + big, "lastSuccessfulTime {last}");
+            assert_eq!(f.b.fmi2GetBooleanStatus(f.c, f2::fmi2StatusKind_fmi2Terminated, &mut terminated), OK2);
+            assert_eq!(terminated, 0);
+            // stepFailed: outputs can be read, stepping again is not allowed.
+            outputs2(&f, &model);
+            // Recover with a state serialized by another instance (with sane settings).
+            let (s, state) = f.deserialize(&bytes);
+            assert_eq!(s, OK2, "{:?}", f.lines());
+            assert_eq!(f.b.fmi2SetFMUstate(f.c, state), OK2, "{:?}", f.lines());
+            assert_eq!(f.do_step(start, big), OK2, "{:?}", f.lines());
+            f.free_state(state);
+        }
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&expected), "recovered run equals the healthy one");
+        // Reset also recovers.
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, big), OK2);
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&expected));
+
+        let healthy = Fmu3::new(entry, "healthy3");
+        healthy.init(start, stop);
+        let bytes = healthy.serialize(healthy.get_state());
+        assert_eq!(healthy.do_step(start, big).0, OK3);
+        let expected = outputs3(&healthy, &model);
+
+        let f = Fmu3::new(entry, "newton3");
+        break_newton(|vr, x| f.set_f64(vr, x), |vr, x| f.set_i32(vr, x), &model, big);
+        f.init(start, stop);
+        let before = outputs3(&f, &model);
+        // FMI 3.0 Sect. 2.2.3: Discard leaves the FMU as before the call, at the start.
+        assert_eq!(f.do_step(start, big), (DISCARD3, start), "{:?}", f.log.lines());
+        let (status, category, line) = f.log.lines().last().cloned().unwrap();
+        assert_eq!((status, category.as_str()), (DISCARD3, "logStatusDiscard"));
+        assert!(line.contains("fmi3DoStep") && line.contains("discarded") && line.contains("Newton"), "{line}");
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&before), "the state before the step is kept");
+        assert_eq!(f.do_step(start, big).0, DISCARD3, "still in Step Mode; the same step fails the same way");
+        let (s, state) = f.deserialize(&bytes);
+        assert_eq!(s, OK3);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, state) }, OK3, "{:?}", f.log.lines());
+        assert_eq!(f.do_step(start, big), (OK3, start + big));
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&expected));
+        f.free_state(state);
+    }
+}
+
+#[test]
+fn corrupted_truncated_and_foreign_states_are_refused() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+
+        let f = Fmu2::new(entry, "state2");
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2);
+        let good = f.get_state();
+        let bytes = f.serialize(good);
+        let expected = outputs2(&f, &model);
+        let mut corrupted = bytes.clone();
+        let last = corrupted.len() - 1;
+        corrupted[last] ^= 0x40;
+        let mut wrong_magic = bytes.clone();
+        wrong_magic[0] = b'X';
+        let cases: [(&[u8], &str); 5] = [
+            (&corrupted, "checksum"),
+            (&bytes[..bytes.len() - 1], "truncated"),
+            (&bytes[..bytes.len() / 2], "truncated"),
+            (&[], "truncated"),
+            (&wrong_magic, "magic"),
+        ];
+        for (data, needle) in cases {
+            let (s, state) = f.deserialize(data);
+            f.assert_error(s, &["fmi2DeSerializeFMUstate", needle]);
+            assert!(state.is_null(), "no state is returned");
+            // The instance is in the error state but unchanged: the good state restores it.
+            assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, good) }, OK2);
+            assert_eq!(bits(&outputs2(&f, &model)), bits(&expected));
+        }
+        let mut junk = garbage();
+        unsafe {
+            f.assert_error(f.b.fmi2SetFMUstate(f.c, as_ptr(&mut junk)), &["not an FMU state"]);
+            f.assert_error(f.b.fmi2SetFMUstate(f.c, null_mut()), &["FMUstate", "NULL"]);
+            f.assert_error(f.b.fmi2GetFMUstate(f.c, null_mut()), &["NULL"]);
+            let mut size = 0;
+            f.assert_error(f.b.fmi2SerializedFMUstateSize(f.c, good, null_mut()), &["size", "NULL"]);
+            assert_eq!(f.b.fmi2SerializedFMUstateSize(f.c, good, &mut size), OK2);
+            let mut small = vec![0u8; size - 1];
+            f.assert_error(f.b.fmi2SerializeFMUstate(f.c, good, small.as_mut_ptr().cast(), size - 1), &["bytes"]);
+            // A state pointer passed back to GetFMUstate is overwritten in place.
+            assert_eq!(f.b.fmi2SetFMUstate(f.c, good), OK2);
+            assert_eq!(f.do_step(start + h, h), OK2);
+            let mut reused = good;
+            assert_eq!(f.b.fmi2GetFMUstate(f.c, &mut reused), OK2);
+            assert_eq!(reused, good);
+            assert_ne!(f.serialize(good), bytes);
+            let mut none = null_mut();
+            assert_eq!(f.b.fmi2FreeFMUstate(f.c, &mut none), OK2, "freeing NULL is a no-op");
+        }
+        f.free_state(good);
+
+        let f = Fmu3::new(entry, "state3");
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h).0, OK3);
+        let good = f.get_state();
+        let bytes = f.serialize(good);
+        let expected = outputs3(&f, &model);
+        let mut corrupted = bytes.clone();
+        let middle = corrupted.len() / 2 + 3;
+        corrupted[middle] = corrupted[middle].wrapping_add(1);
+        for (data, needle) in [(&corrupted[..], "checksum"), (&bytes[..bytes.len() - 3], "truncated")] {
+            let (s, state) = f.deserialize(data);
+            f.assert_error(s, &["fmi3DeserializeFMUState", needle]);
+            assert!(state.is_null());
+            assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+            assert_eq!(bits(&outputs3(&f, &model)), bits(&expected));
+        }
+        let mut junk = garbage();
+        f.assert_error(unsafe { f.b.fmi3SetFMUState(f.c, as_ptr(&mut junk)) }, &["not an FMU state"]);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+        // A state deserialized into a fresh instance continues bit-identically.
+        let g = Fmu3::new(entry, "state3b");
+        let (s, copy) = g.deserialize(&bytes);
+        assert_eq!(s, OK3);
+        assert_eq!(unsafe { g.b.fmi3SetFMUState(g.c, copy) }, OK3);
+        assert_eq!(g.do_step(start + h, h).0, OK3);
+        assert_eq!(f.do_step(start + h, h).0, OK3);
+        assert_eq!(bits(&outputs3(&g, &model)), bits(&outputs3(&f, &model)));
+        g.free_state(copy);
+        f.free_state(good);
+    }
+}
+
+#[test]
+fn debug_logging_honours_categories() {
+    let names = |names: &[&str]| names.iter().map(|n| cstring(n)).collect::<Vec<_>>();
+    let (calls, calls_and_errors, bogus) =
+        (names(&["logCalls"]), names(&["logCalls", "logStatusError"]), names(&["logEverything"]));
+    let ptrs = |v: &[CString]| v.iter().map(|c| c.as_ptr()).collect::<Vec<_>>();
+    let (calls, calls_and_errors, bogus) = (ptrs(&calls), ptrs(&calls_and_errors), ptrs(&bogus));
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, _) = experiment(&model);
+        let real_out = output_of(&model, VarType::Real);
+        let unknown = model.interface.variables.len() as u32;
+
+        let f = Fmu2::new(entry, "log2");
+        f.init(start, stop);
+        unsafe {
+            assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 1, calls.as_ptr()), OK2);
+            assert_eq!(f.get_real(real_out).0, OK2);
+            assert!(f.lines().last().unwrap().1.starts_with("fmi2GetReal"), "{:?}", f.lines());
+            // Only logCalls is on: the Error is returned, its explanation is filtered out.
+            assert_eq!(f.get_real(unknown).0, ERROR2);
+            assert!(f.lines().last().unwrap().1.starts_with("fmi2GetReal"), "{:?}", f.lines());
+            f.reset();
+            assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 2, calls_and_errors.as_ptr()), OK2);
+            f.assert_error(f.b.fmi2SetDebugLogging(f.c, 1, 1, bogus.as_ptr()), &["logEverything", "logCalls"]);
+            f.assert_error(f.b.fmi2SetDebugLogging(f.c, 1, 1, null()), &["categories", "NULL"]);
+            assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 0, null()), OK2, "no categories: all of them");
+            f.reset();
+            f.init(start, stop);
+            f.assert_error(f.get_real(unknown).0, &["unknown value reference"]);
+        }
+
+        let f = Fmu3::new(entry, "log3");
+        f.init(start, stop);
+        unsafe {
+            assert_eq!(f.b.fmi3SetDebugLogging(f.c, true, 1, calls.as_ptr()), OK3);
+            f.log.clear();
+            assert_eq!(f.get_f64(real_out).0, OK3);
+            let lines = f.log.lines();
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            assert_eq!((lines[0].0, lines[0].1.as_str()), (OK3, "logCalls"));
+            assert!(lines[0].2.starts_with("fmi3GetFloat64"));
+            assert_eq!(f.b.fmi3SetDebugLogging(f.c, true, 2, calls_and_errors.as_ptr()), OK3);
+            f.assert_error(f.b.fmi3SetDebugLogging(f.c, true, 1, bogus.as_ptr()), &["logEverything"]);
+            // Logging off: Errors are still returned, but logMessage is not called (Sect. 2.3.1).
+            assert_eq!(f.b.fmi3SetDebugLogging(f.c, false, 0, null()), OK3);
+            f.log.clear();
+            assert_eq!(f.do_step(start, 0.1).0, ERROR3);
+            assert!(f.log.lines().is_empty());
+        }
+    }
+}
+
+#[test]
+fn unsupported_functions_log_and_return_error() {
+    let entry = &CATALOG[0];
+    let f = Fmu2::new(entry, "unsup2");
+    let mut x = [0.0; 1];
+    let mut b = 0;
+    unsafe {
+        f.assert_error(f.b.fmi2SetTime(f.c, 0.0), &["fmi2SetTime", "co-simulation only"]);
+        f.assert_error(f.b.fmi2GetDerivatives(f.c, x.as_mut_ptr(), 1), &["fmi2GetDerivatives"]);
+        f.assert_error(f.b.fmi2CompletedIntegratorStep(f.c, 1, &mut b, &mut b), &["fmi2CompletedIntegratorStep"]);
+        f.assert_error(f.b.fmi2CancelStep(f.c), &["fmi2CancelStep", "synchronous"]);
+        f.assert_error(
+            f.b.fmi2GetDirectionalDerivative(f.c, null(), 0, null(), 0, null(), null_mut()),
+            &["providesDirectionalDerivative"],
+        );
+        f.assert_error(f.b.fmi2GetRealOutputDerivatives(f.c, null(), 0, null(), null_mut()), &["maxOutputDerivativeOrder"]);
+    }
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    f.reset();
+    f.init(start, stop);
+    assert_eq!(f.do_step(start, h), OK2);
+    unsafe {
+        let mut status = 0;
+        let mut i = 0;
+        assert_eq!(f.b.fmi2GetStatus(f.c, f2::fmi2StatusKind_fmi2DoStepStatus, &mut status), DISCARD2);
+        assert!(f.lines().last().unwrap().1.contains("fmi2Pending"));
+        assert_eq!(f.b.fmi2GetIntegerStatus(f.c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut i), DISCARD2);
+        let mut last = 0.0;
+        assert_eq!(f.b.fmi2GetRealStatus(f.c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut last), OK2);
+        assert_eq!(last, start + h);
+        f.assert_error(f.b.fmi2GetRealStatus(f.c, 99, &mut last), &["99"]);
+    }
+
+    let f = Fmu3::new(entry, "unsup3");
+    let mut flag = false;
+    let mut n = 0usize;
+    unsafe {
+        f.assert_error(f.b.fmi3EnterEventMode(f.c), &["fmi3EnterEventMode", "event mode"]);
+        f.assert_error(f.b.fmi3EnterStepMode(f.c), &["fmi3EnterStepMode"]);
+        f.assert_error(f.b.fmi3GetNumberOfContinuousStates(f.c, &mut n), &["co-simulation only"]);
+        f.assert_error(f.b.fmi3SetClock(f.c, null(), 0, null()), &["fmi3SetClock", "clocks"]);
+        f.assert_error(f.b.fmi3EnterConfigurationMode(f.c), &["structural parameters"]);
+        f.assert_error(
+            f.b.fmi3UpdateDiscreteStates(f.c, &mut flag, &mut flag, &mut flag, &mut flag, &mut flag, x.as_mut_ptr()),
+            &["fmi3UpdateDiscreteStates"],
+        );
+        f.assert_error(f.b.fmi3ActivateModelPartition(f.c, 0, 0.0), &["scheduled execution"]);
+        f.assert_error(f.b.fmi3GetNumberOfVariableDependencies(f.c, 0, &mut n), &["dependency"]);
+    }
+    f.reset();
+}
+
+/// Eight instances stepped in eight threads (one loaded library, as importers do) give
+/// outputs bit-identical to one instance alone: no state is shared between instances.
+#[test]
+fn eight_threads_give_the_outputs_of_one_instance() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let steps = grid(start, stop, h);
+        let run2 = || {
+            let f = Fmu2::new(entry, "threads2");
+            f.init(start, stop);
+            let mut rows = vec![outputs2(&f, &model)];
+            for &(t, h) in &steps {
+                assert_eq!(f.do_step(t, h), OK2);
+                rows.push(outputs2(&f, &model));
+            }
+            rows
+        };
+        let run3 = || {
+            let f = Fmu3::new(entry, "threads3");
+            f.init(start, stop);
+            let mut rows = vec![outputs3(&f, &model)];
+            for &(t, h) in &steps {
+                assert_eq!(f.do_step(t, h).0, OK3);
+                rows.push(outputs3(&f, &model));
+            }
+            rows
+        };
+        let alone2 = run2();
+        let alone3 = run3();
+        assert_identical("FMI 2 alone vs Rust API", &model, &reference_run(&model, start, stop, &steps), &alone2);
+        assert_identical("FMI 3 alone vs FMI 2 alone", &model, &alone2, &alone3);
+        in_eight_threads("FMI 2", &model, &alone2, &run2);
+        in_eight_threads("FMI 3", &model, &alone3, &run3);
+    }
+}
+
+fn in_eight_threads(what: &str, model: &Model, alone: &[Vec<f64>], run: &(dyn Fn() -> Vec<Vec<f64>> + Sync)) {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8).map(|_| scope.spawn(run)).collect();
+        for (k, handle) in handles.into_iter().enumerate() {
+            let rows = handle.join().expect("thread");
+            assert_identical(&format!("{what}, thread {k}"), model, alone, &rows);
+        }
+    });
+}
