@@ -80,7 +80,9 @@ fn versions_and_instantiation_arguments() {
     let cs = f2::fmi2Type_fmi2CoSimulation;
     for entry in CATALOG {
         // Every resource spelling importers use, NULL and garbage included; NULL callbacks.
-        for resource in [None, Some(""), Some("file:/tmp/x"), Some("file:////tmp/x/"), Some("%zz not a uri"), Some("http://h/r")] {
+        for resource in
+            [None, Some(""), Some("file:/tmp/x"), Some("file:////tmp/x/"), Some("%zz not a uri"), Some("http://h/r")]
+        {
             for cb in [true, false] {
                 let c = instantiate2(Some(&unique("res")), cs, Some(entry.token), resource, cb);
                 assert!(!c.is_null(), "{resource:?}");
@@ -90,7 +92,11 @@ fn versions_and_instantiation_arguments() {
         let last = |name: &str| fmi2_lines(name).last().map(|(_, m)| m.clone()).unwrap_or_default();
         let name = unique("guid");
         assert!(instantiate2(Some(&name), cs, Some("{00000000-wrong}"), None, true).is_null());
-        assert!(last(&name).contains("{00000000-wrong}") && last(&name).contains("matches no model"), "{}", last(&name));
+        assert!(
+            last(&name).contains("{00000000-wrong}") && last(&name).contains("matches no model"),
+            "{}",
+            last(&name)
+        );
         let name = unique("metype");
         assert!(instantiate2(Some(&name), f2::fmi2Type_fmi2ModelExchange, Some(entry.token), None, true).is_null());
         assert!(last(&name).contains("fmuType"), "{}", last(&name));
@@ -113,19 +119,49 @@ fn versions_and_instantiation_arguments() {
         let name = cstring("me");
         let token = cstring(entry.token);
         let c = unsafe {
-            lib3().fmi3InstantiateModelExchange(name.as_ptr(), token.as_ptr(), null(), false, true, log.env(), Some(fmi3_log))
+            lib3().fmi3InstantiateModelExchange(
+                name.as_ptr(),
+                token.as_ptr(),
+                null(),
+                false,
+                true,
+                log.env(),
+                Some(fmi3_log),
+            )
         };
         assert!(c.is_null() && log.lines()[0].2.contains("co-simulation only"));
         let vr = 0u32;
         let c = unsafe {
             lib3().fmi3InstantiateCoSimulation(
-                name.as_ptr(), token.as_ptr(), null(), false, true, false, false, &vr, 1, log.env(), Some(fmi3_log), None,
+                name.as_ptr(),
+                token.as_ptr(),
+                null(),
+                false,
+                true,
+                false,
+                false,
+                &vr,
+                1,
+                log.env(),
+                Some(fmi3_log),
+                None,
             )
         };
         assert!(c.is_null() && log.lines().last().unwrap().2.contains("requiredIntermediateVariables"));
         let c = unsafe {
             lib3().fmi3InstantiateCoSimulation(
-                name.as_ptr(), token.as_ptr(), null(), false, true, false, false, null(), 0, null_mut(), None, None,
+                name.as_ptr(),
+                token.as_ptr(),
+                null(),
+                false,
+                true,
+                false,
+                false,
+                null(),
+                0,
+                null_mut(),
+                None,
+                None,
             )
         };
         assert!(!c.is_null(), "NULL resource path and no logger are tolerated");
@@ -644,7 +680,10 @@ fn unsupported_functions_log_and_return_error() {
             f.b.fmi2GetDirectionalDerivative(f.c, null(), 0, null(), 0, null(), null_mut()),
             &["providesDirectionalDerivative"],
         );
-        f.assert_error(f.b.fmi2GetRealOutputDerivatives(f.c, null(), 0, null(), null_mut()), &["maxOutputDerivativeOrder"]);
+        f.assert_error(
+            f.b.fmi2GetRealOutputDerivatives(f.c, null(), 0, null(), null_mut()),
+            &["maxOutputDerivativeOrder"],
+        );
     }
     let model = model(entry);
     let (start, stop, h) = experiment(&model);

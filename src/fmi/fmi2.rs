@@ -15,7 +15,12 @@ use std::ptr::null_mut;
 type I2 = Instance<Fmi2State>;
 
 /// Runs `op` behind the firewall (see [`run`]).
-unsafe fn with(c: fmi2Component, function: &'static str, call: Call, op: impl FnOnce(&mut I2) -> Outcome) -> fmi2Status {
+unsafe fn with(
+    c: fmi2Component,
+    function: &'static str,
+    call: Call,
+    op: impl FnOnce(&mut I2) -> Outcome,
+) -> fmi2Status {
     unsafe { run::<Fmi2State>(c, function, call, op) }
 }
 
@@ -177,7 +182,11 @@ pub unsafe extern "C" fn fmi2GetReal(
     value: *mut fmi2Real,
 ) -> fmi2Status {
     const F: &str = "fmi2GetReal";
-    unsafe { with(c, F, Call::Get, |i| i.read(F, input(vr, nvr, "vr")?, output(value, nvr, "value")?, &[VarType::Real], Some)) }
+    unsafe {
+        with(c, F, Call::Get, |i| {
+            i.read(F, input(vr, nvr, "vr")?, output(value, nvr, "value")?, &[VarType::Real], Some)
+        })
+    }
 }
 
 #[no_mangle]
@@ -232,7 +241,11 @@ pub unsafe extern "C" fn fmi2SetReal(
     value: *const fmi2Real,
 ) -> fmi2Status {
     const F: &str = "fmi2SetReal";
-    unsafe { with(c, F, Call::Set, |i| i.write(F, input(vr, nvr, "vr")?, input(value, nvr, "value")?, &[VarType::Real], |x| x)) }
+    unsafe {
+        with(c, F, Call::Set, |i| {
+            i.write(F, input(vr, nvr, "vr")?, input(value, nvr, "value")?, &[VarType::Real], |x| x)
+        })
+    }
 }
 
 #[no_mangle]
@@ -244,7 +257,9 @@ pub unsafe extern "C" fn fmi2SetInteger(
 ) -> fmi2Status {
     const F: &str = "fmi2SetInteger";
     const TYPES: &[VarType] = &[VarType::Integer, VarType::Enumeration];
-    unsafe { with(c, F, Call::Set, |i| i.write(F, input(vr, nvr, "vr")?, input(value, nvr, "value")?, TYPES, f64::from)) }
+    unsafe {
+        with(c, F, Call::Set, |i| i.write(F, input(vr, nvr, "vr")?, input(value, nvr, "value")?, TYPES, f64::from))
+    }
 }
 
 #[no_mangle]
@@ -297,7 +312,11 @@ pub unsafe extern "C" fn fmi2FreeFMUstate(c: fmi2Component, FMUstate: *mut fmi2F
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2SerializedFMUstateSize(c: fmi2Component, FMUstate: fmi2FMUstate, size: *mut usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2SerializedFMUstateSize(
+    c: fmi2Component,
+    FMUstate: fmi2FMUstate,
+    size: *mut usize,
+) -> fmi2Status {
     unsafe { with(c, "fmi2SerializedFMUstateSize", Call::FmuState, |i| i.serialized_size(FMUstate, size)) }
 }
 
@@ -318,7 +337,9 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     size: usize,
     FMUstate: *mut fmi2FMUstate,
 ) -> fmi2Status {
-    unsafe { with(c, "fmi2DeSerializeFMUstate", Call::FmuState, |i| i.deserialize(serializedState.cast(), size, FMUstate)) }
+    unsafe {
+        with(c, "fmi2DeSerializeFMUstate", Call::FmuState, |i| i.deserialize(serializedState.cast(), size, FMUstate))
+    }
 }
 
 #[no_mangle]
@@ -449,7 +470,11 @@ pub unsafe extern "C" fn fmi2GetRealStatus(c: fmi2Component, s: fmi2StatusKind, 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetIntegerStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Integer) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetIntegerStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Integer,
+) -> fmi2Status {
     const F: &str = "fmi2GetIntegerStatus";
     unsafe {
         with(c, F, Call::GetStatus, |i| {
@@ -460,7 +485,11 @@ pub unsafe extern "C" fn fmi2GetIntegerStatus(c: fmi2Component, s: fmi2StatusKin
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetBooleanStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2Boolean) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetBooleanStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2Boolean,
+) -> fmi2Status {
     const F: &str = "fmi2GetBooleanStatus";
     unsafe {
         with(c, F, Call::GetStatus, |i| {
@@ -476,7 +505,11 @@ pub unsafe extern "C" fn fmi2GetBooleanStatus(c: fmi2Component, s: fmi2StatusKin
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetStringStatus(c: fmi2Component, s: fmi2StatusKind, value: *mut fmi2String) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetStringStatus(
+    c: fmi2Component,
+    s: fmi2StatusKind,
+    value: *mut fmi2String,
+) -> fmi2Status {
     const F: &str = "fmi2GetStringStatus";
     unsafe {
         with(c, F, Call::GetStatus, |i| {
@@ -529,7 +562,11 @@ pub unsafe extern "C" fn fmi2GetDerivatives(c: fmi2Component, _derivatives: *mut
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetEventIndicators(c: fmi2Component, _eventIndicators: *mut fmi2Real, _ni: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetEventIndicators(
+    c: fmi2Component,
+    _eventIndicators: *mut fmi2Real,
+    _ni: usize,
+) -> fmi2Status {
     unsafe { unsupported(c, "fmi2GetEventIndicators", MODEL_EXCHANGE) }
 }
 
@@ -539,7 +576,11 @@ pub unsafe extern "C" fn fmi2GetContinuousStates(c: fmi2Component, _x: *mut fmi2
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(c: fmi2Component, _x_nominal: *mut fmi2Real, _nx: usize) -> fmi2Status {
+pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
+    c: fmi2Component,
+    _x_nominal: *mut fmi2Real,
+    _nx: usize,
+) -> fmi2Status {
     unsafe { unsupported(c, "fmi2GetNominalsOfContinuousStates", MODEL_EXCHANGE) }
 }
 

@@ -16,7 +16,12 @@ use std::ptr::null_mut;
 pub(crate) type I3 = Instance<Fmi3State>;
 
 /// Runs `op` behind the firewall (see [`run`]).
-pub(crate) unsafe fn with(c: fmi3Instance, function: &'static str, call: Call, op: impl FnOnce(&mut I3) -> Outcome) -> fmi3Status {
+pub(crate) unsafe fn with(
+    c: fmi3Instance,
+    function: &'static str,
+    call: Call,
+    op: impl FnOnce(&mut I3) -> Outcome,
+) -> fmi3Status {
     unsafe { run::<Fmi3State>(c, function, call, op) }
 }
 
@@ -70,8 +75,13 @@ pub unsafe extern "C" fn fmi3InstantiateModelExchange(
     logMessage: fmi3LogMessageCallback,
 ) -> fmi3Instance {
     guard(null_mut(), || unsafe {
-        let log = Logger::fmi3(logMessage, instanceEnvironment, &opt_string(instanceName).unwrap_or_default(), loggingOn);
-        refuse(&log, "fmi3InstantiateModelExchange", "this FMU provides co-simulation only (no <ModelExchange> element)")
+        let log =
+            Logger::fmi3(logMessage, instanceEnvironment, &opt_string(instanceName).unwrap_or_default(), loggingOn);
+        refuse(
+            &log,
+            "fmi3InstantiateModelExchange",
+            "this FMU provides co-simulation only (no <ModelExchange> element)",
+        )
     })
 }
 
@@ -89,8 +99,13 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
     _unlockPreemption: fmi3UnlockPreemptionCallback,
 ) -> fmi3Instance {
     guard(null_mut(), || unsafe {
-        let log = Logger::fmi3(logMessage, instanceEnvironment, &opt_string(instanceName).unwrap_or_default(), loggingOn);
-        refuse(&log, "fmi3InstantiateScheduledExecution", "this FMU provides co-simulation only (no <ScheduledExecution> element)")
+        let log =
+            Logger::fmi3(logMessage, instanceEnvironment, &opt_string(instanceName).unwrap_or_default(), loggingOn);
+        refuse(
+            &log,
+            "fmi3InstantiateScheduledExecution",
+            "this FMU provides co-simulation only (no <ScheduledExecution> element)",
+        )
     })
 }
 
@@ -308,7 +323,11 @@ pub unsafe extern "C" fn fmi3FreeFMUState(instance: fmi3Instance, FMUState: *mut
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3SerializedFMUStateSize(instance: fmi3Instance, FMUState: fmi3FMUState, size: *mut usize) -> fmi3Status {
+pub unsafe extern "C" fn fmi3SerializedFMUStateSize(
+    instance: fmi3Instance,
+    FMUState: fmi3FMUState,
+    size: *mut usize,
+) -> fmi3Status {
     unsafe { with(instance, "fmi3SerializedFMUStateSize", Call::FmuState, |i| i.serialized_size(FMUState, size)) }
 }
 
@@ -329,7 +348,9 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
     size: usize,
     FMUState: *mut fmi3FMUState,
 ) -> fmi3Status {
-    unsafe { with(instance, "fmi3DeserializeFMUState", Call::FmuState, |i| i.deserialize(serializedState, size, FMUState)) }
+    unsafe {
+        with(instance, "fmi3DeserializeFMUState", Call::FmuState, |i| i.deserialize(serializedState, size, FMUState))
+    }
 }
 
 // ---- Stepping ------------------------------------------------------------------------------

@@ -357,12 +357,18 @@ pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(instance: fmi3Instance, _nEventIndicators: *mut usize) -> fmi3Status {
+pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(
+    instance: fmi3Instance,
+    _nEventIndicators: *mut usize,
+) -> fmi3Status {
     unsafe { unsupported(instance, "fmi3GetNumberOfEventIndicators", MODEL_EXCHANGE) }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(instance: fmi3Instance, _nContinuousStates: *mut usize) -> fmi3Status {
+pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(
+    instance: fmi3Instance,
+    _nContinuousStates: *mut usize,
+) -> fmi3Status {
     unsafe { unsupported(instance, "fmi3GetNumberOfContinuousStates", MODEL_EXCHANGE) }
 }
 

@@ -41,7 +41,10 @@ impl<S: Machine> Instance<S> {
     fn check_owner(&self, state: &FmuState) -> Result<(), String> {
         let token = &self.slave.model().token;
         if &state.token != token {
-            return Err(format!("the FMU state belongs to another model (token {}, this instance {token})", state.token));
+            return Err(format!(
+                "the FMU state belongs to another model (token {}, this instance {token})",
+                state.token
+            ));
         }
         Ok(())
     }

@@ -82,10 +82,8 @@ impl Logger {
 
     /// Whether a message of this status and category reaches the callback.
     pub fn wants(&self, status: Status, category: &str) -> bool {
-        let category_on = LOG_CATEGORIES
-            .iter()
-            .position(|(name, _)| *name == category)
-            .is_some_and(|i| self.enabled[i]);
+        let category_on =
+            LOG_CATEGORIES.iter().position(|(name, _)| *name == category).is_some_and(|i| self.enabled[i]);
         match self.sink {
             Sink::None => false,
             Sink::Fmi3 { .. } => self.logging_on && category_on,

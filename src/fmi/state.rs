@@ -5,8 +5,8 @@
 //! `doStep` is synchronous (no stepInProgress / stepCanceled), there is no event mode and
 //! there are no structural parameters (no configuration modes).
 
-use crate::sim::Phase;
 use crate::interface::VarType;
+use crate::sim::Phase;
 use std::fmt;
 
 /// What an exported function does, as far as the state machine is concerned.

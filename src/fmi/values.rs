@@ -91,9 +91,8 @@ impl<S: Machine> Instance<S> {
         for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
             self.typed_variable(function, vr, accepts)?;
             let x = self.slave.get(vr).map_err(|e| e.to_string())?;
-            *slot = convert(x).ok_or_else(|| {
-                format!("value {x} of value reference {vr} cannot be represented by {function}")
-            })?;
+            *slot = convert(x)
+                .ok_or_else(|| format!("value {x} of value reference {vr} cannot be represented by {function}"))?;
         }
         Ok(Status::Ok)
     }

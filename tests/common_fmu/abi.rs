@@ -201,7 +201,12 @@ impl Fmu3 {
 
     pub fn init(&self, start: f64, stop: f64) {
         unsafe {
-            assert_eq!(self.b.fmi3EnterInitializationMode(self.c, false, 0.0, start, true, stop), OK3, "{:?}", self.log.lines());
+            assert_eq!(
+                self.b.fmi3EnterInitializationMode(self.c, false, 0.0, start, true, stop),
+                OK3,
+                "{:?}",
+                self.log.lines()
+            );
             assert!(self.b.fmi3ExitInitializationMode(self.c) <= f3::fmi3Status_fmi3Warning, "{:?}", self.log.lines());
         }
     }
