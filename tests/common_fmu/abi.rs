@@ -1,9 +1,10 @@
 //! Raw C-ABI access to the cdylib through fmi-sys's libloading bindings, with log capture:
 //! the misuse tests call the exported functions exactly as a C importer would.
 
+use super::outputs;
 use super::{fmi2_lines, install_fmi2_log_capture, Fmi3Log};
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
-use mbfmu::interface::Variable;
+use mbfmu::interface::{VarType, Variable};
 use mbfmu::models::CatalogEntry;
 use mbfmu::package;
 use mbfmu::sim::Model;
@@ -291,4 +292,54 @@ pub fn garbage() -> Box<[u64; 16]> {
 
 pub fn as_ptr(b: &mut [u64; 16]) -> *mut c_void {
     b.as_mut_ptr().cast()
+}
+
+/// (start, stop, step) of the model's default experiment.
+pub fn experiment(model: &Model) -> (f64, f64, f64) {
+    let e = &model.description.experiment;
+    (e.start, e.stop, e.step)
+}
+
+/// The first output of the given type.
+pub fn output_of(model: &Model, ty: VarType) -> u32 {
+    model.interface.outputs().find(|v| v.ty == ty).map(|v| v.value_reference).expect("such an output")
+}
+
+/// All outputs read through FMI 2 (Real and Integer).
+pub fn outputs2(f: &Fmu2, model: &Model) -> Vec<f64> {
+    outputs(model)
+        .iter()
+        .map(|&(vr, ty)| unsafe {
+            if ty == VarType::Real {
+                let (s, x) = f.get_real(vr);
+                assert_eq!(s, OK2);
+                x
+            } else {
+                let mut i = 0;
+                assert_eq!(f.b.fmi2GetInteger(f.c, &vr, 1, &mut i), OK2);
+                f64::from(i)
+            }
+        })
+        .collect()
+}
+
+pub fn outputs3(f: &Fmu3, model: &Model) -> Vec<f64> {
+    outputs(model)
+        .iter()
+        .map(|&(vr, ty)| unsafe {
+            if ty == VarType::Real {
+                let (s, x) = f.get_f64(vr);
+                assert_eq!(s, OK3);
+                x
+            } else {
+                let mut i = 0;
+                assert_eq!(f.b.fmi3GetInt32(f.c, &vr, 1, &mut i, 1), OK3);
+                f64::from(i)
+            }
+        })
+        .collect()
+}
+
+pub fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
 }
