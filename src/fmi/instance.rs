@@ -139,12 +139,9 @@ pub unsafe fn run<S: Machine>(
             panic_text(payload.as_ref())
         ),
     };
-    // Logging calls into the host; guard it as well.
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        instance.fail();
-        instance.report(Status::Error, &format!("{function}: {reason}"));
-    }));
     instance.fail();
+    // Logging calls into the host; guard it as well.
+    let _ = catch_unwind(AssertUnwindSafe(|| instance.report(Status::Error, &format!("{function}: {reason}"))));
     Status::Error.code()
 }
 
