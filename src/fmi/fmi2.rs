@@ -15,7 +15,7 @@ use std::ptr::null_mut;
 type I2 = Instance<Fmi2State>;
 
 /// Runs `op` behind the firewall (see [`run`]).
-unsafe fn with(
+pub(crate) unsafe fn with(
     c: fmi2Component,
     function: &'static str,
     call: Call,
@@ -25,11 +25,11 @@ unsafe fn with(
 }
 
 /// A function this FMU does not implement: Error with the reason.
-unsafe fn unsupported(c: fmi2Component, function: &'static str, reason: &str) -> fmi2Status {
+pub(crate) unsafe fn unsupported(c: fmi2Component, function: &'static str, reason: &str) -> fmi2Status {
     unsafe { with(c, function, Call::Unsupported, |_| Err(format!("not supported: {reason}"))) }
 }
 
-const MODEL_EXCHANGE: &str = "this FMU provides co-simulation only (no <ModelExchange> element)";
+pub(crate) const MODEL_EXCHANGE: &str = "this FMU provides co-simulation only (no <ModelExchange> element)";
 
 // ---- Inquire platform and version ----------------------------------------------------------
 
@@ -519,71 +519,6 @@ pub unsafe extern "C" fn fmi2GetStringStatus(
     }
 }
 
-// ---- Model exchange (not provided) ---------------------------------------------------------
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2EnterEventMode(c: fmi2Component) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2EnterEventMode", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2NewDiscreteStates(c: fmi2Component, _fmi2eventInfo: *mut fmi2EventInfo) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2NewDiscreteStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2EnterContinuousTimeMode(c: fmi2Component) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2EnterContinuousTimeMode", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2CompletedIntegratorStep(
-    c: fmi2Component,
-    _noSetFMUStatePriorToCurrentPoint: fmi2Boolean,
-    _enterEventMode: *mut fmi2Boolean,
-    _terminateSimulation: *mut fmi2Boolean,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2CompletedIntegratorStep", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2SetTime(c: fmi2Component, _time: fmi2Real) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2SetTime", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2SetContinuousStates(c: fmi2Component, _x: *const fmi2Real, _nx: usize) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2SetContinuousStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetDerivatives(c: fmi2Component, _derivatives: *mut fmi2Real, _nx: usize) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetDerivatives", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetEventIndicators(
-    c: fmi2Component,
-    _eventIndicators: *mut fmi2Real,
-    _ni: usize,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetEventIndicators", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetContinuousStates(c: fmi2Component, _x: *mut fmi2Real, _nx: usize) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetContinuousStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetNominalsOfContinuousStates(
-    c: fmi2Component,
-    _x_nominal: *mut fmi2Real,
-    _nx: usize,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetNominalsOfContinuousStates", MODEL_EXCHANGE) }
-}
-
 // ---- Compile-time check of every signature against fmi2FunctionTypes.h ---------------------
 
 const _: fmi2GetTypesPlatformTYPE = Some(fmi2GetTypesPlatform);
@@ -611,16 +546,6 @@ const _: fmi2SerializedFMUstateSizeTYPE = Some(fmi2SerializedFMUstateSize);
 const _: fmi2SerializeFMUstateTYPE = Some(fmi2SerializeFMUstate);
 const _: fmi2DeSerializeFMUstateTYPE = Some(fmi2DeSerializeFMUstate);
 const _: fmi2GetDirectionalDerivativeTYPE = Some(fmi2GetDirectionalDerivative);
-const _: fmi2EnterEventModeTYPE = Some(fmi2EnterEventMode);
-const _: fmi2NewDiscreteStatesTYPE = Some(fmi2NewDiscreteStates);
-const _: fmi2EnterContinuousTimeModeTYPE = Some(fmi2EnterContinuousTimeMode);
-const _: fmi2CompletedIntegratorStepTYPE = Some(fmi2CompletedIntegratorStep);
-const _: fmi2SetTimeTYPE = Some(fmi2SetTime);
-const _: fmi2SetContinuousStatesTYPE = Some(fmi2SetContinuousStates);
-const _: fmi2GetDerivativesTYPE = Some(fmi2GetDerivatives);
-const _: fmi2GetEventIndicatorsTYPE = Some(fmi2GetEventIndicators);
-const _: fmi2GetContinuousStatesTYPE = Some(fmi2GetContinuousStates);
-const _: fmi2GetNominalsOfContinuousStatesTYPE = Some(fmi2GetNominalsOfContinuousStates);
 const _: fmi2SetRealInputDerivativesTYPE = Some(fmi2SetRealInputDerivatives);
 const _: fmi2GetRealOutputDerivativesTYPE = Some(fmi2GetRealOutputDerivatives);
 const _: fmi2DoStepTYPE = Some(fmi2DoStep);
@@ -630,6 +555,3 @@ const _: fmi2GetRealStatusTYPE = Some(fmi2GetRealStatus);
 const _: fmi2GetIntegerStatusTYPE = Some(fmi2GetIntegerStatus);
 const _: fmi2GetBooleanStatusTYPE = Some(fmi2GetBooleanStatus);
 const _: fmi2GetStringStatusTYPE = Some(fmi2GetStringStatus);
-
-/// Number of FMI 2 functions exported (and checked above).
-pub const FUNCTION_COUNT: usize = 44;
