@@ -1,2 +1,67 @@
 //! The FMI 2.0 / 3.0 C ABI (exported fmi2* / fmi3* functions): instance lifecycle, state
-//! machine, value references, logging, FMU state. No physics.
+//! machine, value references, logging, FMU state. No physics: everything model-related is
+//! delegated to [`crate::sim::Slave`].
+//!
+//! - [`fmi2`], [`fmi2_other`], [`fmi3`], [`fmi3_other`]: the exported functions (all 44 of FMI 2.0, all 75
+//!   of FMI 3.0; importers refuse an FMU with a missing symbol).
+//! - [`instance`]: the instance behind a handle and the firewall every function goes through.
+//! - [`state`]: the state machine of each standard.
+//! - [`values`], [`fmu_state`]: getters/setters and FMU states.
+//! - [`logging`], [`uri`]: the host's logger; resource locations.
+
+// The exported functions keep the standard's names and parameter names; their safety
+// contract is the FMI standard's (valid handles, arrays of the stated lengths).
+#![allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc)]
+
+pub mod fmi2;
+pub mod fmi2_other;
+pub mod fmi3;
+pub mod fmi3_other;
+pub mod fmu_state;
+pub mod instance;
+pub mod logging;
+pub mod state;
+pub mod uri;
+pub mod values;
+
+use crate::models;
+use crate::sim::Model;
+use std::ffi::{c_char, CStr};
+use std::sync::Arc;
+
+/// A C string as Rust text (lossy), `None` for NULL.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string.
+pub unsafe fn opt_string(p: *const c_char) -> Option<String> {
+    if p.is_null() {
+        None
+    } else {
+        Some(unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned())
+    }
+}
+
+/// An array of `n` C strings (SetDebugLogging categories); NULL entries are an error.
+///
+/// # Safety
+/// `p` is NULL or points to `n` pointers that are NULL or NUL-terminated strings.
+pub unsafe fn c_strings(p: *const *const c_char, n: usize, what: &str) -> Result<Vec<String>, String> {
+    let pointers = unsafe { values::input(p, n, what) }?;
+    pointers
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| unsafe { opt_string(s) }.ok_or_else(|| format!("{what}[{k}] is NULL")))
+        .collect()
+}
+
+/// The catalog model whose GUID / instantiationToken is `token` (ARCHITECTURE.md
+/// principle 3: one binary, every model, selected at instantiation).
+pub fn model_for_token(token: &str) -> Result<Arc<Model>, String> {
+    let entry = models::by_token(token).ok_or_else(|| {
+        format!(
+            "the GUID/instantiationToken {token} matches no model of this binary: the \
+             modelDescription.xml and the binary come from different builds"
+        )
+    })?;
+    Model::from_catalog(entry).map(Arc::new)
+}

@@ -1,0 +1,160 @@
+//! One FMU instance behind an opaque C handle, and the firewall every exported function
+//! goes through (ARCHITECTURE.md principle 7): handle check, state-machine check, panic
+//! catching, and mapping of every failure to a status with a log line.
+
+use super::logging::{Logger, Status};
+use super::state::{Call, Machine};
+use crate::sim::{Model, Slave};
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Everything one instance owns; nothing is shared with other instances.
+#[repr(C)]
+pub struct Instance<S: Machine> {
+    /// First field, so that a foreign or freed handle can be told apart (best effort).
+    magic: u64,
+    pub state: S,
+    pub slave: Slave,
+    pub log: Logger,
+    /// FMI 2 fmi2LastSuccessfulTime: the slave's time after the last doStep.
+    pub last_successful_time: f64,
+    pub resource_dir: Option<PathBuf>,
+}
+
+/// What an operation returns: a status (OK, Warning, Discard; already logged if not OK) or
+/// the reason for an Error, which the firewall logs.
+pub type Outcome = Result<Status, String>;
+
+impl<S: Machine> Instance<S> {
+    pub fn new(model: Arc<Model>, log: Logger, resource_dir: Option<PathBuf>) -> Instance<S> {
+        let slave = Slave::new(model);
+        let last_successful_time = slave.time();
+        Instance { magic: S::MAGIC, state: S::INSTANTIATED, slave, log, last_successful_time, resource_dir }
+    }
+
+    pub fn into_handle(self) -> *mut c_void {
+        Box::into_raw(Box::new(self)).cast()
+    }
+
+    /// The instance behind a handle, or `None` for NULL and for handles that do not carry
+    /// this standard's tag (a freed instance, an instance of the other standard, garbage
+    /// that happens to be readable).
+    ///
+    /// # Safety
+    /// `handle` is NULL or points to at least 8 readable bytes; if it is one of ours, no
+    /// other reference to the instance exists during the call (FMI 2.0.4 Sect. 2.1.1: one
+    /// instance is never called concurrently).
+    pub unsafe fn from_handle<'a>(handle: *mut c_void) -> Option<&'a mut Instance<S>> {
+        if handle.is_null() || !handle.cast::<u64>().is_aligned() {
+            return None;
+        }
+        if unsafe { handle.cast::<u64>().read() } != S::MAGIC {
+            return None;
+        }
+        Some(unsafe { &mut *handle.cast::<Instance<S>>() })
+    }
+
+    /// FreeInstance: NULL and foreign handles are ignored (FMI 3.0 Sect. 2.3.1).
+    ///
+    /// # Safety
+    /// As for [`Instance::from_handle`]; the handle must not be used afterwards.
+    pub unsafe fn free(handle: *mut c_void) {
+        if let Some(instance) = unsafe { Self::from_handle(handle) } {
+            instance.magic = 0;
+            let boxed = unsafe { Box::from_raw(instance as *mut Instance<S>) };
+            // A panic while dropping must not cross the boundary; the memory may then leak.
+            let _ = catch_unwind(AssertUnwindSafe(move || drop(boxed)));
+        }
+    }
+
+    /// Logs `text` with the category that belongs to `status`.
+    pub fn report(&self, status: Status, text: &str) {
+        if let Some(category) = status.category() {
+            self.log.log(status, category, text);
+        }
+    }
+
+    /// Forwards the slave's messages; returns Warning if one of them is a warning.
+    pub fn flush_messages(&mut self) -> Status {
+        let mut status = Status::Ok;
+        for m in self.slave.take_messages() {
+            let s = if m.category == "logStatusWarning" { Status::Warning } else { Status::Ok };
+            status = status.max(s);
+            self.log.log(s, m.category, &m.text);
+        }
+        status
+    }
+
+    /// Moves to the state the standard prescribes after an Error return.
+    pub fn fail(&mut self) {
+        self.state = S::AFTER_ERROR;
+    }
+}
+
+/// The text of a panic payload.
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".to_string()
+    }
+}
+
+/// Runs `op` on the instance behind `handle`: checks the handle and the state machine,
+/// catches panics, logs failures through the host's callback and applies the standard's
+/// transition after an Error (FMI 2.0.4 Sect. 2.1.3; FMI 3.0 Sect. 2.3.1).
+///
+/// # Safety
+/// As for [`Instance::from_handle`].
+pub unsafe fn run<S: Machine>(
+    handle: *mut c_void,
+    function: &'static str,
+    call: Call,
+    op: impl FnOnce(&mut Instance<S>) -> Outcome,
+) -> u32 {
+    // Without a valid handle there is no logger to explain the error to.
+    let Some(instance) = (unsafe { Instance::<S>::from_handle(handle) }) else {
+        return Status::Error.code();
+    };
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        if instance.log.wants(Status::Ok, "logCalls") {
+            instance.log.log(Status::Ok, "logCalls", &format!("{function} (state {})", instance.state));
+        }
+        if !instance.state.allows(call) {
+            return Err(format!("not allowed in state {} ({})", instance.state, rule::<S>()));
+        }
+        let outcome = op(instance);
+        let notes = instance.flush_messages();
+        outcome.map(|s| s.max(notes))
+    }));
+    let reason = match result {
+        Ok(Ok(status)) => return status.code(),
+        Ok(Err(reason)) => reason,
+        Err(payload) => format!(
+            "internal error ({}); the instance can be restored with SetFMUstate or Reset",
+            panic_text(payload.as_ref())
+        ),
+    };
+    instance.fail();
+    // Logging calls into the host; guard it as well.
+    let _ = catch_unwind(AssertUnwindSafe(|| instance.report(Status::Error, &format!("{function}: {reason}"))));
+    Status::Error.code()
+}
+
+/// Where the state machine is defined, for messages.
+fn rule<S: Machine>() -> &'static str {
+    if S::PREFIX == "fmi2" {
+        "FMI 2.0.4 Sect. 4.2.4"
+    } else {
+        "FMI 3.0 Sect. 4.2"
+    }
+}
+
+/// Catches panics of functions that have no instance yet (instantiation, GetVersion).
+pub fn guard<R>(fallback: R, f: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or(fallback)
+}

@@ -1,0 +1,180 @@
+//! Logging through the importer's callback, filtered by the categories declared in
+//! modelDescription.xml (`interface::LOG_CATEGORIES`) and by SetDebugLogging.
+//!
+//! FMI 2 (Sect. 2.1.5): the logger is variadic and interprets its message as a printf
+//! format, so it is always called with the format "%s" and the text as its argument.
+//! `loggingOn` switches *debug* logging; warnings and errors are still reported.
+//! FMI 3 (Sect. 2.3.1): logMessage is not variadic; with `loggingOn == false` the FMU must
+//! not call it at all.
+
+use crate::interface::LOG_CATEGORIES;
+use fmi_sys::{fmi2, fmi3};
+use std::ffi::{c_void, CString};
+
+/// A status as both standards number it (fmi2Status and fmi3Status agree on 0..=4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    Ok = 0,
+    Warning = 1,
+    Discard = 2,
+    Error = 3,
+    Fatal = 4,
+}
+
+impl Status {
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// The category that reports this status (the `logStatus*` ones), or `None` for OK.
+    pub fn category(self) -> Option<&'static str> {
+        match self {
+            Status::Ok => None,
+            Status::Warning => Some("logStatusWarning"),
+            Status::Discard => Some("logStatusDiscard"),
+            Status::Error => Some("logStatusError"),
+            Status::Fatal => Some("logStatusFatal"),
+        }
+    }
+}
+
+/// Where messages go.
+#[derive(Clone, Copy)]
+enum Sink {
+    None,
+    Fmi2 { logger: fmi2::fmi2CallbackLogger, env: *mut c_void },
+    Fmi3 { log_message: fmi3::fmi3LogMessageCallback, env: *mut c_void },
+}
+
+/// The logging configuration of one instance.
+pub struct Logger {
+    sink: Sink,
+    name: CString,
+    logging_on: bool,
+    /// Per entry of `LOG_CATEGORIES`.
+    enabled: Vec<bool>,
+}
+
+/// Categories on after instantiation with `loggingOn`: everything except the per-call trace.
+fn default_categories() -> Vec<bool> {
+    LOG_CATEGORIES.iter().map(|(name, _)| *name != "logCalls").collect()
+}
+
+/// A C string from text that may contain NUL bytes.
+pub fn c_string(text: &str) -> CString {
+    CString::new(text.replace('\0', "\\0")).expect("NUL bytes were replaced")
+}
+
+impl Logger {
+    pub fn fmi2(logger: fmi2::fmi2CallbackLogger, env: *mut c_void, name: &str, logging_on: bool) -> Logger {
+        let sink = if logger.is_some() { Sink::Fmi2 { logger, env } } else { Sink::None };
+        Logger { sink, name: c_string(name), logging_on, enabled: default_categories() }
+    }
+
+    pub fn fmi3(log_message: fmi3::fmi3LogMessageCallback, env: *mut c_void, name: &str, logging_on: bool) -> Logger {
+        let sink = if log_message.is_some() { Sink::Fmi3 { log_message, env } } else { Sink::None };
+        Logger { sink, name: c_string(name), logging_on, enabled: default_categories() }
+    }
+
+    pub fn instance_name(&self) -> &str {
+        self.name.to_str().unwrap_or("")
+    }
+
+    /// Whether a message of this status and category reaches the callback.
+    pub fn wants(&self, status: Status, category: &str) -> bool {
+        let category_on =
+            LOG_CATEGORIES.iter().position(|(name, _)| *name == category).is_some_and(|i| self.enabled[i]);
+        match self.sink {
+            Sink::None => false,
+            Sink::Fmi3 { .. } => self.logging_on && category_on,
+            // Problems are reported even without debug logging (FMI 2.0.4 Sect. 2.1.3).
+            Sink::Fmi2 { .. } => category_on && (self.logging_on || status >= Status::Warning),
+        }
+    }
+
+    /// Sends one message if its status and category are enabled.
+    pub fn log(&self, status: Status, category: &str, text: &str) {
+        if self.wants(status, category) {
+            self.emit(status, category, text);
+        }
+    }
+
+    /// Sends one message regardless of the filters (FMI 3.0 Sect. 2.3.1 requires a reason
+    /// when instantiation fails).
+    pub fn emit(&self, status: Status, category: &str, text: &str) {
+        let category = c_string(category);
+        let text = c_string(text);
+        match self.sink {
+            Sink::None => {}
+            Sink::Fmi2 { logger: Some(logger), env } => unsafe {
+                logger(env, self.name.as_ptr(), status.code(), category.as_ptr(), c"%s".as_ptr(), text.as_ptr());
+            },
+            Sink::Fmi3 { log_message: Some(log_message), env } => unsafe {
+                log_message(env, status.code(), category.as_ptr(), text.as_ptr());
+            },
+            _ => {}
+        }
+    }
+
+    /// SetDebugLogging (FMI 2.0.4 Sect. 2.1.5, FMI 3.0 Sect. 2.3.1): no categories means all
+    /// categories; an unknown category is an error and changes nothing.
+    pub fn set_debug_logging(&mut self, on: bool, categories: &[String]) -> Result<(), String> {
+        let mut enabled = vec![categories.is_empty(); LOG_CATEGORIES.len()];
+        for c in categories {
+            match LOG_CATEGORIES.iter().position(|(name, _)| name == c) {
+                Some(i) => enabled[i] = true,
+                None => {
+                    let known: Vec<&str> = LOG_CATEGORIES.iter().map(|(n, _)| *n).collect();
+                    return Err(format!("unknown log category '{c}' (declared: {})", known.join(", ")));
+                }
+            }
+        }
+        self.logging_on = on;
+        if on {
+            self.enabled = enabled;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_categories_are_declared() {
+        for s in [Status::Warning, Status::Discard, Status::Error, Status::Fatal] {
+            let c = s.category().unwrap();
+            assert!(LOG_CATEGORIES.iter().any(|(n, _)| *n == c), "{c}");
+        }
+        assert!(LOG_CATEGORIES.iter().any(|(n, _)| *n == "logCalls"));
+    }
+
+    #[test]
+    fn debug_logging_honours_categories() {
+        unsafe extern "C" fn sink(_: *mut c_void, _: u32, _: *const i8, _: *const i8) {}
+        let mut l = Logger::fmi3(Some(sink), std::ptr::null_mut(), "x", true);
+        assert!(l.wants(Status::Error, "logStatusError"));
+        assert!(!l.wants(Status::Ok, "logCalls"));
+        l.set_debug_logging(true, &["logCalls".into()]).unwrap();
+        assert!(l.wants(Status::Ok, "logCalls"));
+        assert!(!l.wants(Status::Error, "logStatusError"));
+        assert!(l.set_debug_logging(true, &["nope".into()]).is_err());
+        assert!(l.wants(Status::Ok, "logCalls"), "a rejected call changes nothing");
+        l.set_debug_logging(false, &[]).unwrap();
+        assert!(!l.wants(Status::Error, "logStatusError"));
+        l.set_debug_logging(true, &[]).unwrap();
+        assert!(l.wants(Status::Ok, "logCalls") && l.wants(Status::Error, "logStatusError"));
+    }
+
+    #[test]
+    fn fmi2_reports_problems_without_debug_logging() {
+        let handler = fmi_sys::fmi2::logger::callback_logger_handler;
+        let l = Logger::fmi2(Some(handler), std::ptr::null_mut(), "x", false);
+        assert!(l.wants(Status::Error, "logStatusError"));
+        assert!(l.wants(Status::Discard, "logStatusDiscard"));
+        assert!(!l.wants(Status::Ok, "logNonlinearSystems"));
+        let quiet = Logger::fmi3(None, std::ptr::null_mut(), "x", true);
+        assert!(!quiet.wants(Status::Error, "logStatusError"), "no callback, no logging");
+    }
+}

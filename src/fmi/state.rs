@@ -1,0 +1,211 @@
+//! The co-simulation state machines of both standards, as small explicit tables.
+//!
+//! FMI 2.0.4 Sect. 4.2.4 (table of allowed calls per state) and FMI 3.0 Sect. 2.3 / 4.2
+//! (common and co-simulation states). Only the states this FMU can reach are modelled:
+//! `doStep` is synchronous (no stepInProgress / stepCanceled), there is no event mode and
+//! there are no structural parameters (no configuration modes).
+
+use crate::interface::VarType;
+use crate::sim::Phase;
+use std::fmt;
+
+/// What an exported function does, as far as the state machine is concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Call {
+    SetDebugLogging,
+    /// FMI 2 `fmi2SetupExperiment`.
+    SetupExperiment,
+    EnterInitializationMode,
+    ExitInitializationMode,
+    Terminate,
+    Reset,
+    Get,
+    Set,
+    /// Get/Set/Free/Serialize/Deserialize of FMU states.
+    FmuState,
+    DoStep,
+    /// FMI 2 `fmi2Get*Status`.
+    GetStatus,
+    /// Functions this FMU does not implement; they report that themselves.
+    Unsupported,
+}
+
+/// A state machine of one standard.
+pub trait Machine: Copy + Eq + fmt::Display + 'static {
+    /// Tag stored in an instance so that handles of the other standard are refused.
+    const MAGIC: u64;
+    const INSTANTIATED: Self;
+    /// Where an `Error` return leaves the instance.
+    const AFTER_ERROR: Self;
+    /// "fmi2" or "fmi3", for messages.
+    const PREFIX: &'static str;
+    fn allows(self, call: Call) -> bool;
+    /// The state matching a slave phase (after SetFMUstate, whose state carries the phase).
+    fn from_phase(phase: Phase) -> Self;
+    /// The type name of a variable in this standard, for messages.
+    fn type_name(ty: VarType) -> &'static str;
+}
+
+/// FMI 2.0.4 co-simulation states (Sect. 4.2.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fmi2State {
+    Instantiated,
+    InitializationMode,
+    StepComplete,
+    /// After a doStep that returned Discard.
+    StepFailed,
+    Terminated,
+    /// After any function returned Error (Sect. 2.1.3: only SetFMUstate, Reset, FreeInstance
+    /// lead out).
+    Error,
+}
+
+impl fmt::Display for Fmi2State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Fmi2State::Instantiated => "instantiated",
+            Fmi2State::InitializationMode => "initializationMode",
+            Fmi2State::StepComplete => "stepComplete",
+            Fmi2State::StepFailed => "stepFailed",
+            Fmi2State::Terminated => "terminated",
+            Fmi2State::Error => "error",
+        };
+        f.write_str(name)
+    }
+}
+
+impl Machine for Fmi2State {
+    const MAGIC: u64 = 0x4d42_464d_5532_494e; // "MBFMU2IN"
+    const INSTANTIATED: Self = Fmi2State::Instantiated;
+    const AFTER_ERROR: Self = Fmi2State::Error;
+    const PREFIX: &'static str = "fmi2";
+
+    fn allows(self, call: Call) -> bool {
+        use Fmi2State::*;
+        match call {
+            Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
+            Call::SetupExperiment | Call::EnterInitializationMode => self == Instantiated,
+            Call::ExitInitializationMode => self == InitializationMode,
+            Call::Terminate => matches!(self, StepComplete | StepFailed),
+            Call::Get => matches!(self, InitializationMode | StepComplete | StepFailed | Terminated | Error),
+            Call::Set => matches!(self, Instantiated | InitializationMode | StepComplete),
+            Call::DoStep => self == StepComplete,
+            Call::GetStatus => matches!(self, StepComplete | StepFailed | Terminated),
+        }
+    }
+
+    fn from_phase(phase: Phase) -> Self {
+        match phase {
+            Phase::Instantiated => Fmi2State::Instantiated,
+            Phase::Initialization => Fmi2State::InitializationMode,
+            Phase::Running => Fmi2State::StepComplete,
+            Phase::Terminated => Fmi2State::Terminated,
+        }
+    }
+
+    fn type_name(ty: VarType) -> &'static str {
+        match ty {
+            VarType::Real => "Real",
+            VarType::Integer => "Integer",
+            VarType::Enumeration => "Enumeration (accessed with fmi2Get/SetInteger)",
+            VarType::Boolean => "Boolean",
+            VarType::String => "String",
+        }
+    }
+}
+
+/// FMI 3.0 co-simulation states reachable without event mode and configuration modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fmi3State {
+    Instantiated,
+    InitializationMode,
+    StepMode,
+    /// After fmi3Terminate, and after any function returned Error (Sect. 2.3.1, super state
+    /// FMU State Settable).
+    Terminated,
+}
+
+impl fmt::Display for Fmi3State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match self {
+            Fmi3State::Instantiated => "Instantiated",
+            Fmi3State::InitializationMode => "Initialization Mode",
+            Fmi3State::StepMode => "Step Mode",
+            Fmi3State::Terminated => "Terminated",
+        };
+        f.write_str(name)
+    }
+}
+
+impl Machine for Fmi3State {
+    const MAGIC: u64 = 0x4d42_464d_5533_494e; // "MBFMU3IN"
+    const INSTANTIATED: Self = Fmi3State::Instantiated;
+    const AFTER_ERROR: Self = Fmi3State::Terminated;
+    const PREFIX: &'static str = "fmi3";
+
+    fn allows(self, call: Call) -> bool {
+        use Fmi3State::*;
+        match call {
+            Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
+            Call::EnterInitializationMode => self == Instantiated,
+            Call::ExitInitializationMode => self == InitializationMode,
+            Call::Terminate | Call::DoStep => self == StepMode,
+            // Sect. 2.3.2: in Instantiated the getters return start values.
+            Call::Get => true,
+            Call::Set => matches!(self, Instantiated | InitializationMode | StepMode),
+            // FMI 2 only.
+            Call::SetupExperiment | Call::GetStatus => false,
+        }
+    }
+
+    fn from_phase(phase: Phase) -> Self {
+        match phase {
+            Phase::Instantiated => Fmi3State::Instantiated,
+            Phase::Initialization => Fmi3State::InitializationMode,
+            Phase::Running => Fmi3State::StepMode,
+            Phase::Terminated => Fmi3State::Terminated,
+        }
+    }
+
+    fn type_name(ty: VarType) -> &'static str {
+        match ty {
+            VarType::Real => "Float64",
+            VarType::Integer => "Int32",
+            VarType::Enumeration => "Enumeration (accessed with fmi3Get/SetInt64)",
+            VarType::Boolean => "Boolean",
+            VarType::String => "String",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fmi2_table_follows_the_standard() {
+        use Fmi2State::*;
+        assert!(Instantiated.allows(Call::SetupExperiment));
+        assert!(!InitializationMode.allows(Call::SetupExperiment));
+        assert!(!Instantiated.allows(Call::Get));
+        assert!(!Instantiated.allows(Call::DoStep));
+        assert!(StepComplete.allows(Call::DoStep));
+        assert!(!StepFailed.allows(Call::DoStep));
+        assert!(StepFailed.allows(Call::Terminate));
+        assert!(!Terminated.allows(Call::Terminate));
+        assert!(!Error.allows(Call::Terminate));
+        assert!(Error.allows(Call::Get) && Error.allows(Call::FmuState) && Error.allows(Call::Reset));
+        assert!(!Error.allows(Call::Set) && !Error.allows(Call::DoStep));
+    }
+
+    #[test]
+    fn fmi3_table_follows_the_standard() {
+        use Fmi3State::*;
+        assert!(Instantiated.allows(Call::Get));
+        assert!(!Instantiated.allows(Call::DoStep));
+        assert!(StepMode.allows(Call::DoStep) && StepMode.allows(Call::Terminate));
+        assert!(!Terminated.allows(Call::Set) && !Terminated.allows(Call::Terminate));
+        assert!(Terminated.allows(Call::FmuState) && Terminated.allows(Call::Reset));
+        assert!(!StepMode.allows(Call::SetupExperiment));
+    }
+}

@@ -1,0 +1,155 @@
+//! Getters and setters: C arrays checked before use, value references resolved through the
+//! model's variable table, and the slave's f64 values converted to the C type of the
+//! accessor. A variable read or written with the wrong accessor is an Error naming it.
+
+use super::instance::{Instance, Outcome};
+use super::logging::Status;
+use super::state::Machine;
+use crate::interface::VarType;
+
+/// A C input array as a slice; NULL is accepted only for `n == 0`.
+///
+/// # Safety
+/// A non-NULL `p` points to `n` readable, initialised elements.
+pub unsafe fn input<'a, T>(p: *const T, n: usize, what: &str) -> Result<&'a [T], String> {
+    if n == 0 {
+        return Ok(&[]);
+    }
+    check_pointer(p, n, what)?;
+    Ok(unsafe { std::slice::from_raw_parts(p, n) })
+}
+
+/// A C output array as a slice; NULL is accepted only for `n == 0`.
+///
+/// # Safety
+/// A non-NULL `p` points to `n` writable elements.
+pub unsafe fn output<'a, T>(p: *mut T, n: usize, what: &str) -> Result<&'a mut [T], String> {
+    if n == 0 {
+        return Ok(&mut []);
+    }
+    check_pointer(p, n, what)?;
+    Ok(unsafe { std::slice::from_raw_parts_mut(p, n) })
+}
+
+/// A C output scalar.
+///
+/// # Safety
+/// A non-NULL `p` points to a writable `T`.
+pub unsafe fn out_scalar<'a, T>(p: *mut T, what: &str) -> Result<&'a mut T, String> {
+    check_pointer(p, 1, what)?;
+    Ok(unsafe { &mut *p })
+}
+
+fn check_pointer<T>(p: *const T, n: usize, what: &str) -> Result<(), String> {
+    if p.is_null() {
+        return Err(format!("argument {what} is NULL but {n} element(s) are needed"));
+    }
+    if !p.is_aligned() {
+        return Err(format!("argument {what} is not aligned for its type"));
+    }
+    if n.checked_mul(std::mem::size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
+        return Err(format!("argument {what}: {n} elements are more than any array can hold"));
+    }
+    Ok(())
+}
+
+/// Integer conversions for Integer/Enumeration variables (carried exactly as f64).
+pub fn to_i32(x: f64) -> Option<i32> {
+    (x.fract() == 0.0 && x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX)).then_some(x as i32)
+}
+
+pub fn to_i64(x: f64) -> Option<i64> {
+    // 2^63 is exactly representable; i64::MAX is not.
+    (x.fract() == 0.0 && x >= -(2f64.powi(63)) && x < 2f64.powi(63)).then_some(x as i64)
+}
+
+impl<S: Machine> Instance<S> {
+    /// Checks that `vr` exists and has one of the types `accepts` admits.
+    fn typed_variable(&self, function: &str, vr: u32, accepts: &[VarType]) -> Result<(), String> {
+        let v = self.slave.variable(vr).map_err(|e| e.to_string())?;
+        if accepts.contains(&v.ty) {
+            Ok(())
+        } else {
+            Err(format!(
+                "variable '{}' (value reference {vr}) is of type {}; {function} cannot access it",
+                v.name,
+                S::type_name(v.ty)
+            ))
+        }
+    }
+
+    /// Reads `vrs` into `out` (same length), converting each value with `convert`.
+    pub fn read<T>(
+        &mut self,
+        function: &str,
+        vrs: &[u32],
+        out: &mut [T],
+        accepts: &[VarType],
+        convert: impl Fn(f64) -> Option<T>,
+    ) -> Outcome {
+        debug_assert_eq!(vrs.len(), out.len());
+        for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
+            self.typed_variable(function, vr, accepts)?;
+            let x = self.slave.get(vr).map_err(|e| e.to_string())?;
+            *slot = convert(x)
+                .ok_or_else(|| format!("value {x} of value reference {vr} cannot be represented by {function}"))?;
+        }
+        Ok(Status::Ok)
+    }
+
+    /// Writes `values` to `vrs` (same length); the slave checks causality, phase,
+    /// finiteness, bounds and enumeration items.
+    pub fn write<T: Copy>(
+        &mut self,
+        function: &str,
+        vrs: &[u32],
+        values: &[T],
+        accepts: &[VarType],
+        convert: impl Fn(T) -> f64,
+    ) -> Outcome {
+        debug_assert_eq!(vrs.len(), values.len());
+        for (&vr, &value) in vrs.iter().zip(values) {
+            self.typed_variable(function, vr, accepts)?;
+            self.slave.set(vr, convert(value)).map_err(|e| e.to_string())?;
+        }
+        Ok(Status::Ok)
+    }
+
+    /// For accessors of a type no variable of this FMU has (FMI 3 Float32, Binary, ...; FMI 2
+    /// and 3 Boolean and String): an empty request is fine, any value reference is an error.
+    pub fn no_variables_of_this_type(&self, function: &str, vrs: &[u32]) -> Outcome {
+        match vrs.first() {
+            None => Ok(Status::Ok),
+            Some(&vr) => self.typed_variable(function, vr, &[]).map(|_| Status::Ok),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_conversions_are_exact() {
+        assert_eq!(to_i32(3.0), Some(3));
+        assert_eq!(to_i32(-2147483648.0), Some(i32::MIN));
+        assert_eq!(to_i32(2147483648.0), None);
+        assert_eq!(to_i32(1.5), None);
+        assert_eq!(to_i32(f64::NAN), None);
+        assert_eq!(to_i64(2.0), Some(2));
+        assert_eq!(to_i64(9.3e18), None);
+        assert_eq!(to_i64(f64::INFINITY), None);
+    }
+
+    #[test]
+    fn null_arrays_are_rejected_unless_empty() {
+        unsafe {
+            assert!(input::<f64>(std::ptr::null(), 0, "vr").unwrap().is_empty());
+            assert!(input::<f64>(std::ptr::null(), 1, "vr").unwrap_err().contains("NULL"));
+            assert!(output::<f64>(std::ptr::null_mut(), 2, "value").unwrap_err().contains("value"));
+            let x = [1u32, 2];
+            assert_eq!(input(x.as_ptr(), 2, "vr").unwrap(), &[1, 2]);
+            assert!(input(x.as_ptr(), usize::MAX, "vr").is_err());
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! Stepping and FMU states through the C ABI: step sizes and communication points, Newton
+//! failures (Discard), corrupted and foreign states, the panic firewall, and eight instances
+//! in eight threads. Every failure must come with the standard's status and a log line, and
+//! leave the instance usable where the standard says so. Generic over the catalog.
+
+mod common_fmu;
+
+use common_fmu::abi::*;
+use common_fmu::*;
+use fmi_sys::fmi2 as f2;
+use mbfmu::interface::VarType;
+use mbfmu::models::CATALOG;
+use mbfmu::sim::{Model, Phase, Slave};
+use std::ptr::null_mut;
+
+#[test]
+fn communication_points_and_step_sizes() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let real_out = output_of(&model, VarType::Real);
+
+        let f = Fmu2::new(entry, "steps2");
+        f.init(start, stop);
+        let at_start = f.get_state();
+        for bad in [-h, 0.0, f64::NAN, f64::INFINITY] {
+            f.assert_error(f.do_step(start, bad), &["fmi2DoStep", "communicationStepSize"]);
+            // Back to the state before the error (FMI 2.0.4 Sect. 2.1.3).
+            assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, at_start) }, OK2);
+        }
+        f.assert_error(f.do_step(start + 10.0 * h, h), &["fmi2DoStep", "communication point"]);
+        assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, at_start) }, OK2);
+        // A tiny step (OMSimulator ends runs with ~2e-14 s) is the same instant: the outputs
+        // stay as they are, and stepping goes on.
+        assert_eq!(f.do_step(start, h), OK2);
+        let before = outputs2(&f, &model);
+        assert_eq!(f.do_step(start + h, 2e-14), OK2, "{:?}", f.lines());
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&before));
+        assert_eq!(f.do_step(start + h + 2e-14, h), OK2, "{:?}", f.lines());
+        // Steps ending a few ulps past stopTime are accepted, far past it they are not.
+        let g = Fmu2::new(entry, "stop2");
+        g.init(start, start + h);
+        assert_eq!(g.do_step(start, h * (1.0 + 4.0 * f64::EPSILON)), OK2, "{:?}", g.lines());
+        let g = Fmu2::new(entry, "stop2b");
+        g.init(start, start + h);
+        g.assert_error(g.do_step(start, 2.0 * h), &["stop time"]);
+        f.free_state(at_start);
+        assert_eq!(f.get_real(real_out).0, OK2);
+
+        let f = Fmu3::new(entry, "steps3");
+        f.init(start, stop);
+        let at_start = f.get_state();
+        for bad in [-h, 0.0, f64::NAN] {
+            f.assert_error(f.do_step(start, bad).0, &["fmi3DoStep", "communicationStepSize"]);
+            assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, at_start) }, OK3);
+        }
+        f.assert_error(f.do_step(start + 10.0 * h, h).0, &["fmi3DoStep", "communication point"]);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, at_start) }, OK3);
+        assert_eq!(f.do_step(start, h).0, OK3);
+        let before = outputs3(&f, &model);
+        assert_eq!(f.do_step(start + h, 2e-14), (OK3, start + h + 2e-14));
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&before));
+        assert_eq!(f.do_step(start + h + 2e-14, h).0, OK3, "{:?}", f.log.lines());
+        let g = Fmu3::new(entry, "stop3");
+        g.init(start, start + h);
+        g.assert_error(g.do_step(start, 2.0 * h).0, &["stop time"]);
+        f.free_state(at_start);
+    }
+}
+
+/// Solver settings under which the first communication step of the default experiment
+/// cannot converge: one Newton iteration on one internal step as long as the whole step.
+fn break_newton(set_real: impl Fn(u32, f64) -> u32, set_int: impl Fn(u32, i32) -> u32, model: &Model, h: f64) {
+    assert_eq!(set_real(var(model, "solver.stepSize").value_reference, h), 0);
+    assert_eq!(set_int(var(model, "solver.maxIterations").value_reference, 1), 0);
+}
+
+#[test]
+fn newton_failure_is_a_discard_and_the_instance_recovers() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, _) = experiment(&model);
+        let big = (stop - start) / 4.0;
+
+        // A healthy instance provides the state to recover with, and the reference.
+        let healthy = Fmu2::new(entry, "healthy2");
+        healthy.init(start, stop);
+        let bytes = healthy.serialize(healthy.get_state());
+        assert_eq!(healthy.do_step(start, big), OK2);
+        let expected = outputs2(&healthy, &model);
+
+        let f = Fmu2::new(entry, "newton2");
+        break_newton(|vr, x| f.set_real(vr, x), |vr, x| f.set_integer(vr, x), &model, big);
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, big), DISCARD2, "{:?}", f.lines());
+        let (level, line) = f.lines().last().cloned().unwrap();
+        assert!(line.contains("fmi2DoStep") && line.contains("discarded") && line.contains("Newton"), "{line}");
+        assert_eq!(level, log::Level::Trace, "fmi-sys reports fmi2Discard at trace level");
+        let mut last = f64::NAN;
+        let mut terminated = 1;
+        unsafe {
+            assert_eq!(f.b.fmi2GetRealStatus(f.c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut last), OK2);
+            assert!(last >= start && last < start + big, "lastSuccessfulTime {last}");
+            assert_eq!(f.b.fmi2GetBooleanStatus(f.c, f2::fmi2StatusKind_fmi2Terminated, &mut terminated), OK2);
+            assert_eq!(terminated, 0);
+            // stepFailed: outputs can be read, stepping again is not allowed.
+            outputs2(&f, &model);
+            // Recover with a state serialized by another instance (with sane settings).
+            let (s, state) = f.deserialize(&bytes);
+            assert_eq!(s, OK2, "{:?}", f.lines());
+            assert_eq!(f.b.fmi2SetFMUstate(f.c, state), OK2, "{:?}", f.lines());
+            assert_eq!(f.do_step(start, big), OK2, "{:?}", f.lines());
+            f.free_state(state);
+        }
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&expected), "recovered run equals the healthy one");
+        // Reset also recovers.
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, big), OK2);
+        assert_eq!(bits(&outputs2(&f, &model)), bits(&expected));
+
+        let healthy = Fmu3::new(entry, "healthy3");
+        healthy.init(start, stop);
+        let bytes = healthy.serialize(healthy.get_state());
+        assert_eq!(healthy.do_step(start, big).0, OK3);
+        let expected = outputs3(&healthy, &model);
+
+        let f = Fmu3::new(entry, "newton3");
+        break_newton(|vr, x| f.set_f64(vr, x), |vr, x| f.set_i32(vr, x), &model, big);
+        f.init(start, stop);
+        let before = outputs3(&f, &model);
+        // FMI 3.0 Sect. 2.2.3: Discard leaves the FMU as before the call, at the start.
+        assert_eq!(f.do_step(start, big), (DISCARD3, start), "{:?}", f.log.lines());
+        let (status, category, line) = f.log.lines().last().cloned().unwrap();
+        assert_eq!((status, category.as_str()), (DISCARD3, "logStatusDiscard"));
+        assert!(line.contains("fmi3DoStep") && line.contains("discarded") && line.contains("Newton"), "{line}");
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&before), "the state before the step is kept");
+        assert_eq!(f.do_step(start, big).0, DISCARD3, "still in Step Mode; the same step fails the same way");
+        let (s, state) = f.deserialize(&bytes);
+        assert_eq!(s, OK3);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, state) }, OK3, "{:?}", f.log.lines());
+        assert_eq!(f.do_step(start, big), (OK3, start + big));
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&expected));
+        f.free_state(state);
+    }
+}
+
+#[test]
+fn corrupted_truncated_and_foreign_states_are_refused() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+
+        let f = Fmu2::new(entry, "state2");
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2);
+        let good = f.get_state();
+        let bytes = f.serialize(good);
+        let expected = outputs2(&f, &model);
+        let mut corrupted = bytes.clone();
+        let last = corrupted.len() - 1;
+        corrupted[last] ^= 0x40;
+        let mut wrong_magic = bytes.clone();
+        wrong_magic[0] = b'X';
+        let cases: [(&[u8], &str); 5] = [
+            (&corrupted, "checksum"),
+            (&bytes[..bytes.len() - 1], "truncated"),
+            (&bytes[..bytes.len() / 2], "truncated"),
+            (&[], "truncated"),
+            (&wrong_magic, "magic"),
+        ];
+        for (data, needle) in cases {
+            let (s, state) = f.deserialize(data);
+            f.assert_error(s, &["fmi2DeSerializeFMUstate", needle]);
+            assert!(state.is_null(), "no state is returned");
+            // The instance is in the error state but unchanged: the good state restores it.
+            assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, good) }, OK2);
+            assert_eq!(bits(&outputs2(&f, &model)), bits(&expected));
+        }
+        let mut junk = garbage();
+        unsafe {
+            f.assert_error(f.b.fmi2SetFMUstate(f.c, as_ptr(&mut junk)), &["not an FMU state"]);
+            f.assert_error(f.b.fmi2SetFMUstate(f.c, null_mut()), &["FMUstate", "NULL"]);
+            f.assert_error(f.b.fmi2GetFMUstate(f.c, null_mut()), &["NULL"]);
+            let mut size = 0;
+            f.assert_error(f.b.fmi2SerializedFMUstateSize(f.c, good, null_mut()), &["size", "NULL"]);
+            assert_eq!(f.b.fmi2SerializedFMUstateSize(f.c, good, &mut size), OK2);
+            let mut small = vec![0u8; size - 1];
+            f.assert_error(f.b.fmi2SerializeFMUstate(f.c, good, small.as_mut_ptr().cast(), size - 1), &["bytes"]);
+            // A state pointer passed back to GetFMUstate is overwritten in place.
+            assert_eq!(f.b.fmi2SetFMUstate(f.c, good), OK2);
+            assert_eq!(f.do_step(start + h, h), OK2);
+            let mut reused = good;
+            assert_eq!(f.b.fmi2GetFMUstate(f.c, &mut reused), OK2);
+            assert_eq!(reused, good);
+            assert_ne!(f.serialize(good), bytes);
+            let mut none = null_mut();
+            assert_eq!(f.b.fmi2FreeFMUstate(f.c, &mut none), OK2, "freeing NULL is a no-op");
+        }
+        f.free_state(good);
+
+        let f = Fmu3::new(entry, "state3");
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h).0, OK3);
+        let good = f.get_state();
+        let bytes = f.serialize(good);
+        let expected = outputs3(&f, &model);
+        let mut corrupted = bytes.clone();
+        let middle = corrupted.len() / 2 + 3;
+        corrupted[middle] = corrupted[middle].wrapping_add(1);
+        for (data, needle) in [(&corrupted[..], "checksum"), (&bytes[..bytes.len() - 3], "truncated")] {
+            let (s, state) = f.deserialize(data);
+            f.assert_error(s, &["fmi3DeserializeFMUState", needle]);
+            assert!(state.is_null());
+            assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+            assert_eq!(bits(&outputs3(&f, &model)), bits(&expected));
+        }
+        let mut junk = garbage();
+        f.assert_error(unsafe { f.b.fmi3SetFMUState(f.c, as_ptr(&mut junk)) }, &["not an FMU state"]);
+        assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+        // A state deserialized into a fresh instance continues bit-identically.
+        let g = Fmu3::new(entry, "state3b");
+        let (s, copy) = g.deserialize(&bytes);
+        assert_eq!(s, OK3);
+        assert_eq!(unsafe { g.b.fmi3SetFMUState(g.c, copy) }, OK3);
+        assert_eq!(g.do_step(start + h, h).0, OK3);
+        assert_eq!(f.do_step(start + h, h).0, OK3);
+        assert_eq!(bits(&outputs3(&g, &model)), bits(&outputs3(&f, &model)));
+        g.free_state(copy);
+        f.free_state(good);
+    }
+}
+
+/// The panic firewall. A state whose bytes are intact but whose content is inconsistent (a
+/// running phase without a simulation) is accepted by `Slave::restore`, and the next step
+/// then panics inside the slave (`do_step` expects a built simulation). The panic must come
+/// back as Error with a log line, and Reset must make the instance usable again. Should the
+/// slave start refusing such states, SetFMUstate must say so with Error instead.
+#[test]
+fn a_panic_inside_the_fmu_becomes_an_error() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let slave = Slave::new(model.clone());
+        let mut snapshot = slave.snapshot();
+        snapshot.phase = Phase::Running;
+        let bytes = slave.serialize_snapshot(&snapshot);
+
+        let f = Fmu2::new(entry, "panic2");
+        let (s, state) = f.deserialize(&bytes);
+        assert_eq!(s, OK2);
+        match unsafe { f.b.fmi2SetFMUstate(f.c, state) } {
+            OK2 => f.assert_error(f.do_step(start, h), &["fmi2DoStep", "internal error"]),
+            status => f.assert_error(status, &["fmi2SetFMUstate"]),
+        }
+        f.free_state(state);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h), OK2);
+
+        let f = Fmu3::new(entry, "panic3");
+        let (s, state) = f.deserialize(&bytes);
+        assert_eq!(s, OK3);
+        match unsafe { f.b.fmi3SetFMUState(f.c, state) } {
+            OK3 => f.assert_error(f.do_step(start, h).0, &["fmi3DoStep", "internal error"]),
+            status => f.assert_error(status, &["fmi3SetFMUState"]),
+        }
+        f.free_state(state);
+        f.reset();
+        f.init(start, stop);
+        assert_eq!(f.do_step(start, h).0, OK3);
+    }
+}
+
+/// Eight instances stepped in eight threads (one loaded library, as importers do) give
+/// outputs bit-identical to one instance alone: no state is shared between instances.
+#[test]
+fn eight_threads_give_the_outputs_of_one_instance() {
+    for entry in CATALOG {
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let steps = grid(start, stop, h);
+        let run2 = || {
+            let f = Fmu2::new(entry, "threads2");
+            f.init(start, stop);
+            let mut rows = vec![outputs2(&f, &model)];
+            for &(t, h) in &steps {
+                assert_eq!(f.do_step(t, h), OK2);
+                rows.push(outputs2(&f, &model));
+            }
+            rows
+        };
+        let run3 = || {
+            let f = Fmu3::new(entry, "threads3");
+            f.init(start, stop);
+            let mut rows = vec![outputs3(&f, &model)];
+            for &(t, h) in &steps {
+                assert_eq!(f.do_step(t, h).0, OK3);
+                rows.push(outputs3(&f, &model));
+            }
+            rows
+        };
+        let alone2 = run2();
+        let alone3 = run3();
+        assert_identical("FMI 2 alone vs Rust API", &model, &reference_run(&model, start, stop, &steps), &alone2);
+        assert_identical("FMI 3 alone vs FMI 2 alone", &model, &alone2, &alone3);
+        in_eight_threads("FMI 2", &model, &alone2, &run2);
+        in_eight_threads("FMI 3", &model, &alone3, &run3);
+    }
+}
+
+fn in_eight_threads(what: &str, model: &Model, alone: &[Vec<f64>], run: &(dyn Fn() -> Vec<Vec<f64>> + Sync)) {
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8).map(|_| scope.spawn(run)).collect();
+        for (k, handle) in handles.into_iter().enumerate() {
+            let rows = handle.join().expect("thread");
+            assert_identical(&format!("{what}, thread {k}"), model, alone, &rows);
+        }
+    });
+}
