@@ -92,7 +92,7 @@ fn newton_failure_is_a_discard_and_the_instance_recovers() {
         let f = Fmu2::new(entry, "newton2");
         break_newton(|vr, x| f.set_real(vr, x), |vr, x| f.set_integer(vr, x), &model, big);
         f.init(start, stop);
-        assert_eq!(f.do_step(start, big), DISCARD2, "{:?}", f.lines());
+        assert_eq!(f.do_step(start, big), DISCARD2, "{}: {:?}", entry.name, f.lines());
         let (level, line) = f.lines().last().cloned().unwrap();
         assert!(line.contains("fmi2DoStep") && line.contains("discarded") && line.contains("Newton"), "{line}");
         assert_eq!(level, log::Level::Trace, "fmi-sys reports fmi2Discard at trace level");

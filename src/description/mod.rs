@@ -300,8 +300,10 @@ pub enum Force {
         #[serde(default)]
         input: Option<String>,
     },
-    /// Force of magnitude value (+ input) along a global direction at a point of a body.
-    Force {
+    /// Force of magnitude value (+ input) along a global direction at a point of a body
+    /// (`"type": "force"` in JSON).
+    #[serde(rename = "force")]
+    Load {
         name: String,
         body: String,
         direction: [f64; 3],
@@ -330,7 +332,7 @@ impl Force {
         match self {
             Force::Tsda { name, .. }
             | Force::Rsda { name, .. }
-            | Force::Force { name, .. }
+            | Force::Load { name, .. }
             | Force::Torque { name, .. } => name,
         }
     }
@@ -338,7 +340,7 @@ impl Force {
         match self {
             Force::Tsda { input, .. }
             | Force::Rsda { input, .. }
-            | Force::Force { input, .. }
+            | Force::Load { input, .. }
             | Force::Torque { input, .. } => input.as_deref(),
         }
     }

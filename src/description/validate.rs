@@ -360,7 +360,7 @@ impl Description {
                     return Err(invalid(loc, "rest_angle and actuator must be finite"));
                 }
             }
-            Force::Force { body, direction, point, value, .. } => {
+            Force::Load { body, direction, point, value, .. } => {
                 self.body_ref(loc, "body", body, false)?;
                 check_axis(loc, "direction", direction)?;
                 if let Some(p) = point {

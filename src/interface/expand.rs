@@ -57,16 +57,8 @@ impl Builder {
     }
 }
 
-fn parameter(
-    name: &str,
-    ty: VarType,
-    start: Start,
-    unit: &str,
-    min: Option<f64>,
-    max: Option<f64>,
-    description: &str,
-    binding: Binding,
-) -> Variable {
+/// A fixed parameter without unit or bounds (set those with struct update syntax).
+fn parameter(name: &str, ty: VarType, start: Start, description: &str, binding: Binding) -> Variable {
     Variable {
         name: name.to_string(),
         value_reference: 0,
@@ -75,12 +67,16 @@ fn parameter(
         variability: Variability::Fixed,
         initial: Some(Initial::Exact),
         start: Some(start),
-        unit: (!unit.is_empty()).then(|| unit.to_string()),
-        min,
-        max,
+        unit: None,
+        min: None,
+        max: None,
         description: description.to_string(),
         binding,
     }
+}
+
+fn unit(u: &str) -> Option<String> {
+    (!u.is_empty()).then(|| u.to_string())
 }
 
 /// Builds the variable table of a (validated) description. Value references are the
@@ -106,72 +102,84 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
 
     let s = &d.solver;
     let items: Vec<String> = methods.iter().map(|m| m.item_name().to_string()).collect();
-    b.push(parameter(
-        "solver.method",
-        VarType::Enumeration,
-        Start::Integer(i64::from(s.method.code())),
-        "",
-        None,
-        None,
-        &format!("Time integration method ({})", items.join(", ")),
-        Binding::Solver(SolverSetting::Method),
-    ))?;
-    b.push(parameter(
-        "solver.stepSize",
-        VarType::Real,
-        Start::Real(s.step_size),
-        "s",
-        Some(1e-12),
-        None,
-        "Largest internal step; each communication step is split into equal sub-steps no larger than this",
-        Binding::Solver(SolverSetting::StepSize),
-    ))?;
-    b.push(parameter(
-        "solver.tolerance",
-        VarType::Real,
-        Start::Real(s.tolerance),
-        "",
-        Some(1e-300),
-        None,
-        "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)",
-        Binding::Solver(SolverSetting::Tolerance),
-    ))?;
-    b.push(parameter(
-        "solver.maxIterations",
-        VarType::Integer,
-        Start::Integer(i64::from(s.max_iterations)),
-        "",
-        Some(1.0),
-        Some(10000.0),
-        "Newton iterations allowed per internal step before the step is discarded",
-        Binding::Solver(SolverSetting::MaxIterations),
-    ))?;
-    if methods.iter().any(|m| m.uses_rho_inf()) {
-        b.push(parameter(
-            "solver.rhoInf",
+    b.push(Variable {
+        unit: unit(""),
+        min: None,
+        max: None,
+        ..parameter(
+            "solver.method",
+            VarType::Enumeration,
+            Start::Integer(i64::from(s.method.code())),
+            &format!("Time integration method ({})", items.join(", ")),
+            Binding::Solver(SolverSetting::Method),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit("s"),
+        min: Some(1e-12),
+        max: None,
+        ..parameter(
+            "solver.stepSize",
             VarType::Real,
-            Start::Real(s.rho_inf),
-            "",
-            Some(0.0),
-            Some(1.0),
-            "Spectral radius at infinity of methods with tunable algorithmic dissipation (seed 000 Sect. 2)",
-            Binding::Solver(SolverSetting::RhoInf),
-        ))?;
+            Start::Real(s.step_size),
+            "Largest internal step; each communication step is split into equal sub-steps no larger than this",
+            Binding::Solver(SolverSetting::StepSize),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1e-300),
+        max: None,
+        ..parameter(
+            "solver.tolerance",
+            VarType::Real,
+            Start::Real(s.tolerance),
+            "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)",
+            Binding::Solver(SolverSetting::Tolerance),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1.0),
+        max: Some(10000.0),
+        ..parameter(
+            "solver.maxIterations",
+            VarType::Integer,
+            Start::Integer(i64::from(s.max_iterations)),
+            "Newton iterations allowed per internal step before the step is discarded",
+            Binding::Solver(SolverSetting::MaxIterations),
+        )
+    })?;
+    if methods.iter().any(|m| m.uses_rho_inf()) {
+        b.push(Variable {
+            unit: unit(""),
+            min: Some(0.0),
+            max: Some(1.0),
+            ..parameter(
+                "solver.rhoInf",
+                VarType::Real,
+                Start::Real(s.rho_inf),
+                "Spectral radius at infinity of methods with tunable algorithmic dissipation (seed 000 Sect. 2)",
+                Binding::Solver(SolverSetting::RhoInf),
+            )
+        })?;
     }
 
     let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
     for p in &d.interface.parameters {
         let value = get_number(&json, &p.path).map_err(|e| InterfaceError(e.to_string()))?;
-        b.push(parameter(
-            &p.name,
-            VarType::Real,
-            Start::Real(value),
-            &p.unit,
-            p.min,
-            p.max,
-            &p.description,
-            Binding::ModelParameter { path: p.path.clone() },
-        ))?;
+        b.push(Variable {
+            unit: unit(&p.unit),
+            min: p.min,
+            max: p.max,
+            ..parameter(
+                &p.name,
+                VarType::Real,
+                Start::Real(value),
+                &p.description,
+                Binding::ModelParameter { path: p.path.clone() },
+            )
+        })?;
     }
     for (index, i) in d.interface.inputs.iter().enumerate() {
         b.push(Variable {
@@ -339,7 +347,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             let (len_unit, force_unit) = match &d.forces[i] {
                 Force::Tsda { .. } => ("m", "N"),
                 Force::Rsda { .. } => ("rad", "N.m"),
-                Force::Force { .. } => ("", "N"),
+                Force::Load { .. } => ("", "N"),
                 Force::Torque { .. } => ("", "N.m"),
             };
             for q in quantities {

@@ -354,23 +354,25 @@ impl Slave {
 
     /// Value of any variable as f64 (integers and enumerations exactly).
     pub fn get(&mut self, vr: u32) -> Result<f64, SlaveError> {
-        let v = self.variable(vr)?.clone();
-        match &v.binding {
-            Binding::Time => Ok(self.time),
-            Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => Ok(self.values[vr as usize]),
-            Binding::Output(q) => {
-                if self.phase == Phase::Instantiated {
-                    return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
-                }
-                self.ensure_built()?;
-                Ok(self.sim.as_ref().expect("built").quantity(*q))
+        let quantity = match &self.variable(vr)?.binding {
+            Binding::Time => return Ok(self.time),
+            Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => {
+                return Ok(self.values[vr as usize])
             }
+            Binding::Output(q) => *q,
+        };
+        if self.phase == Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
         }
+        self.ensure_built()?;
+        Ok(self.sim.as_ref().expect("built by ensure_built").quantity(quantity))
     }
 
     /// Sets a parameter or input. Checks causality, phase, finiteness, bounds and enumeration items.
     pub fn set(&mut self, vr: u32, value: f64) -> Result<(), SlaveError> {
-        let v = self.variable(vr)?.clone();
+        // The variable borrows from a handle of the model, not from self (no copy per call).
+        let model = Arc::clone(&self.model);
+        let v = model.interface.variable(vr).ok_or(SlaveError::UnknownReference(vr))?;
         let reject = |reason: &str| SlaveError::InvalidValue {
             name: v.name.clone(),
             value: value.to_string(),
@@ -378,19 +380,25 @@ impl Slave {
         };
         match v.causality {
             Causality::Independent => {
-                return Err(SlaveError::NotSettable { name: v.name, reason: "it is the independent variable".into() })
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason: "it is the independent variable".into(),
+                })
             }
             Causality::Output => {
-                return Err(SlaveError::NotSettable { name: v.name, reason: "it is an output".into() })
+                return Err(SlaveError::NotSettable { name: v.name.clone(), reason: "it is an output".into() })
             }
             Causality::Parameter if matches!(self.phase, Phase::Running | Phase::Terminated) => {
                 return Err(SlaveError::NotSettable {
-                    name: v.name,
+                    name: v.name.clone(),
                     reason: "it is a fixed parameter and initialization has ended".into(),
                 })
             }
             Causality::Input if self.phase == Phase::Terminated => {
-                return Err(SlaveError::NotSettable { name: v.name, reason: "the instance is terminated".into() })
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason: "the instance is terminated".into(),
+                })
             }
             _ => {}
         }

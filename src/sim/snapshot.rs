@@ -48,43 +48,43 @@ impl Slave {
         if s.values.len() != n || (!s.built_with.is_empty() && s.built_with.len() != n) {
             return Err(corrupt("it belongs to a different model"));
         }
-        if let Some(snap) = &s.sim {
-            let rebuild = self.sim.is_none() || self.built_with != s.built_with;
-            let mut saved = None;
-            if rebuild {
-                // Build with the snapshot's parameters, keeping ours if that fails.
-                saved = Some((self.values.clone(), self.start_time));
-                self.values.clone_from(&s.built_with);
-                self.start_time = s.start_time;
-                let d = self.effective_description();
-                let built = d.and_then(|d| {
-                    let settings = self.solver_settings(&d);
-                    crate::engine::Simulation::new(&d, settings).map_err(|e| SlaveError::Model(e.to_string()))
-                });
-                match built {
-                    Ok(sim) => {
-                        self.sim = Some(sim);
-                        self.built_with.clone_from(&s.built_with);
-                    }
-                    Err(e) => {
-                        let (values, start) = saved.take().expect("saved above");
-                        self.values = values;
-                        self.start_time = start;
-                        return Err(SlaveError::Snapshot(format!("cannot rebuild the model it was taken with: {e}")));
-                    }
-                }
-            }
-            if let Err(e) = self.sim.as_mut().expect("built").restore(snap) {
-                if let Some((values, start)) = saved {
-                    self.values = values;
-                    self.start_time = start;
-                }
-                return Err(SlaveError::Snapshot(e));
-            }
-        } else {
-            self.sim = None;
-            self.built_with = s.built_with.clone();
+        let stepping = matches!(s.phase, Phase::Running | Phase::Terminated);
+        if stepping && (s.sim.is_none() || s.built_with.is_empty()) {
+            return Err(corrupt("it claims a running simulation but holds none"));
         }
+        if !(s.time.is_finite() && s.start_time.is_finite()) || s.values.iter().any(|v| !v.is_finite()) {
+            return Err(corrupt("it holds non-finite times or values"));
+        }
+        // All-or-nothing: prepare the simulation aside, commit only when everything worked.
+        let sim = match &s.sim {
+            None => None,
+            Some(snap) => {
+                let reused = self.sim.is_some() && self.built_with == s.built_with && self.start_time == s.start_time;
+                let mut sim = if reused {
+                    self.sim.take().expect("checked")
+                } else {
+                    let mut builder = Slave::new(self.model.clone());
+                    builder.values.clone_from(&s.built_with);
+                    builder.start_time = s.start_time;
+                    let d = builder.effective_description()?;
+                    let settings = builder.solver_settings(&d);
+                    crate::engine::Simulation::new(&d, settings)
+                        .map_err(|e| SlaveError::Snapshot(format!("cannot rebuild the model it was taken with: {e}")))?
+                };
+                let before = sim.snapshot();
+                if let Err(e) = sim.restore(snap) {
+                    // Hand our simulation back unchanged.
+                    if reused {
+                        sim.restore(&before).map_err(SlaveError::Snapshot)?;
+                        self.sim = Some(sim);
+                    }
+                    return Err(SlaveError::Snapshot(e));
+                }
+                Some(sim)
+            }
+        };
+        self.sim = sim;
+        self.built_with.clone_from(&s.built_with);
         self.phase = s.phase;
         self.start_time = s.start_time;
         self.stop_time = s.stop_time;

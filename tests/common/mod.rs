@@ -1,6 +1,8 @@
 //! Independent references shared by the integration tests: minimal-coordinate ODEs of the
 //! seeds' mechanisms integrated with classical RK4 at a small step, and closed forms.
-#![allow(dead_code)]
+// Reference data is quoted with the digits it was published with; the reference solvers are
+// written index-style like the formulas they transcribe.
+#![allow(dead_code, clippy::excessive_precision, clippy::needless_range_loop)]
 
 /// Classical fourth-order Runge-Kutta on y' = f(y), fixed step, from 0 to each of `times`.
 pub fn rk4<const N: usize>(f: impl Fn(&[f64; N]) -> [f64; N], y0: [f64; N], h: f64, times: &[f64]) -> Vec<[f64; N]> {

@@ -302,7 +302,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     input,
                 }
             }
-            Force::Force { name, body, direction, point, value, .. } => {
+            Force::Load { name, body, direction, point, value, .. } => {
                 let b = bld.body(body).expect("validated: not ground");
                 let p = point.map(|p| v3(&p)).unwrap_or(bld.initial[b].r);
                 ForceElement::PointForce {

@@ -248,13 +248,7 @@ impl DaeSystem for Index3Dae {
             for i in 0..6 {
                 for j in 0..6 {
                     let v = match (i < 3, j < 3) {
-                        (true, true) => {
-                            if i == j {
-                                p.mass
-                            } else {
-                                0.0
-                            }
-                        }
+                        (true, true) if i == j => p.mass,
                         (false, false) => p.inertia[(i - 3, j - 3)] + b0 * gyro[(i - 3, j - 3)],
                         _ => 0.0,
                     };
@@ -348,16 +342,17 @@ impl DaeSystem for Index3Dae {
         Ok(())
     }
 
+    /// The position-level change of the iteration: b0 dr' and b0 dtheta' (what positions and
+    /// rotations actually moved; equal to b0^2 da of seed 003's unknowns once the kinematic
+    /// rows hold, and also counting the first iteration's kinematic alignment) and b0^2 dlambda.
     fn correction_norm(&self, b0: f64, dyp: &[f64], dlambda: &[f64]) -> f64 {
-        let nb = self.mech.n_bodies();
         let mut s = 0.0;
-        for b in 0..nb {
-            for i in 6..12 {
-                s += dyp[12 * b + i] * dyp[12 * b + i];
-            }
+        for body in dyp.chunks_exact(12) {
+            s += body[..6].iter().map(|x| x * x).sum::<f64>();
         }
-        s += dlambda.iter().map(|x| x * x).sum::<f64>();
-        b0 * b0 * s.sqrt()
+        let positions = b0 * b0 * s;
+        let multipliers = b0.powi(4) * dlambda.iter().map(|x| x * x).sum::<f64>();
+        (positions + multipliers).sqrt()
     }
 
     fn time(&self, state: &MechState) -> f64 {

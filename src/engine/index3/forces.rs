@@ -114,10 +114,10 @@ impl Mechanism {
                 let torque =
                     -(stiffness * (theta - rest_angle) + damping * e.rate) + actuator + self.input_value(*input);
                 // Virtual work torque * dtheta: the generalized force is row^T torque.
-                for slot in 0..2 {
-                    if let Some(b) = j.pair[slot] {
-                        for i in 0..6 {
-                            out[b][i] += e.row[slot][i] * torque;
+                for (row, b) in e.row.iter().zip(j.pair) {
+                    if let Some(b) = b {
+                        for (o, r) in out[b].iter_mut().zip(row) {
+                            *o += r * torque;
                         }
                     }
                 }
@@ -138,8 +138,8 @@ impl Mechanism {
     pub fn applied_forces(&self, bodies: &[BodyState], angles: &[f64], friction: &[f64], out: &mut [Wrench]) {
         for (w, b) in out.iter_mut().zip(&self.bodies) {
             *w = [0.0; 6];
-            for k in 0..3 {
-                w[k] = b.mass * self.gravity[k];
+            for (wk, g) in w.iter_mut().zip(self.gravity.iter()) {
+                *wk = b.mass * g;
             }
         }
         for e in &self.forces {

@@ -166,9 +166,9 @@ impl Term {
                 let c = dot(p, vectors, values, f1, f2);
                 let rho2 = s.value * s.value + c.value * c.value;
                 let mut row = [[0.0; 6]; 2];
-                for slot in 0..2 {
-                    for k in 0..6 {
-                        row[slot][k] = (c.value * s.row[slot][k] - s.value * c.row[slot][k]) / rho2;
+                for (r, (sr, cr)) in row.iter_mut().zip(s.row.iter().zip(&c.row)) {
+                    for (x, (a, b)) in r.iter_mut().zip(sr.iter().zip(cr)) {
+                        *x = (c.value * a - s.value * b) / rho2;
                     }
                 }
                 let rate = (c.value * s.rate - s.value * c.rate) / rho2;

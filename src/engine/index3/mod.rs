@@ -337,6 +337,26 @@ impl Mechanism {
         phi.iter().map(|x| x * x).sum::<f64>().sqrt()
     }
 
+    /// Advances `state` by a step `dt` too short to solve for (e.g. the ~2e-14 s closing step
+    /// of OMSimulator): a second-order Taylor move with the current accelerations. Solving
+    /// instead would divide round-off by dt (velocities) and dt^2 (multipliers); the
+    /// constraint violation this leaves is O(dt^2 |a|), far below round-off for such steps.
+    pub fn drift(&self, state: &mut MechState, dt: f64) {
+        let base_t = state.t;
+        let mut drives = state.drive_values.clone();
+        self.advance_drives(base_t + dt, state, &mut drives);
+        for s in &mut state.bodies {
+            s.r += s.v * dt + s.acc * (0.5 * dt * dt);
+            s.v += s.acc * dt;
+            s.rot *= crate::engine::rotation::exp(&(s.w * dt + s.wdot * (0.5 * dt * dt)));
+            s.w += s.wdot * dt;
+        }
+        let reference = state.angles.clone();
+        self.update_angles(&state.bodies, &reference, &mut state.angles);
+        state.drive_values = drives;
+        state.t = base_t + dt;
+    }
+
     /// Drive values of input-rate drivers at time `t`, continuing from `base`.
     pub fn advance_drives(&self, t: f64, base: &MechState, out: &mut [f64]) {
         for (d, driver) in self.drivers.iter().enumerate() {
@@ -359,11 +379,11 @@ pub struct ConstraintEval {
 
 /// Sum over rows of row^T x into per-body generalized forces (dr part, dpi part).
 pub fn add_rows_transpose(constraints: &[Constraint], rows: &[Row], x: &[f64], out: &mut [[f64; 6]]) {
-    for (k, c) in constraints.iter().enumerate() {
-        for slot in 0..2 {
-            if let Some(b) = c.pair[slot] {
-                for i in 0..6 {
-                    out[b][i] += rows[k][slot][i] * x[k];
+    for ((c, row), xk) in constraints.iter().zip(rows).zip(x) {
+        for (part, b) in row.iter().zip(c.pair) {
+            if let Some(b) = b {
+                for (o, g) in out[b].iter_mut().zip(part) {
+                    *o += g * xk;
                 }
             }
         }
@@ -373,11 +393,9 @@ pub fn add_rows_transpose(constraints: &[Constraint], rows: &[Row], x: &[f64], o
 /// Row k times per-body generalized velocities.
 pub fn row_times(c: &Constraint, row: &Row, q: &[[f64; 6]]) -> f64 {
     let mut s = 0.0;
-    for slot in 0..2 {
-        if let Some(b) = c.pair[slot] {
-            for i in 0..6 {
-                s += row[slot][i] * q[b][i];
-            }
+    for (part, b) in row.iter().zip(c.pair) {
+        if let Some(b) = b {
+            s += part.iter().zip(&q[b]).map(|(g, v)| g * v).sum::<f64>();
         }
     }
     s

@@ -140,7 +140,7 @@ impl SparseCholesky {
             let (diag, end) = (col_ptr[j], col_ptr[j + 1]);
             let d = val[diag] - work[j];
             work[j] = 0.0;
-            if !(d > 0.0) {
+            if d.is_nan() || d <= 0.0 {
                 return Err(NotPositiveDefinite(self.perm[j]));
             }
             let ljj = d.sqrt();
@@ -230,7 +230,7 @@ impl DenseCholesky {
             for &l in &row[..j] {
                 d -= l * l;
             }
-            if !(d > 0.0) {
+            if d.is_nan() || d <= 0.0 {
                 return Err(NotPositiveDefinite(j));
             }
             let ljj = d.sqrt();

@@ -233,7 +233,7 @@ impl LinearSystem {
                     Spec::<PartialPivLuParams, f64>::default(),
                 );
                 let smallest = (0..n).map(|i| a[(i, i)].abs()).fold(f64::INFINITY, f64::min);
-                if !(smallest > 1e-14 * scale) {
+                if smallest.is_nan() || smallest <= 1e-14 * scale {
                     return Err(FactorError::Singular);
                 }
             }
@@ -367,9 +367,9 @@ mod tests {
             };
             let mut b = vec![vec![0.0; n]; n];
             for (i, row) in b.iter_mut().enumerate() {
-                for j in 0..n {
+                for (j, x) in row.iter_mut().enumerate() {
                     if i == j || next() < 0.08 {
-                        row[j] = next() - 0.5;
+                        *x = next() - 0.5;
                     }
                 }
             }
