@@ -250,6 +250,34 @@ impl<S: DaeSystem> Integrator<S> {
         }
     }
 
+    /// Moves the current point to `t_new` along its tangent, y += (t_new - t) y' in its own
+    /// chart (derivatives and multipliers kept), for steps far below the solver's step size:
+    /// their local error O(h^2 y'') is negligible, while solving the index-3 equations over
+    /// such a step would determine accelerations and multipliers only to ~eps |q| / h^2. The
+    /// history is kept, as if the last step had been h longer: LMS3/4 continue without a
+    /// restart, the SS auxiliary vectors (derivative-like) are unchanged.
+    pub fn shift_to(&mut self, sys: &mut S, t_new: f64) -> Result<StepStats, StepError> {
+        let t0 = sys.time(&self.current);
+        let h = t_new - t0;
+        if !(h.is_finite() && h > 0.0) {
+            return Err(StepError::BadStep { time: t0, h });
+        }
+        let Integrator { current, unknown: p, scratch, steps, n_prev, .. } = self;
+        sys.chart(current, current, &mut p.y, &mut p.yp, &mut p.lambda);
+        for (y, yp) in p.y.iter_mut().zip(&p.yp) {
+            *y += h * yp;
+        }
+        if p.y.iter().any(|x| !x.is_finite()) {
+            return Err(StepError::NonFinite { time: t_new, what: "tangent extrapolation".into() });
+        }
+        sys.lift(current, t_new, &p.y, &p.yp, &p.lambda, scratch);
+        std::mem::swap(current, scratch);
+        if *n_prev > 0 {
+            steps[0] += h;
+        }
+        Ok(StepStats { iterations: 0, stages: 0 })
+    }
+
     /// Multistep step (seed 000 eq. 2, or eq. 3 to start); chart at y_{n-1}.
     fn step_multistep(
         &mut self,
