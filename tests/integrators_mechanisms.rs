@@ -309,3 +309,23 @@ fn every_method_is_selectable_in_the_slave() {
         - energies.iter().cloned().fold(f64::INFINITY, f64::min);
     assert!(spread < 50.0, "energies {energies:?}");
 }
+
+#[test]
+fn documentation_lists_every_method_and_the_seed_recommendations() {
+    let entry = mbfmu::models::find("DoublePendulum").unwrap();
+    for version in [mbfmu::interface::FmiVersion::V2, mbfmu::interface::FmiVersion::V3] {
+        let page = mbfmu::documentation::model_page(entry, version);
+        for &m in Method::ALL {
+            assert!(
+                page.contains(&format!("<td>{}</td><td><code>{}</code></td>", m.code(), m.item_name())),
+                "{}",
+                m.item_name()
+            );
+        }
+        for needle in
+            ["solver.rhoInf</code> = 0.6", "{0, 0.1, ..., 1}", "esdirk436L2SA2", "order 2", "solver.rhoInf</code> = 0,"]
+        {
+            assert!(page.contains(needle), "the solver section lacks {needle:?}");
+        }
+    }
+}

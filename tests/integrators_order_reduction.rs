@@ -87,9 +87,10 @@ impl DaeSystem for Pendulum {
             m.swap(c, p);
             b.swap(c, p);
             for i in c + 1..5 {
-                let f = m[i][c] / m[c][c];
-                for k in c..5 {
-                    m[i][k] -= f * m[c][k];
+                let pivot = m[c];
+                let f = m[i][c] / pivot[c];
+                for (a, p) in m[i][c..].iter_mut().zip(&pivot[c..]) {
+                    *a -= f * p;
                 }
                 b[i] -= f * b[c];
             }

@@ -391,13 +391,13 @@ impl<S: DaeSystem> Integrator<S> {
             let mut known = Complex::ZERO;
             for f in (0..nf).rev() {
                 let w_old = Complex::new(aux[re(f) + i], aux[im(f) + i]);
-                known = ss.c[f].mul(w_old).add(ss.e[f].mul(inner_old)).add(ss.d[f].mul(known));
+                known = ss.c[f] * w_old + ss.e[f] * inner_old + ss.d[f] * known;
                 aux_new[re(f) + i] = known.re;
                 aux_new[im(f) + i] = known.im;
                 inner_old = w_old;
             }
             let w1 = Complex::new(aux[re(0) + i], aux[im(0) + i]);
-            y_hat[i] = p1.y[i] + h * (w1.scale(1.0 - ss.gamma0).add(known.scale(ss.gamma0))).re;
+            y_hat[i] = p1.y[i] + h * (w1.scale(1.0 - ss.gamma0) + known.scale(ss.gamma0)).re;
         }
         // Constant predictor (eq. 15).
         unknown.yp.copy_from_slice(&p1.yp);
