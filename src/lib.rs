@@ -9,8 +9,8 @@
 pub mod description;
 pub mod documentation;
 pub mod engine;
-pub mod fmi;
 pub mod interface;
 pub mod models;
 pub mod package;
 pub mod sim;
+pub mod fmi;

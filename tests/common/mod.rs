@@ -39,12 +39,7 @@ impl DoublePendulum {
     pub fn seed003() -> Self {
         let w = 0.05;
         let (m1, m2) = (78.0, 39.0);
-        DoublePendulum {
-            m: [m1, m2],
-            length: [4.0, 2.0],
-            jc: [m1 * (w * w + 16.0) / 12.0, m2 * (w * w + 4.0) / 12.0],
-            g: 9.81,
-        }
+        DoublePendulum { m: [m1, m2], length: [4.0, 2.0], jc: [m1 * (w * w + 16.0) / 12.0, m2 * (w * w + 4.0) / 12.0], g: 9.81 }
     }
 
     pub fn rhs(&self, y: &[f64; 4]) -> [f64; 4] {
