@@ -1,6 +1,7 @@
 //! documentation/index.html of each FMU: what the model is, where it comes from, its
 //! variables, solver choices and default experiment, generated from the same description.
 
+use crate::description::Method;
 use crate::interface::{Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable};
 use crate::models::CatalogEntry;
 use std::fmt::Write as _;
@@ -43,6 +44,26 @@ fn table(out: &mut String, title: &str, vars: &[&Variable], with_start: bool) {
         let _ = writeln!(out, "<td>{}</td></tr>", escape(&v.description));
     }
     out.push_str("</table>\n");
+}
+
+/// Guidance for the integrators of seed 000 (Zhang, Zhang, Zanoni & Masarati, "Performance of
+/// implicit A-stable time integration methods for multibody system dynamics", Multibody Syst.
+/// Dyn. 2022): its recommendations (Sect. 4-6) and how this implementation treats rho_inf,
+/// step-size changes and start-up.
+fn seed000_notes(out: &mut String) {
+    let tabulated: Vec<&str> =
+        Method::SEED_000.iter().filter(|m| m.tabulated_rho_inf().is_some()).map(|m| m.item_name()).collect();
+    let tunable: Vec<&str> = Method::SEED_000.iter().filter(|m| m.uses_rho_inf()).map(|m| m.item_name()).collect();
+    let _ = writeln!(
+        out,
+        "<h3>Choosing an integrator (seed 000)</h3>\n<p>The implicit, A-stable methods compared in seed 000 (Zhang, Zhang, Zanoni &amp; Masarati, Multibody Syst. Dyn. 2022) differ in algorithmic dissipation, accuracy and cost. Its recommendations:</p>\n<ul>\n<li><b>Energy conservation, long runs, keeping many modes:</b> <code>lms3</code> or <code>lms4</code> (or their single-step forms <code>ss3</code>, <code>ss4</code>) with <code>solver.rhoInf</code> = 0.6. They preserve energy best on Andrews' squeezer (Sect. 5.1) but filter high frequencies least.</li>\n<li><b>Filtering high-frequency oscillations</b> (e.g. velocities and forces polluted by stiff modes): <code>bathe</code> and the higher-order methods with <code>solver.rhoInf</code> = 0, at a step that is not too small (Sect. 5.2).</li>\n<li><b>Accuracy</b> when the step resolves the participating dynamics: <code>esdirk325L2SA</code> and <code>esdirk436L2SA2</code> (Sect. 5.4). The MSSTH methods are best used with <code>solver.rhoInf</code> = 0; they and <code>esdirk324L2SA</code> dissipate strongly at low frequencies and can show energy growth (Sect. 4, 5.1).</li>\n<li><code>lms2</code>/<code>ss2</code> with <code>solver.rhoInf</code> = 0 are the second-order BDF: robust but strongly dissipative. A larger <code>solver.rhoInf</code> and more steps or stages preserve more of the frequency content; at <code>solver.rhoInf</code> = 1 the second-order methods behave like the trapezoidal rule.</li>\n<li>Compare methods at the same internal step per implicit stage (dt/n): a method with n implicit stages costs about n times a single-stage method per step. The LMS methods predict with a second-order formula and need fewer Newton iterations than the SS forms, which predict a constant (Fig. 28).</li>\n</ul>"
+    );
+    let _ = writeln!(
+        out,
+        "<h3>rho_inf and step sizes</h3>\n<ul>\n<li><code>solver.rhoInf</code>, the spectral radius at infinite frequency, is used by {}; it must lie in [0, 1]. Smaller values dissipate more. The other methods ignore it (the trapezoidal rule has rho_inf = 1, BDF1 and the Kennedy-Carpenter ESDIRKs are L-stable, rho_inf = 0).</li>\n<li><b>{}</b> accept only <code>solver.rhoInf</code> in {{0, 0.1, ..., 1}}: their stage abscissae are published as a table at these values only, and interpolating them is not safe (the MSSTH4 abscissae c2 and c3 cross between 0.6 and 0.7, where the method's coefficients are singular). Other values are refused when the simulation is initialized.</li>\n<li>Coefficients that are roots of an equation (gamma of Bathe, MSSTC, MSSTH and ESDIRK3(2)4L[2]SA, the SS parameters) are solved at run time for the given rho_inf, not taken from rounded tables.</li>\n<li>Communication steps may vary: <code>lms2</code> uses its variable-step formula; <code>lms3</code>/<code>lms4</code> need equal steps and fall back to <code>lms3</code>, <code>lms2</code> or (after a step more than twice the previous one, or tiny by comparison) a trapezoidal restart until enough equal steps have accumulated; the single-step and multi-stage methods use the current step size. The multistep methods start with the trapezoidal rule, then LMS2, LMS3 (as MBDyn). A step shorter than 1e-3 <code>solver.stepSize</code> (e.g. a master's 2e-14 s remainder) is taken along the tangent instead of being solved, since the index-3 equations determine accelerations and multipliers only to ~machine precision / h<sup>2</sup>.</li>\n<li>On constrained (index-3) mechanisms the positions of every method converge with order 2: the ESDIRKs have stage order 2, which limits stiffly accurate Runge-Kutta methods on index-3 equations. Their higher design orders show where the constraints do not dominate the error; they still have smaller error constants.</li>\n</ul>",
+        tunable.join(", "),
+        tabulated.join(" and ")
+    );
 }
 
 /// The page of a catalog model.
@@ -96,6 +117,9 @@ pub fn page(d: &crate::description::Description, interface: &ModelInterface, ver
         );
     }
     out.push_str("</table>\n<p>Each communication step is split into equal internal steps no larger than <code>solver.stepSize</code>. A step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; reduce the step size in that case.</p>\n");
+    if interface.methods.iter().any(|m| Method::SEED_000.contains(m)) {
+        seed000_notes(&mut out);
+    }
     let vars = &interface.variables;
     let pick = |f: &dyn Fn(&Variable) -> bool| vars.iter().filter(|v| f(v)).collect::<Vec<_>>();
     table(&mut out, "Solver parameters", &pick(&|v| matches!(v.binding, Binding::Solver(_))), true);

@@ -126,7 +126,9 @@ def check_validation(fmu):
 
 
 def check_simulation(fmu):
-    result = simulate_fmu(fmu.path, fmi_type="CoSimulation")
+    # The DefaultExperiment's step, passed explicitly: FMPy coarsens its default output
+    # interval on long runs.
+    result = simulate_fmu(fmu.path, fmi_type="CoSimulation", output_interval=fmu.h)
     times = result["time"]
     n = int(round((fmu.stop - fmu.start) / fmu.h))
     if len(times) != n + 1 or not math.isclose(times[-1], fmu.stop, rel_tol=1e-9, abs_tol=1e-12):

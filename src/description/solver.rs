@@ -20,16 +20,108 @@ pub enum Method {
     HalfImplicit,
     /// Fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3).
     Bdf1,
+    /// Trapezoidal rule (seed 000 eq. 3), the start-up method of the multistep methods.
+    Trapezoidal,
+    /// Linear two-step method, variable step (seed 000 Sect. 2.1).
+    Lms2,
+    /// Linear three-step method (seed 000 Sect. 2.1).
+    Lms3,
+    /// Linear four-step method (seed 000 Sect. 2.1).
+    Lms4,
+    /// Single-step equivalent of LMS2 (seed 000 Sect. 2.2).
+    Ss2,
+    /// Single-step equivalent of LMS3 (seed 000 Sect. 2.2).
+    Ss3,
+    /// Single-step equivalent of LMS4 (seed 000 Sect. 2.2).
+    Ss4,
+    /// rho_inf-Bathe two-sub-step method (seed 000 eq. 7).
+    Bathe,
+    /// Multi-sub-step "conserving" methods (seed 000 Sect. 2.3).
+    Msstc3,
+    Msstc4,
+    Msstc5,
+    /// Multi-sub-step higher-order methods, stage order 2 (seed 000 Sect. 2.3).
+    Mssth3,
+    Mssth4,
+    Mssth5,
+    /// Kennedy-Carpenter ESDIRKs (seed 000 Sect. 2.3, ref. [21]).
+    #[serde(rename = "esdirk324l2sa")]
+    Esdirk324L2Sa,
+    #[serde(rename = "esdirk325l2sa")]
+    Esdirk325L2Sa,
+    #[serde(rename = "esdirk436l2sa2")]
+    Esdirk436L2Sa2,
 }
 
+/// The rho_inf values at which MSSTH4 and MSSTH5 are defined (their stage abscissae are
+/// tabulated only, shared/reference/integrators.md Sect. 6.2 and 10.4).
+pub const TABULATED_RHO_INF: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+
 impl Method {
-    pub const ALL: &'static [Method] = &[Method::HalfImplicit, Method::Bdf1];
+    pub const ALL: &'static [Method] = &[
+        Method::HalfImplicit,
+        Method::Bdf1,
+        Method::Trapezoidal,
+        Method::Lms2,
+        Method::Lms3,
+        Method::Lms4,
+        Method::Ss2,
+        Method::Ss3,
+        Method::Ss4,
+        Method::Bathe,
+        Method::Msstc3,
+        Method::Msstc4,
+        Method::Msstc5,
+        Method::Mssth3,
+        Method::Mssth4,
+        Method::Mssth5,
+        Method::Esdirk324L2Sa,
+        Method::Esdirk325L2Sa,
+        Method::Esdirk436L2Sa2,
+    ];
+
+    /// The methods of seed 000 (the residual-form suite), in the order of its tables.
+    pub const SEED_000: &'static [Method] = &[
+        Method::Lms2,
+        Method::Lms3,
+        Method::Lms4,
+        Method::Ss2,
+        Method::Ss3,
+        Method::Ss4,
+        Method::Bathe,
+        Method::Msstc3,
+        Method::Msstc4,
+        Method::Msstc5,
+        Method::Mssth3,
+        Method::Mssth4,
+        Method::Mssth5,
+        Method::Esdirk324L2Sa,
+        Method::Esdirk325L2Sa,
+        Method::Esdirk436L2Sa2,
+    ];
 
     /// Enumeration value in the FMU (stable across releases).
     pub fn code(self) -> i32 {
         match self {
             Method::HalfImplicit => 1,
             Method::Bdf1 => 2,
+            Method::Trapezoidal => 3,
+            Method::Lms2 => 4,
+            Method::Lms3 => 5,
+            Method::Lms4 => 6,
+            Method::Ss2 => 7,
+            Method::Ss3 => 8,
+            Method::Ss4 => 9,
+            Method::Bathe => 10,
+            Method::Msstc3 => 11,
+            Method::Msstc4 => 12,
+            Method::Msstc5 => 13,
+            Method::Mssth3 => 14,
+            Method::Mssth4 => 15,
+            Method::Mssth5 => 16,
+            Method::Esdirk324L2Sa => 17,
+            Method::Esdirk325L2Sa => 18,
+            Method::Esdirk436L2Sa2 => 19,
         }
     }
 
@@ -42,6 +134,48 @@ impl Method {
         match self {
             Method::HalfImplicit => "halfImplicit",
             Method::Bdf1 => "bdf1",
+            Method::Trapezoidal => "trapezoidal",
+            Method::Lms2 => "lms2",
+            Method::Lms3 => "lms3",
+            Method::Lms4 => "lms4",
+            Method::Ss2 => "ss2",
+            Method::Ss3 => "ss3",
+            Method::Ss4 => "ss4",
+            Method::Bathe => "bathe",
+            Method::Msstc3 => "msstc3",
+            Method::Msstc4 => "msstc4",
+            Method::Msstc5 => "msstc5",
+            Method::Mssth3 => "mssth3",
+            Method::Mssth4 => "mssth4",
+            Method::Mssth5 => "mssth5",
+            Method::Esdirk324L2Sa => "esdirk324L2SA",
+            Method::Esdirk325L2Sa => "esdirk325L2SA",
+            Method::Esdirk436L2Sa2 => "esdirk436L2SA2",
+        }
+    }
+
+    /// The name used in seed 000's text and tables.
+    pub fn paper_name(self) -> &'static str {
+        match self {
+            Method::HalfImplicit => "half-implicit",
+            Method::Bdf1 => "BDF1",
+            Method::Trapezoidal => "trapezoidal",
+            Method::Lms2 => "LMS2",
+            Method::Lms3 => "LMS3",
+            Method::Lms4 => "LMS4",
+            Method::Ss2 => "SS2",
+            Method::Ss3 => "SS3",
+            Method::Ss4 => "SS4",
+            Method::Bathe => "Bathe",
+            Method::Msstc3 => "MSSTC(3)",
+            Method::Msstc4 => "MSSTC(4)",
+            Method::Msstc5 => "MSSTC(5)",
+            Method::Mssth3 => "MSSTH(3)",
+            Method::Mssth4 => "MSSTH(4)",
+            Method::Mssth5 => "MSSTH(5)",
+            Method::Esdirk324L2Sa => "ESDIRK3(2)4L[2]SA",
+            Method::Esdirk325L2Sa => "ESDIRK3(2)5L[2]SA",
+            Method::Esdirk436L2Sa2 => "ESDIRK4(3)6L[2]SA2",
         }
     }
 
@@ -53,6 +187,41 @@ impl Method {
             Method::Bdf1 => {
                 "fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3, eqs. 13-14)"
             }
+            Method::Trapezoidal => {
+                "trapezoidal rule, A-stable, no algorithmic dissipation (rho_inf = 1); starts the multistep methods (seed 000 eq. 3)"
+            }
+            Method::Lms2 => {
+                "LMS2: linear two-step method with tunable dissipation, variable-step formula, second-order predictor (seed 000 Sect. 2.1, eqs. 2, 12-14)"
+            }
+            Method::Lms3 => {
+                "LMS3: linear three-step method with tunable dissipation, second-order predictor; falls back to LMS2 after a step-size change (seed 000 Sect. 2.1)"
+            }
+            Method::Lms4 => {
+                "LMS4: linear four-step method with tunable dissipation, second-order predictor; falls back to LMS3/LMS2 after a step-size change (seed 000 Sect. 2.1)"
+            }
+            Method::Ss2 => "SS2: single-step equivalent of LMS2 with one auxiliary vector, constant predictor (seed 000 Sect. 2.2, eqs. 4, 9)",
+            Method::Ss3 => {
+                "SS3: single-step equivalent of LMS3 with two complex auxiliary vectors, constant predictor (seed 000 Sect. 2.2, eqs. 4, 10)"
+            }
+            Method::Ss4 => {
+                "SS4: single-step equivalent of LMS4 with three auxiliary vectors, constant predictor (seed 000 Sect. 2.2, eqs. 4, 11)"
+            }
+            Method::Bathe => "rho_inf-Bathe: two implicit sub-steps, second order, strong high-frequency filtering (seed 000 eq. 7)",
+            Method::Msstc3 => "MSSTC(3): three implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
+            Method::Msstc4 => "MSSTC(4): four implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
+            Method::Msstc5 => "MSSTC(5): five implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
+            Method::Mssth3 => "MSSTH(3): three implicit sub-steps, third order, stage order 2 (seed 000 Sect. 2.3)",
+            Method::Mssth4 => {
+                "MSSTH(4): four implicit sub-steps, fourth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (seed 000 Sect. 2.3)"
+            }
+            Method::Mssth5 => {
+                "MSSTH(5): five implicit sub-steps, fifth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (seed 000 Sect. 2.3)"
+            }
+            Method::Esdirk324L2Sa => "ESDIRK3(2)4L[2]SA of Kennedy and Carpenter: three implicit stages, third order, L-stable (seed 000 Sect. 2.3)",
+            Method::Esdirk325L2Sa => "ESDIRK3(2)5L[2]SA of Kennedy and Carpenter: four implicit stages, third order, L-stable (seed 000 Sect. 2.3)",
+            Method::Esdirk436L2Sa2 => {
+                "ESDIRK4(3)6L[2]SA2 of Kennedy and Carpenter: five implicit stages, fourth order, L-stable (seed 000 Sect. 2.3)"
+            }
         }
     }
 
@@ -60,12 +229,67 @@ impl Method {
     pub fn order(self) -> u32 {
         match self {
             Method::HalfImplicit | Method::Bdf1 => 1,
+            Method::Mssth3 | Method::Esdirk324L2Sa | Method::Esdirk325L2Sa => 3,
+            Method::Mssth4 | Method::Esdirk436L2Sa2 => 4,
+            Method::Mssth5 => 5,
+            _ => 2,
+        }
+    }
+
+    /// Implicit solves (stages) per step: the n of seed 000's dt/n.
+    pub fn implicit_stages(self) -> u32 {
+        match self {
+            Method::Bathe => 2,
+            Method::Msstc3 | Method::Mssth3 | Method::Esdirk324L2Sa => 3,
+            Method::Msstc4 | Method::Mssth4 | Method::Esdirk325L2Sa => 4,
+            Method::Msstc5 | Method::Mssth5 | Method::Esdirk436L2Sa2 => 5,
+            _ => 1,
         }
     }
 
     /// True where the spectral radius at infinity (rho_inf) is a free parameter.
     pub fn uses_rho_inf(self) -> bool {
-        false
+        matches!(
+            self,
+            Method::Lms2
+                | Method::Lms3
+                | Method::Lms4
+                | Method::Ss2
+                | Method::Ss3
+                | Method::Ss4
+                | Method::Bathe
+                | Method::Msstc3
+                | Method::Msstc4
+                | Method::Msstc5
+                | Method::Mssth3
+                | Method::Mssth4
+                | Method::Mssth5
+        )
+    }
+
+    /// rho_inf values this method accepts, if not all of [0, 1] (MSSTH4/5).
+    pub fn tabulated_rho_inf(self) -> Option<&'static [f64]> {
+        matches!(self, Method::Mssth4 | Method::Mssth5).then_some(&TABULATED_RHO_INF[..])
+    }
+
+    /// Checks that `rho_inf` is admissible for this method (methods without the parameter
+    /// ignore it).
+    pub fn check_rho_inf(self, rho_inf: f64) -> Result<(), String> {
+        if !self.uses_rho_inf() {
+            return Ok(());
+        }
+        if !(0.0..=1.0).contains(&rho_inf) {
+            return Err(format!("solver.rhoInf = {rho_inf} must lie in [0, 1] for {}", self.item_name()));
+        }
+        if let Some(values) = self.tabulated_rho_inf() {
+            if !values.iter().any(|v| (v - rho_inf).abs() <= 1e-9) {
+                return Err(format!(
+                    "{} is defined only for solver.rhoInf in {{0, 0.1, ..., 1}} (its stage abscissae are tabulated); got {rho_inf}",
+                    self.item_name()
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -131,6 +131,7 @@ impl Description {
         if !(0.0..=1.0).contains(&s.rho_inf) {
             return Err(invalid("solver", format!("rho_inf {} must lie in [0, 1]", s.rho_inf)));
         }
+        s.method.check_rho_inf(s.rho_inf).map_err(|e| invalid("solver", e))?;
         Ok(())
     }
 

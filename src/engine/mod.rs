@@ -11,7 +11,7 @@ pub mod rotation;
 
 use crate::description::{Description, Method};
 use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
-use integrators::{Bdf1, DaeSystem, NewtonSettings, StepError, StepStats};
+use integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError, StepStats};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -20,6 +20,8 @@ use std::fmt;
 pub enum BuildError {
     Compile(CompileError),
     Assembly(AssemblyError),
+    /// The solver settings are not admissible (e.g. rho_inf for MSSTH4/5).
+    Solver(String),
 }
 
 impl fmt::Display for BuildError {
@@ -27,14 +29,15 @@ impl fmt::Display for BuildError {
         match self {
             BuildError::Compile(e) => e.fmt(f),
             BuildError::Assembly(e) => e.fmt(f),
+            BuildError::Solver(e) => f.write_str(e),
         }
     }
 }
 
 impl std::error::Error for BuildError {}
 
-/// Communication intervals shorter than this fraction of the solver step size are advanced
-/// by a Taylor drift instead of an implicit step.
+/// Steps shorter than this fraction of `solver.stepSize` move the current point along its
+/// tangent instead of being solved (see [`Integrator::shift_to`] and [`Mechanism::drift`]).
 pub const NEGLIGIBLE_STEP: f64 = 1e-3;
 
 /// Solver settings of a run (the `solver.*` parameters).
@@ -59,14 +62,21 @@ impl SolverSettings {
 }
 
 enum Stepper {
-    HalfImplicit { hi: Box<HalfImplicit>, state: MechState },
-    Bdf1(Box<Bdf1<Index3Dae>>),
+    HalfImplicit {
+        hi: Box<HalfImplicit>,
+        state: MechState,
+    },
+    /// Every method of the residual-form suite (BDF1 and seed 000's integrators).
+    Implicit(Box<Integrator<Index3Dae>>),
 }
 
 /// Everything that influences the rest of a run, in a self-contained form.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationSnapshot {
     pub state: MechState,
+    /// The integrator's history besides `state` (previous states, step sizes, SS auxiliary
+    /// vectors); None for the half-implicit method.
+    pub history: Option<History<MechState>>,
     pub inputs: Vec<f64>,
     pub steps: u64,
     pub last_iterations: u32,
@@ -102,17 +112,25 @@ impl Simulation {
     pub fn new(d: &Description, settings: SolverSettings) -> Result<Simulation, BuildError> {
         let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
         let mut state = mech.initial.clone();
+        settings.method.check_rho_inf(settings.rho_inf).map_err(BuildError::Solver)?;
         let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
-        Ok(Self::start(mech, state, settings, assembly))
+        Self::start(mech, state, settings, assembly)
     }
 
-    fn start(mech: Mechanism, state: MechState, settings: SolverSettings, assembly: AssemblyReport) -> Simulation {
+    fn start(
+        mech: Mechanism,
+        state: MechState,
+        settings: SolverSettings,
+        assembly: AssemblyReport,
+    ) -> Result<Simulation, BuildError> {
         let dae = Index3Dae::new(mech);
         let stepper = match settings.method {
             Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
-            Method::Bdf1 => Stepper::Bdf1(Box::new(Bdf1::new(&dae, state))),
+            method => Stepper::Implicit(Box::new(
+                Integrator::new(&dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
+            )),
         };
-        Simulation { dae, stepper, settings, steps: 0, last_iterations: 0, total_iterations: 0, assembly }
+        Ok(Simulation { dae, stepper, settings, steps: 0, last_iterations: 0, total_iterations: 0, assembly })
     }
 
     pub fn mechanism(&self) -> &Mechanism {
@@ -122,7 +140,7 @@ impl Simulation {
     pub fn state(&self) -> &MechState {
         match &self.stepper {
             Stepper::HalfImplicit { state, .. } => state,
-            Stepper::Bdf1(b) => b.state(),
+            Stepper::Implicit(i) => i.state(),
         }
     }
 
@@ -139,18 +157,23 @@ impl Simulation {
     fn step(&mut self, target: f64) -> Result<StepStats, StepError> {
         let h = target - self.time();
         let stats = match &mut self.stepper {
+            Stepper::HalfImplicit { state, .. } if h < NEGLIGIBLE_STEP * self.settings.step_size => {
+                self.dae.mech.drift(state, h);
+                state.t = target;
+                StepStats { iterations: 0, stages: 0 }
+            }
             Stepper::HalfImplicit { hi, state } => {
                 let s = hi.step(&self.dae.mech, state, h, &self.settings.newton)?;
                 state.t = target;
                 s
             }
-            Stepper::Bdf1(b) => {
-                let s = b.step(&mut self.dae, h, &self.settings.newton)?;
-                let mut st = b.state().clone();
-                st.t = target;
-                b.set_state(st);
-                s
+            // A negligible step (e.g. the 2e-14 s a master's time arithmetic leaves at the end
+            // of an interval) is not solved: the index-3 equations determine accelerations and
+            // multipliers only to ~eps |q| / h^2, which would spoil every later step.
+            Stepper::Implicit(i) if h < NEGLIGIBLE_STEP * self.settings.step_size => {
+                i.shift_to(&mut self.dae, target)?
             }
+            Stepper::Implicit(i) => i.step_to(&mut self.dae, target, &self.settings.newton)?,
         };
         self.steps += 1;
         self.last_iterations = stats.iterations;
@@ -169,14 +192,6 @@ impl Simulation {
         if span == 0.0 {
             return Ok(());
         }
-        // Negligible intervals (below 1/1000 of the step size, e.g. a closing ~1e-14 s step)
-        // are a Taylor drift of the state: solving the index-3 equations over them would turn
-        // round-off and the O(h) velocity-constraint residual of the first-order schemes into
-        // impulses (multipliers ~ 1/h).
-        if span < NEGLIGIBLE_STEP * self.settings.step_size {
-            self.drift(span);
-            return Ok(());
-        }
         let n = ((span / self.settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
         if n > 1e12 {
             return Err(StepError::BadStep { time: t0, h: self.settings.step_size });
@@ -189,21 +204,13 @@ impl Simulation {
         Ok(())
     }
 
-    fn drift(&mut self, dt: f64) {
-        let mech = &self.dae.mech;
-        match &mut self.stepper {
-            Stepper::HalfImplicit { state, .. } => mech.drift(state, dt),
-            Stepper::Bdf1(b) => {
-                let mut s = b.state().clone();
-                mech.drift(&mut s, dt);
-                b.set_state(s);
-            }
-        }
-    }
-
     pub fn snapshot(&self) -> SimulationSnapshot {
         SimulationSnapshot {
             state: self.state().clone(),
+            history: match &self.stepper {
+                Stepper::HalfImplicit { .. } => None,
+                Stepper::Implicit(i) => Some(i.history()),
+            },
             inputs: self.dae.mech.inputs.clone(),
             steps: self.steps,
             last_iterations: self.last_iterations,
@@ -214,20 +221,23 @@ impl Simulation {
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
         let m = &self.dae.mech;
-        if s.state.bodies.len() != m.n_bodies()
-            || s.state.lambda.len() != m.n_constraints()
-            || s.inputs.len() != m.inputs.len()
-            || s.state.angles.len() != m.joints.len()
-            || s.state.drive_values.len() != m.drivers.len()
-        {
+        let fits = |st: &MechState| {
+            st.bodies.len() == m.n_bodies()
+                && st.lambda.len() == m.n_constraints()
+                && st.angles.len() == m.joints.len()
+                && st.drive_values.len() == m.drivers.len()
+        };
+        let previous = s.history.as_ref().map_or(&[][..], |h| &h.previous[..]);
+        if !fits(&s.state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
             return Err("the snapshot does not belong to this model".into());
+        }
+        match (&mut self.stepper, &s.history) {
+            (Stepper::HalfImplicit { state, .. }, None) => state.clone_from(&s.state),
+            (Stepper::Implicit(i), Some(h)) => i.restore(s.state.clone(), h)?,
+            _ => return Err("the snapshot was taken with another solver method".into()),
         }
         self.dae.mech.inputs.clone_from(&s.inputs);
         self.dae.invalidate_caches();
-        match &mut self.stepper {
-            Stepper::HalfImplicit { state, .. } => state.clone_from(&s.state),
-            Stepper::Bdf1(b) => b.set_state(s.state.clone()),
-        }
         self.steps = s.steps;
         self.last_iterations = s.last_iterations;
         self.total_iterations = s.total_iterations;

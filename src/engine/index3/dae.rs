@@ -14,7 +14,7 @@
 //! the reaction forces G^T lambda are dropped as in seed 003 Sect. 2.3; K and C are the
 //! numerical tangents of the force elements.
 
-use super::forces::{self, ElementJacobian, Wrench};
+use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
 use super::{BodyState, ConstraintEval, MechState, Mechanism};
 use crate::engine::integrators::{DaeSystem, StepError};
 use crate::engine::linalg::LinearSystem;
@@ -33,6 +33,7 @@ pub struct Index3Dae {
     friction: Vec<f64>,
     friction_time: f64,
     jacobians: Vec<ElementJacobian>,
+    jacobian_work: JacobianWork,
     kkt: LinearSystem,
     rhs: Vec<f64>,
     /// Saved at factor(): b0, the chart angles and their tangent inverses.
@@ -104,6 +105,7 @@ impl Index3Dae {
             friction: Vec::new(),
             friction_time: f64::NAN,
             jacobians: Vec::new(),
+            jacobian_work: JacobianWork::new(&mech.initial.bodies),
             rhs: vec![0.0; n],
             b0: 0.0,
             tinv: vec![Matrix3::identity(); nb],
@@ -237,7 +239,7 @@ impl DaeSystem for Index3Dae {
         let m = &self.mech;
         let nb = m.n_bodies();
         m.constraint_jacobian(t, base, &self.bodies, &mut self.ce);
-        m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobians);
+        m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         self.b0 = b0;
         self.kkt.clear();
         let mut slot = 0;

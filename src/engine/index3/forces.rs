@@ -45,6 +45,24 @@ pub struct ElementJacobian {
     pub damping: [[f64; 12]; 12],
 }
 
+/// Scratch arrays of [`Mechanism::force_jacobians`], kept by the caller across steps.
+#[derive(Clone, Debug, Default)]
+pub struct JacobianWork {
+    scratch: Vec<BodyState>,
+    plus: Vec<Wrench>,
+    minus: Vec<Wrench>,
+}
+
+impl JacobianWork {
+    pub fn new(bodies: &[BodyState]) -> Self {
+        JacobianWork {
+            scratch: bodies.to_vec(),
+            plus: vec![[0.0; 6]; bodies.len()],
+            minus: vec![[0.0; 6]; bodies.len()],
+        }
+    }
+}
+
 /// Friction force of each joint (0 for joints without friction), along the joint axis on
 /// body2, from the multipliers and velocities of `base`.
 pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
@@ -166,12 +184,22 @@ impl Mechanism {
 
     /// Finite-difference Jacobians of every force element (numerical tangent, as in seed 004
     /// eqs. 40-41): central differences in the body coordinates, perturbation 1e-7.
-    pub fn force_jacobians(&self, bodies: &[BodyState], angles: &[f64], out: &mut Vec<ElementJacobian>) {
+    pub fn force_jacobians(
+        &self,
+        bodies: &[BodyState],
+        angles: &[f64],
+        work: &mut JacobianWork,
+        out: &mut Vec<ElementJacobian>,
+    ) {
         out.clear();
+        if self.forces.is_empty() {
+            return;
+        }
         let eps = 1e-7;
-        let mut scratch: Vec<BodyState> = bodies.to_vec();
-        let mut plus = vec![[0.0; 6]; bodies.len()];
-        let mut minus = vec![[0.0; 6]; bodies.len()];
+        let JacobianWork { scratch, plus, minus } = work;
+        scratch.clone_from_slice(bodies);
+        plus.resize(bodies.len(), [0.0; 6]);
+        minus.resize(bodies.len(), [0.0; 6]);
         for e in &self.forces {
             let pair = match e {
                 ForceElement::Tsda { pair, .. } => *pair,
@@ -182,7 +210,7 @@ impl Mechanism {
             for (slot, b) in pair.iter().enumerate() {
                 let Some(b) = *b else { continue };
                 for coord in 0..12 {
-                    for (sign, load) in [(1.0, &mut plus), (-1.0, &mut minus)] {
+                    for (sign, load) in [(1.0, &mut *plus), (-1.0, &mut *minus)] {
                         scratch[b] = bodies[b].clone();
                         let s = &mut scratch[b];
                         let k = coord % 3;
@@ -195,7 +223,7 @@ impl Mechanism {
                         for w in load.iter_mut() {
                             *w = [0.0; 6];
                         }
-                        self.element_load(e, &scratch, angles, load);
+                        self.element_load(e, scratch, angles, load);
                     }
                     scratch[b] = bodies[b].clone();
                     let column = slot * 6 + coord % 6;

@@ -9,10 +9,11 @@
 //! Sect. 3.1: "CGR parameters assumed zero at the last point t_{N-1}", here a rotation
 //! vector) and for the state that chart coordinates describe.
 
-mod bdf1;
+pub mod coefficients;
+mod integrator;
 mod newton;
 
-pub use bdf1::Bdf1;
+pub use integrator::{History, Integrator};
 pub use newton::{correct, NewtonSettings, NewtonStats};
 
 use std::fmt;
