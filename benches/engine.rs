@@ -58,7 +58,7 @@ fn main() {
     for e in mbfmu::models::CATALOG {
         let d = description::parse(e.json).expect("catalog models are valid");
         let span = d.experiment.stop - d.experiment.start;
-        for method in Method::ALL {
+        for method in d.solver.formulation.methods() {
             let r = run(&d, *method, d.solver.step_size, d.solver.tolerance, d.experiment.stop, repeat);
             println!(
                 "| {} | {} | {:.0e} | {} | {:.2} | {} | {:.2} | {:.2} | {:.0}x |",

@@ -95,7 +95,7 @@ impl DaeSystem for Pendulum {
 #[test]
 fn stepping_allocates_nothing() {
     let newton = NewtonSettings { tolerance: 1e-12, max_iterations: 20 };
-    let methods: Vec<Method> = Method::ALL.iter().copied().filter(|&m| m != Method::HalfImplicit).collect();
+    let methods: Vec<Method> = Method::INDEX3.iter().copied().filter(|&m| m != Method::HalfImplicit).collect();
     for &m in &methods {
         let mut sys = Pendulum { b0: 0.0, c: 0.0 };
         let start = State { t: 0.0, y: [1.0, 0.0], yp: [0.0, -(1f64).sin()] };

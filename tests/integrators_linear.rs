@@ -368,7 +368,12 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
             rational_r(&a, g, n as i32, z)
         }
         Method::Esdirk324L2Sa | Method::Esdirk325L2Sa | Method::Esdirk436L2Sa2 => esdirk_r(&kc_table(m), z),
-        Method::HalfImplicit => return None,
+        // Not methods of the residual-form suite.
+        Method::HalfImplicit
+        | Method::TrapezoidalConstantStep
+        | Method::TrapezoidalVariableStep
+        | Method::Abm2
+        | Method::Sdirk4 => return None,
     })
 }
 

@@ -7,12 +7,13 @@
 //! modelDescription.xml files from the same declarations), so it depends on serde and
 //! serde_json only and refers to its siblings with `super::` / `crate::description::`.
 
+mod dof;
 mod path;
 mod solver;
 mod validate;
 
 pub use path::{get_number, set_number, PathError};
-pub use solver::{Formulation, Method, SolverDefaults};
+pub use solver::{Formulation, Method, SolverDefaults, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
 pub use validate::{driven_coordinate, is_identifier, DescriptionError};
 
 use serde::{Deserialize, Serialize};

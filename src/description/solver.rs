@@ -2,13 +2,41 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Equation formulations. Only the index-3 absolute-coordinate formulation exists so far.
+/// Equation formulations.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum Formulation {
     /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
     #[default]
     Index3,
+    /// Ordinary differential equations in independent coordinates obtained by generalized
+    /// coordinate partitioning of the index-3 mechanism's constraints (seed 001 Sect. 1,
+    /// eqs. 1-13); also offered as Model Exchange.
+    StateSpace,
+}
+
+impl Formulation {
+    /// The integrators that work with this formulation (the `solver.method` items offered).
+    pub fn methods(self) -> &'static [Method] {
+        match self {
+            Formulation::Index3 => Method::INDEX3,
+            Formulation::StateSpace => Method::STATE_SPACE,
+        }
+    }
+
+    /// Name in descriptions (`solver.formulation`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index3",
+            Formulation::StateSpace => "state_space",
+        }
+    }
+
+    /// True if the model's equations are an ODE a host's solver can integrate (FMI Model
+    /// Exchange).
+    pub fn model_exchange(self) -> bool {
+        self == Formulation::StateSpace
+    }
 }
 
 /// Time integrators. The numeric codes are the FMU enumeration values and never change.
@@ -51,6 +79,18 @@ pub enum Method {
     Esdirk325L2Sa,
     #[serde(rename = "esdirk436l2sa2")]
     Esdirk436L2Sa2,
+    /// State-space formulation: implicit trapezoidal rule at constant step, Newton on the
+    /// independent accelerations (seed 001 Sect. 2-3, eqs. 14-19; IMPL_CSS).
+    TrapezoidalConstantStep,
+    /// State-space formulation: implicit trapezoidal rule at variable step, embedded backward
+    /// Euler error estimate (seed 001 Sect. 3.2, eqs. 21-22; IMPL_VSS).
+    TrapezoidalVariableStep,
+    /// State-space formulation: explicit second-order Adams-Bashforth-Moulton predictor-corrector
+    /// at constant step (seed 001 eq. 20; EXPL).
+    Abm2,
+    /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
+    /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in seed 001 Sect. 3).
+    Sdirk4,
 }
 
 /// The rho_inf values at which MSSTH4 and MSSTH5 are defined (their stage abscissae are
@@ -58,6 +98,7 @@ pub enum Method {
 pub const TABULATED_RHO_INF: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 
 impl Method {
+    /// Every method of every formulation.
     pub const ALL: &'static [Method] = &[
         Method::HalfImplicit,
         Method::Bdf1,
@@ -78,7 +119,38 @@ impl Method {
         Method::Esdirk324L2Sa,
         Method::Esdirk325L2Sa,
         Method::Esdirk436L2Sa2,
+        Method::TrapezoidalConstantStep,
+        Method::TrapezoidalVariableStep,
+        Method::Abm2,
+        Method::Sdirk4,
     ];
+
+    /// The methods of the index-3 formulation.
+    pub const INDEX3: &'static [Method] = &[
+        Method::HalfImplicit,
+        Method::Bdf1,
+        Method::Trapezoidal,
+        Method::Lms2,
+        Method::Lms3,
+        Method::Lms4,
+        Method::Ss2,
+        Method::Ss3,
+        Method::Ss4,
+        Method::Bathe,
+        Method::Msstc3,
+        Method::Msstc4,
+        Method::Msstc5,
+        Method::Mssth3,
+        Method::Mssth4,
+        Method::Mssth5,
+        Method::Esdirk324L2Sa,
+        Method::Esdirk325L2Sa,
+        Method::Esdirk436L2Sa2,
+    ];
+
+    /// The methods of the state-space formulation (seed 001).
+    pub const STATE_SPACE: &'static [Method] =
+        &[Method::TrapezoidalVariableStep, Method::TrapezoidalConstantStep, Method::Abm2, Method::Sdirk4];
 
     /// The methods of seed 000 (the residual-form suite), in the order of its tables.
     pub const SEED_000: &'static [Method] = &[
@@ -122,6 +194,11 @@ impl Method {
             Method::Esdirk324L2Sa => 17,
             Method::Esdirk325L2Sa => 18,
             Method::Esdirk436L2Sa2 => 19,
+            // State-space formulation: codes from 101 on.
+            Method::TrapezoidalConstantStep => 101,
+            Method::TrapezoidalVariableStep => 102,
+            Method::Abm2 => 103,
+            Method::Sdirk4 => 104,
         }
     }
 
@@ -151,6 +228,10 @@ impl Method {
             Method::Esdirk324L2Sa => "esdirk324L2SA",
             Method::Esdirk325L2Sa => "esdirk325L2SA",
             Method::Esdirk436L2Sa2 => "esdirk436L2SA2",
+            Method::TrapezoidalConstantStep => "trapezoidalConstantStep",
+            Method::TrapezoidalVariableStep => "trapezoidalVariableStep",
+            Method::Abm2 => "abm2",
+            Method::Sdirk4 => "sdirk4",
         }
     }
 
@@ -176,6 +257,10 @@ impl Method {
             Method::Esdirk324L2Sa => "ESDIRK3(2)4L[2]SA",
             Method::Esdirk325L2Sa => "ESDIRK3(2)5L[2]SA",
             Method::Esdirk436L2Sa2 => "ESDIRK4(3)6L[2]SA2",
+            Method::TrapezoidalConstantStep => "IMPL_CSS",
+            Method::TrapezoidalVariableStep => "IMPL_VSS",
+            Method::Abm2 => "EXPL",
+            Method::Sdirk4 => "SDIRK4",
         }
     }
 
@@ -222,6 +307,18 @@ impl Method {
             Method::Esdirk436L2Sa2 => {
                 "ESDIRK4(3)6L[2]SA2 of Kennedy and Carpenter: five implicit stages, fourth order, L-stable (seed 000 Sect. 2.3)"
             }
+            Method::TrapezoidalConstantStep => {
+                "implicit trapezoidal rule on the state-space ODE at constant step, Newton on the independent accelerations (seed 001 Sect. 2, eqs. 14-19)"
+            }
+            Method::TrapezoidalVariableStep => {
+                "implicit trapezoidal rule on the state-space ODE at variable step: embedded backward Euler error estimate, safety factor 0.85, local extrapolation (seed 001 Sect. 3.2, eqs. 21-22)"
+            }
+            Method::Abm2 => {
+                "explicit second-order Adams-Bashforth-Moulton predictor-corrector on the state-space ODE at constant step (seed 001 eq. 20)"
+            }
+            Method::Sdirk4 => {
+                "L-stable SDIRK of order 4 (Hairer-Wanner, five stages) with embedded order-3 error estimate at variable step (seed 001 Sect. 3)"
+            }
         }
     }
 
@@ -230,7 +327,7 @@ impl Method {
         match self {
             Method::HalfImplicit | Method::Bdf1 => 1,
             Method::Mssth3 | Method::Esdirk324L2Sa | Method::Esdirk325L2Sa => 3,
-            Method::Mssth4 | Method::Esdirk436L2Sa2 => 4,
+            Method::Mssth4 | Method::Esdirk436L2Sa2 | Method::Sdirk4 => 4,
             Method::Mssth5 => 5,
             _ => 2,
         }
@@ -242,9 +339,25 @@ impl Method {
             Method::Bathe => 2,
             Method::Msstc3 | Method::Mssth3 | Method::Esdirk324L2Sa => 3,
             Method::Msstc4 | Method::Mssth4 | Method::Esdirk325L2Sa => 4,
-            Method::Msstc5 | Method::Mssth5 | Method::Esdirk436L2Sa2 => 5,
+            Method::Msstc5 | Method::Mssth5 | Method::Esdirk436L2Sa2 | Method::Sdirk4 => 5,
+            Method::Abm2 => 0,
             _ => 1,
         }
+    }
+
+    /// The formulation the method belongs to.
+    pub fn formulation(self) -> Formulation {
+        if Method::STATE_SPACE.contains(&self) {
+            Formulation::StateSpace
+        } else {
+            Formulation::Index3
+        }
+    }
+
+    /// True for methods that choose their own steps under error control (absolute and
+    /// relative tolerances, seed 001 eq. 21).
+    pub fn variable_step(self) -> bool {
+        matches!(self, Method::TrapezoidalVariableStep | Method::Sdirk4)
     }
 
     /// True where the spectral radius at infinity (rho_inf) is a free parameter.
@@ -312,6 +425,36 @@ pub struct SolverDefaults {
     /// Spectral radius at infinity for methods with tunable dissipation.
     #[serde(default = "default_rho_inf")]
     pub rho_inf: f64,
+    /// Variable-step methods: absolute tolerance Atol of the independent positions
+    /// (seed 001 eq. 21); default [`DEFAULT_TOLERANCE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute_tolerance: Option<f64>,
+    /// Variable-step methods: relative tolerance Rtol of the independent positions
+    /// (seed 001 eq. 21); default [`DEFAULT_TOLERANCE`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relative_tolerance: Option<f64>,
+    /// Variable-step methods: the velocity tolerances are this multiple of the position
+    /// tolerances (seed 001 Sect. 4: "one order lower" accuracy at the velocity level);
+    /// default [`DEFAULT_VELOCITY_TOLERANCE_FACTOR`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity_tolerance_factor: Option<f64>,
+}
+
+/// Default Atol = Rtol of the variable-step methods (seed 001 runs with Atol = Rtol).
+pub const DEFAULT_TOLERANCE: f64 = 1e-4;
+/// Default ratio of velocity to position tolerances (seed 001 Sect. 4).
+pub const DEFAULT_VELOCITY_TOLERANCE_FACTOR: f64 = 10.0;
+
+impl SolverDefaults {
+    pub fn absolute_tolerance(&self) -> f64 {
+        self.absolute_tolerance.unwrap_or(DEFAULT_TOLERANCE)
+    }
+    pub fn relative_tolerance(&self) -> f64 {
+        self.relative_tolerance.unwrap_or(DEFAULT_TOLERANCE)
+    }
+    pub fn velocity_tolerance_factor(&self) -> f64 {
+        self.velocity_tolerance_factor.unwrap_or(DEFAULT_VELOCITY_TOLERANCE_FACTOR)
+    }
 }
 
 impl Default for SolverDefaults {
@@ -323,6 +466,9 @@ impl Default for SolverDefaults {
             tolerance: default_tolerance(),
             max_iterations: default_max_iterations(),
             rho_inf: default_rho_inf(),
+            absolute_tolerance: None,
+            relative_tolerance: None,
+            velocity_tolerance_factor: None,
         }
     }
 }

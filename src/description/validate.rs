@@ -132,6 +132,7 @@ impl Description {
             return Err(invalid("solver", format!("rho_inf {} must lie in [0, 1]", s.rho_inf)));
         }
         s.method.check_rho_inf(s.rho_inf).map_err(|e| invalid("solver", e))?;
+        self.validate_formulation()?;
         Ok(())
     }
 

@@ -8,8 +8,9 @@ pub mod integrators;
 pub mod linalg;
 pub mod motion;
 pub mod rotation;
+pub mod statespace;
 
-use crate::description::{Description, Method};
+use crate::description::{Description, Formulation, Method};
 use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
 use integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError, StepStats};
 use serde::{Deserialize, Serialize};
@@ -68,6 +69,8 @@ enum Stepper {
     },
     /// Every method of the residual-form suite (BDF1 and seed 000's integrators).
     Implicit(Box<Integrator<Index3Dae>>),
+    /// The state-space formulation with its own integrators (seed 001).
+    StateSpace(Box<statespace::StateSpace>),
 }
 
 /// Everything that influences the rest of a run, in a self-contained form.
@@ -81,6 +84,8 @@ pub struct SimulationSnapshot {
     pub steps: u64,
     pub last_iterations: u32,
     pub total_iterations: u64,
+    /// The state-space solver besides `state` (state-space formulation only).
+    pub state_space: Option<statespace::StateSpaceSnapshot>,
 }
 
 /// A running simulation of one mechanism with one integrator.
@@ -114,6 +119,10 @@ impl Simulation {
         let mut state = mech.initial.clone();
         settings.method.check_rho_inf(settings.rho_inf).map_err(BuildError::Solver)?;
         let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+        if settings.method.formulation() == Formulation::StateSpace {
+            let control = statespace::ErrorControl::of(&d.solver);
+            return statespace::simulation_start(mech, state, settings, assembly, control);
+        }
         Self::start(mech, state, settings, assembly)
     }
 
@@ -141,6 +150,7 @@ impl Simulation {
         match &self.stepper {
             Stepper::HalfImplicit { state, .. } => state,
             Stepper::Implicit(i) => i.state(),
+            Stepper::StateSpace(s) => s.state(),
         }
     }
 
@@ -150,7 +160,11 @@ impl Simulation {
 
     /// Sets the input values held over the following steps.
     pub fn set_inputs(&mut self, inputs: &[f64]) {
+        let changed = self.dae.mech.inputs.as_slice() != inputs;
         self.dae.mech.inputs.copy_from_slice(inputs);
+        if let (true, Stepper::StateSpace(s)) = (changed, &mut self.stepper) {
+            s.invalidate();
+        }
     }
 
     /// One internal step of size `h`; the state time is set exactly to `target`.
@@ -174,6 +188,10 @@ impl Simulation {
                 i.shift_to(&mut self.dae, target)?
             }
             Stepper::Implicit(i) => i.step_to(&mut self.dae, target, &self.settings.newton)?,
+            Stepper::StateSpace(s) => {
+                s.advance_to(&self.dae.mech, target, &self.settings)?;
+                StepStats { iterations: s.counters.last_iterations, stages: 0 }
+            }
         };
         self.steps += 1;
         self.last_iterations = stats.iterations;
@@ -192,6 +210,14 @@ impl Simulation {
         if span == 0.0 {
             return Ok(());
         }
+        if let Stepper::StateSpace(s) = &mut self.stepper {
+            // The formulation's own stepping (variable-step methods choose their steps).
+            let result = s.advance_to(&self.dae.mech, t_end, &self.settings);
+            self.steps = s.counters.steps;
+            self.last_iterations = s.counters.last_iterations;
+            self.total_iterations = s.counters.total_iterations;
+            return result;
+        }
         let n = ((span / self.settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
         if n > 1e12 {
             return Err(StepError::BadStep { time: t0, h: self.settings.step_size });
@@ -208,8 +234,12 @@ impl Simulation {
         SimulationSnapshot {
             state: self.state().clone(),
             history: match &self.stepper {
-                Stepper::HalfImplicit { .. } => None,
+                Stepper::HalfImplicit { .. } | Stepper::StateSpace(_) => None,
                 Stepper::Implicit(i) => Some(i.history()),
+            },
+            state_space: match &self.stepper {
+                Stepper::StateSpace(s) => Some(s.snapshot()),
+                _ => None,
             },
             inputs: self.dae.mech.inputs.clone(),
             steps: self.steps,
@@ -231,9 +261,10 @@ impl Simulation {
         if !fits(&s.state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
             return Err("the snapshot does not belong to this model".into());
         }
-        match (&mut self.stepper, &s.history) {
-            (Stepper::HalfImplicit { state, .. }, None) => state.clone_from(&s.state),
-            (Stepper::Implicit(i), Some(h)) => i.restore(s.state.clone(), h)?,
+        match (&mut self.stepper, &s.history, &s.state_space) {
+            (Stepper::HalfImplicit { state, .. }, None, None) => state.clone_from(&s.state),
+            (Stepper::Implicit(i), Some(h), None) => i.restore(s.state.clone(), h)?,
+            (Stepper::StateSpace(ss), None, Some(snap)) => ss.restore(&s.state, snap)?,
             _ => return Err("the snapshot was taken with another solver method".into()),
         }
         self.dae.mech.inputs.clone_from(&s.inputs);

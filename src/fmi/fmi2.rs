@@ -2,7 +2,7 @@
 //! importers resolve every symbol; shared/reference/importers.md). Every signature is
 //! checked against fmi-sys's header typedefs at the end of this file.
 
-use super::instance::{guard, run, Instance, Outcome};
+use super::instance::{guard, run, Instance, Outcome, MODEL_EXCHANGE};
 use super::logging::{Logger, Status};
 use super::state::{Call, Fmi2State};
 use super::values::{input, out_scalar, output, to_i32};
@@ -12,7 +12,7 @@ use crate::sim::SlaveError;
 use fmi_sys::fmi2::*;
 use std::ptr::null_mut;
 
-type I2 = Instance<Fmi2State>;
+pub(crate) type I2 = Instance<Fmi2State>;
 
 /// Runs `op` behind the firewall (see [`run`]).
 pub(crate) unsafe fn with(
@@ -28,8 +28,6 @@ pub(crate) unsafe fn with(
 pub(crate) unsafe fn unsupported(c: fmi2Component, function: &'static str, reason: &str) -> fmi2Status {
     unsafe { with(c, function, Call::Unsupported, |_| Err(format!("not supported: {reason}"))) }
 }
-
-pub(crate) const MODEL_EXCHANGE: &str = "this FMU provides co-simulation only (no <ModelExchange> element)";
 
 // ---- Inquire platform and version ----------------------------------------------------------
 
@@ -68,8 +66,8 @@ pub unsafe extern "C" fn fmi2Instantiate(
         if name.trim().is_empty() {
             return refuse("instanceName is NULL or empty (FMI 2.0.4 Sect. 2.1.5)".into());
         }
-        if fmuType != fmi2Type_fmi2CoSimulation {
-            return refuse(format!("fmuType {fmuType} is not supported: {MODEL_EXCHANGE}"));
+        if fmuType != fmi2Type_fmi2CoSimulation && fmuType != fmi2Type_fmi2ModelExchange {
+            return refuse(format!("fmuType {fmuType} is neither fmi2ModelExchange nor fmi2CoSimulation"));
         }
         let Some(guid) = opt_string(fmuGUID) else {
             return refuse("fmuGUID is NULL".into());
@@ -79,6 +77,18 @@ pub unsafe extern "C" fn fmi2Instantiate(
             Err(e) => return refuse(e),
         };
         let resources = opt_string(fmuResourceLocation).and_then(|s| uri::resource_dir(&s));
+        if fmuType == fmi2Type_fmi2ModelExchange {
+            if !model.description.solver.formulation.model_exchange() {
+                return refuse(format!("fmuType fmi2ModelExchange is not supported: {MODEL_EXCHANGE}"));
+            }
+            return match I2::new_model_exchange(model, log, resources) {
+                Ok(i) => i.into_handle(),
+                Err((log, e)) => {
+                    log.emit(Status::Error, "logStatusError", &format!("fmi2Instantiate: {e}"));
+                    null_mut()
+                }
+            };
+        }
         I2::new(model, log, resources).into_handle()
     })
 }
@@ -142,7 +152,7 @@ pub unsafe extern "C" fn fmi2ExitInitializationMode(c: fmi2Component) -> fmi2Sta
     unsafe {
         with(c, "fmi2ExitInitializationMode", Call::ExitInitializationMode, |i| {
             i.slave.exit_initialization().map_err(|e| e.to_string())?;
-            i.state = Fmi2State::StepComplete;
+            i.state = if i.slave.is_model_exchange() { Fmi2State::EventMode } else { Fmi2State::StepComplete };
             i.last_successful_time = i.slave.time();
             Ok(Status::Ok)
         })

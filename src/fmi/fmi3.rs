@@ -3,7 +3,7 @@
 //! The rest of the 75 functions are in [`super::fmi3_other`]. Every signature is checked
 //! against fmi-sys's header typedefs at the end of the file.
 
-use super::instance::{guard, run, Instance, Outcome};
+use super::instance::{guard, run, Instance, Outcome, MODEL_EXCHANGE};
 use super::logging::{Logger, Status};
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output, to_i32, to_i64};
@@ -64,24 +64,40 @@ fn refuse(log: &Logger, function: &str, reason: &str) -> fmi3Instance {
     null_mut()
 }
 
+/// Sect. 3.2: for models in the state-space formulation (the ones with a <ModelExchange>
+/// element).
 #[no_mangle]
 pub unsafe extern "C" fn fmi3InstantiateModelExchange(
     instanceName: fmi3String,
-    _instantiationToken: fmi3String,
-    _resourcePath: fmi3String,
+    instantiationToken: fmi3String,
+    resourcePath: fmi3String,
     _visible: fmi3Boolean,
     loggingOn: fmi3Boolean,
     instanceEnvironment: fmi3InstanceEnvironment,
     logMessage: fmi3LogMessageCallback,
 ) -> fmi3Instance {
+    const F: &str = "fmi3InstantiateModelExchange";
     guard(null_mut(), || unsafe {
-        let log =
-            Logger::fmi3(logMessage, instanceEnvironment, &opt_string(instanceName).unwrap_or_default(), loggingOn);
-        refuse(
-            &log,
-            "fmi3InstantiateModelExchange",
-            "this FMU provides co-simulation only (no <ModelExchange> element)",
-        )
+        let name = opt_string(instanceName).unwrap_or_default();
+        let log = Logger::fmi3(logMessage, instanceEnvironment, &name, loggingOn);
+        if name.trim().is_empty() {
+            return refuse(&log, F, "instanceName is NULL or empty (FMI 3.0 Sect. 2.3.1)");
+        }
+        let Some(token) = opt_string(instantiationToken) else {
+            return refuse(&log, F, "instantiationToken is NULL");
+        };
+        let model = match model_for_token(&token) {
+            Ok(m) => m,
+            Err(e) => return refuse(&log, F, &e),
+        };
+        if !model.description.solver.formulation.model_exchange() {
+            return refuse(&log, F, MODEL_EXCHANGE);
+        }
+        let resources = opt_string(resourcePath).and_then(|s| uri::resource_dir(&s));
+        match I3::new_model_exchange(model, log, resources) {
+            Ok(i) => i.into_handle(),
+            Err((log, e)) => refuse(&log, F, &e),
+        }
     })
 }
 
@@ -187,7 +203,7 @@ pub unsafe extern "C" fn fmi3ExitInitializationMode(instance: fmi3Instance) -> f
     unsafe {
         with(instance, "fmi3ExitInitializationMode", Call::ExitInitializationMode, |i| {
             i.slave.exit_initialization().map_err(|e| e.to_string())?;
-            i.state = Fmi3State::StepMode;
+            i.state = if i.slave.is_model_exchange() { Fmi3State::EventMode } else { Fmi3State::StepMode };
             i.last_successful_time = i.slave.time();
             Ok(Status::Ok)
         })

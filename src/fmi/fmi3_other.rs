@@ -1,7 +1,8 @@
-//! The FMI 3.0 functions this co-simulation FMU does not need but must export (importers
-//! resolve all 75 symbols; shared/reference/importers.md): accessors of types no variable
-//! has, and the clock, event-mode, configuration, derivative, model-exchange and
-//! scheduled-execution functions. Each logs why and returns Error (never a crash).
+//! The FMI 3.0 functions this FMU does not need but must export (importers resolve all 75
+//! symbols; shared/reference/importers.md): accessors of types no variable has, and the
+//! clock, configuration, derivative and scheduled-execution functions. Each logs why and
+//! returns Error (never a crash). The model-exchange and event-mode functions are in
+//! [`super::fmi3_me`].
 
 use super::fmi3::{check_counts, no_variables, with};
 use super::state::Call;
@@ -9,13 +10,12 @@ use super::values::input;
 use fmi_sys::fmi3::*;
 
 /// A function this FMU does not implement: Error with the reason.
-unsafe fn unsupported(instance: fmi3Instance, function: &'static str, reason: &str) -> fmi3Status {
+pub(crate) unsafe fn unsupported(instance: fmi3Instance, function: &'static str, reason: &str) -> fmi3Status {
     unsafe { with(instance, function, Call::Unsupported, |_| Err(format!("not supported: {reason}"))) }
 }
 
 const NO_CLOCKS: &str = "this FMU has no clocks";
-const NO_EVENT_MODE: &str = "this FMU has no event mode (hasEventMode=\"false\")";
-const MODEL_EXCHANGE: &str = "model exchange function; this FMU provides co-simulation only";
+pub(crate) const NO_EVENT_MODE: &str = "this FMU has no event mode (hasEventMode=\"false\")";
 
 // ---- Accessors of types without variables --------------------------------------------------
 
@@ -261,116 +261,11 @@ pub unsafe extern "C" fn fmi3SetShiftFraction(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3EnterEventMode(instance: fmi3Instance) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3EnterEventMode", NO_EVENT_MODE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3EnterStepMode(instance: fmi3Instance) -> fmi3Status {
-    // Step Mode is entered by fmi3ExitInitializationMode; fmi3EnterStepMode leaves Event Mode.
-    unsafe { unsupported(instance, "fmi3EnterStepMode", NO_EVENT_MODE) }
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn fmi3EvaluateDiscreteStates(instance: fmi3Instance) -> fmi3Status {
     unsafe { unsupported(instance, "fmi3EvaluateDiscreteStates", NO_EVENT_MODE) }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
-    instance: fmi3Instance,
-    _discreteStatesNeedUpdate: *mut fmi3Boolean,
-    _terminateSimulation: *mut fmi3Boolean,
-    _nominalsOfContinuousStatesChanged: *mut fmi3Boolean,
-    _valuesOfContinuousStatesChanged: *mut fmi3Boolean,
-    _nextEventTimeDefined: *mut fmi3Boolean,
-    _nextEventTime: *mut fmi3Float64,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3UpdateDiscreteStates", NO_EVENT_MODE) }
-}
-
 // ---- Model exchange and scheduled execution ------------------------------------------------
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3EnterContinuousTimeMode(instance: fmi3Instance) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3EnterContinuousTimeMode", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3CompletedIntegratorStep(
-    instance: fmi3Instance,
-    _noSetFMUStatePriorToCurrentPoint: fmi3Boolean,
-    _enterEventMode: *mut fmi3Boolean,
-    _terminateSimulation: *mut fmi3Boolean,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3CompletedIntegratorStep", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3SetTime(instance: fmi3Instance, _time: fmi3Float64) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3SetTime", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3SetContinuousStates(
-    instance: fmi3Instance,
-    _continuousStates: *const fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3SetContinuousStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetContinuousStateDerivatives(
-    instance: fmi3Instance,
-    _derivatives: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetContinuousStateDerivatives", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetEventIndicators(
-    instance: fmi3Instance,
-    _eventIndicators: *mut fmi3Float64,
-    _nEventIndicators: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetEventIndicators", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetContinuousStates(
-    instance: fmi3Instance,
-    _continuousStates: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetContinuousStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetNominalsOfContinuousStates(
-    instance: fmi3Instance,
-    _nominals: *mut fmi3Float64,
-    _nContinuousStates: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetNominalsOfContinuousStates", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(
-    instance: fmi3Instance,
-    _nEventIndicators: *mut usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetNumberOfEventIndicators", MODEL_EXCHANGE) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi3GetNumberOfContinuousStates(
-    instance: fmi3Instance,
-    _nContinuousStates: *mut usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetNumberOfContinuousStates", MODEL_EXCHANGE) }
-}
 
 #[no_mangle]
 pub unsafe extern "C" fn fmi3ActivateModelPartition(
@@ -416,18 +311,5 @@ const _: fmi3SetIntervalDecimalTYPE = Some(fmi3SetIntervalDecimal);
 const _: fmi3SetIntervalFractionTYPE = Some(fmi3SetIntervalFraction);
 const _: fmi3SetShiftDecimalTYPE = Some(fmi3SetShiftDecimal);
 const _: fmi3SetShiftFractionTYPE = Some(fmi3SetShiftFraction);
-const _: fmi3EnterEventModeTYPE = Some(fmi3EnterEventMode);
-const _: fmi3EnterStepModeTYPE = Some(fmi3EnterStepMode);
 const _: fmi3EvaluateDiscreteStatesTYPE = Some(fmi3EvaluateDiscreteStates);
-const _: fmi3UpdateDiscreteStatesTYPE = Some(fmi3UpdateDiscreteStates);
-const _: fmi3EnterContinuousTimeModeTYPE = Some(fmi3EnterContinuousTimeMode);
-const _: fmi3CompletedIntegratorStepTYPE = Some(fmi3CompletedIntegratorStep);
-const _: fmi3SetTimeTYPE = Some(fmi3SetTime);
-const _: fmi3SetContinuousStatesTYPE = Some(fmi3SetContinuousStates);
-const _: fmi3GetContinuousStateDerivativesTYPE = Some(fmi3GetContinuousStateDerivatives);
-const _: fmi3GetEventIndicatorsTYPE = Some(fmi3GetEventIndicators);
-const _: fmi3GetContinuousStatesTYPE = Some(fmi3GetContinuousStates);
-const _: fmi3GetNominalsOfContinuousStatesTYPE = Some(fmi3GetNominalsOfContinuousStates);
-const _: fmi3GetNumberOfEventIndicatorsTYPE = Some(fmi3GetNumberOfEventIndicators);
-const _: fmi3GetNumberOfContinuousStatesTYPE = Some(fmi3GetNumberOfContinuousStates);
 const _: fmi3ActivateModelPartitionTYPE = Some(fmi3ActivateModelPartition);

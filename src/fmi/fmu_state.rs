@@ -90,7 +90,7 @@ impl<S: Machine> Instance<S> {
             let _ = self.slave.restore(&backup);
             return Err(e.to_string());
         }
-        self.state = S::from_phase(self.slave.phase());
+        self.state = self.state.after_restore(self.slave.phase(), self.slave.is_model_exchange());
         self.last_successful_time = self.slave.time();
         Ok(Status::Ok)
     }

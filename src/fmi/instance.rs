@@ -23,6 +23,9 @@ pub struct Instance<S: Machine> {
     pub resource_dir: Option<PathBuf>,
 }
 
+/// Why a function of Model Exchange is not available for a model.
+pub const MODEL_EXCHANGE: &str = "this FMU provides co-simulation only (no <ModelExchange> element)";
+
 /// What an operation returns: a status (OK, Warning, Discard; already logged if not OK) or
 /// the reason for an Error, which the firewall logs.
 pub type Outcome = Result<Status, String>;
@@ -32,6 +35,22 @@ impl<S: Machine> Instance<S> {
         let slave = Slave::new(model);
         let last_successful_time = slave.time();
         Instance { magic: S::MAGIC, state: S::INSTANTIATED, slave, log, last_successful_time, resource_dir }
+    }
+
+    /// A Model Exchange instance (models in the state-space formulation only); on failure
+    /// the logger comes back for the report.
+    pub fn new_model_exchange(
+        model: Arc<Model>,
+        log: Logger,
+        resource_dir: Option<PathBuf>,
+    ) -> Result<Instance<S>, (Logger, String)> {
+        match Slave::new_model_exchange(model) {
+            Ok(slave) => {
+                let last_successful_time = slave.time();
+                Ok(Instance { magic: S::MAGIC, state: S::INSTANTIATED, slave, log, last_successful_time, resource_dir })
+            }
+            Err(e) => Err((log, e.to_string())),
+        }
     }
 
     pub fn into_handle(self) -> *mut c_void {
@@ -91,6 +110,23 @@ impl<S: Machine> Instance<S> {
     pub fn fail(&mut self) {
         self.state = S::AFTER_ERROR;
     }
+
+    /// For the model-exchange functions: the instance must be a Model Exchange instance and
+    /// its state must allow `call` (the functions go through [`run`] as `Call::Unsupported`
+    /// so that co-simulation instances get this explanation).
+    pub fn require_model_exchange(&self, call: Call) -> Result<(), String> {
+        if !self.slave.is_model_exchange() {
+            return Err(if self.slave.model().description.solver.formulation.model_exchange() {
+                "this is a co-simulation instance; instantiate the FMU for Model Exchange to use this function".into()
+            } else {
+                MODEL_EXCHANGE.into()
+            });
+        }
+        if !self.state.allows(call) {
+            return Err(format!("not allowed in state {} ({})", self.state, rule::<S>()));
+        }
+        Ok(())
+    }
 }
 
 /// The text of a panic payload.
@@ -148,9 +184,9 @@ pub unsafe fn run<S: Machine>(
 /// Where the state machine is defined, for messages.
 fn rule<S: Machine>() -> &'static str {
     if S::PREFIX == "fmi2" {
-        "FMI 2.0.4 Sect. 4.2.4"
+        "FMI 2.0.4 Sect. 3.2.3 and 4.2.4"
     } else {
-        "FMI 3.0 Sect. 4.2"
+        "FMI 3.0 Sect. 3.2 and 4.2"
     }
 }
 

@@ -2,8 +2,9 @@
 //! machine, value references, logging, FMU state. No physics: everything model-related is
 //! delegated to [`crate::sim::Slave`].
 //!
-//! - [`fmi2`], [`fmi2_other`], [`fmi3`], [`fmi3_other`]: the exported functions (all 44 of FMI 2.0, all 75
-//!   of FMI 3.0; importers refuse an FMU with a missing symbol).
+//! - [`fmi2`], [`fmi2_other`] (model exchange), [`fmi3`], [`fmi3_me`], [`fmi3_other`]: the
+//!   exported functions (all 44 of FMI 2.0, all 75 of FMI 3.0; importers refuse an FMU with a
+//!   missing symbol).
 //! - [`instance`]: the instance behind a handle and the firewall every function goes through.
 //! - [`state`]: the state machine of each standard.
 //! - [`values`], [`fmu_state`]: getters/setters and FMU states.
@@ -16,6 +17,7 @@
 pub mod fmi2;
 pub mod fmi2_other;
 pub mod fmi3;
+pub mod fmi3_me;
 pub mod fmi3_other;
 pub mod fmu_state;
 pub mod instance;

@@ -1,9 +1,12 @@
-//! The co-simulation state machines of both standards, as small explicit tables.
+//! The co-simulation and model-exchange state machines of both standards, as small explicit
+//! tables.
 //!
-//! FMI 2.0.4 Sect. 4.2.4 (table of allowed calls per state) and FMI 3.0 Sect. 2.3 / 4.2
-//! (common and co-simulation states). Only the states this FMU can reach are modelled:
-//! `doStep` is synchronous (no stepInProgress / stepCanceled), there is no event mode and
-//! there are no structural parameters (no configuration modes).
+//! FMI 2.0.4 Sect. 4.2.4 and 3.2.3 (tables of allowed calls per state) and FMI 3.0 Sect.
+//! 2.3, 3.2 and 4.2 (common, model-exchange and co-simulation states). Only the states this
+//! FMU can reach are modelled: `doStep` is synchronous (no stepInProgress / stepCanceled),
+//! co-simulation has no event mode, and there are no structural parameters (no
+//! configuration modes). Event Mode and Continuous-Time Mode belong to Model Exchange
+//! instances only; the model-exchange functions check the instance kind themselves.
 
 use crate::interface::VarType;
 use crate::sim::Phase;
@@ -28,6 +31,19 @@ pub enum Call {
     GetStatus,
     /// Functions this FMU does not implement; they report that themselves.
     Unsupported,
+    /// Model Exchange: SetTime.
+    SetTime,
+    /// Model Exchange: SetContinuousStates.
+    SetContinuousStates,
+    /// Model Exchange: GetDerivatives, GetContinuousStates, GetEventIndicators.
+    GetContinuous,
+    /// Model Exchange: GetNominalsOfContinuousStates and FMI 3 GetNumberOf*.
+    GetNominals,
+    EnterEventMode,
+    /// FMI 2 NewDiscreteStates / FMI 3 UpdateDiscreteStates.
+    UpdateDiscreteStates,
+    EnterContinuousTimeMode,
+    CompletedIntegratorStep,
 }
 
 /// A state machine of one standard.
@@ -40,8 +56,9 @@ pub trait Machine: Copy + Eq + fmt::Display + 'static {
     /// "fmi2" or "fmi3", for messages.
     const PREFIX: &'static str;
     fn allows(self, call: Call) -> bool;
-    /// The state matching a slave phase (after SetFMUstate, whose state carries the phase).
-    fn from_phase(phase: Phase) -> Self;
+    /// The state matching a slave phase (after SetFMUstate, whose state carries the phase);
+    /// a running Model Exchange instance keeps its mode (Event Mode otherwise).
+    fn after_restore(self, phase: Phase, model_exchange: bool) -> Self;
     /// The type name of a variable in this standard, for messages.
     fn type_name(ty: VarType) -> &'static str;
 }
@@ -54,6 +71,9 @@ pub enum Fmi2State {
     StepComplete,
     /// After a doStep that returned Discard.
     StepFailed,
+    /// Model Exchange (Sect. 3.2.3).
+    EventMode,
+    ContinuousTimeMode,
     Terminated,
     /// After any function returned Error (Sect. 2.1.3: only SetFMUstate, Reset, FreeInstance
     /// lead out).
@@ -67,6 +87,8 @@ impl fmt::Display for Fmi2State {
             Fmi2State::InitializationMode => "initializationMode",
             Fmi2State::StepComplete => "stepComplete",
             Fmi2State::StepFailed => "stepFailed",
+            Fmi2State::EventMode => "eventMode",
+            Fmi2State::ContinuousTimeMode => "continuousTimeMode",
             Fmi2State::Terminated => "terminated",
             Fmi2State::Error => "error",
         };
@@ -86,18 +108,40 @@ impl Machine for Fmi2State {
             Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
             Call::SetupExperiment | Call::EnterInitializationMode => self == Instantiated,
             Call::ExitInitializationMode => self == InitializationMode,
-            Call::Terminate => matches!(self, StepComplete | StepFailed),
-            Call::Get => matches!(self, InitializationMode | StepComplete | StepFailed | Terminated | Error),
-            Call::Set => matches!(self, Instantiated | InitializationMode | StepComplete),
+            Call::Terminate => matches!(self, StepComplete | StepFailed | EventMode | ContinuousTimeMode),
+            Call::Get => matches!(
+                self,
+                InitializationMode | StepComplete | StepFailed | EventMode | ContinuousTimeMode | Terminated | Error
+            ),
+            Call::Set => {
+                matches!(self, Instantiated | InitializationMode | StepComplete | EventMode | ContinuousTimeMode)
+            }
             Call::DoStep => self == StepComplete,
             Call::GetStatus => matches!(self, StepComplete | StepFailed | Terminated),
+            Call::SetTime => matches!(self, EventMode | ContinuousTimeMode),
+            Call::SetContinuousStates => matches!(self, EventMode | ContinuousTimeMode),
+            Call::GetContinuous => {
+                matches!(self, InitializationMode | EventMode | ContinuousTimeMode | Terminated | Error)
+            }
+            Call::GetNominals => {
+                matches!(self, Instantiated | InitializationMode | EventMode | ContinuousTimeMode | Terminated | Error)
+            }
+            Call::EnterEventMode | Call::CompletedIntegratorStep => self == ContinuousTimeMode,
+            Call::UpdateDiscreteStates | Call::EnterContinuousTimeMode => self == EventMode,
         }
     }
 
-    fn from_phase(phase: Phase) -> Self {
+    fn after_restore(self, phase: Phase, model_exchange: bool) -> Self {
         match phase {
             Phase::Instantiated => Fmi2State::Instantiated,
             Phase::Initialization => Fmi2State::InitializationMode,
+            Phase::Running if model_exchange => {
+                if matches!(self, Fmi2State::ContinuousTimeMode) {
+                    self
+                } else {
+                    Fmi2State::EventMode
+                }
+            }
             Phase::Running => Fmi2State::StepComplete,
             Phase::Terminated => Fmi2State::Terminated,
         }
@@ -114,12 +158,16 @@ impl Machine for Fmi2State {
     }
 }
 
-/// FMI 3.0 co-simulation states reachable without event mode and configuration modes.
+/// FMI 3.0 co-simulation states reachable without event mode and configuration modes, and
+/// the model-exchange states (Sect. 3.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fmi3State {
     Instantiated,
     InitializationMode,
     StepMode,
+    /// Model Exchange.
+    EventMode,
+    ContinuousTimeMode,
     /// After fmi3Terminate, and after any function returned Error (Sect. 2.3.1, super state
     /// FMU State Settable).
     Terminated,
@@ -131,6 +179,8 @@ impl fmt::Display for Fmi3State {
             Fmi3State::Instantiated => "Instantiated",
             Fmi3State::InitializationMode => "Initialization Mode",
             Fmi3State::StepMode => "Step Mode",
+            Fmi3State::EventMode => "Event Mode",
+            Fmi3State::ContinuousTimeMode => "Continuous-Time Mode",
             Fmi3State::Terminated => "Terminated",
         };
         f.write_str(name)
@@ -149,19 +199,32 @@ impl Machine for Fmi3State {
             Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
             Call::EnterInitializationMode => self == Instantiated,
             Call::ExitInitializationMode => self == InitializationMode,
-            Call::Terminate | Call::DoStep => self == StepMode,
+            Call::DoStep => self == StepMode,
+            Call::Terminate => matches!(self, StepMode | EventMode | ContinuousTimeMode),
             // Sect. 2.3.2: in Instantiated the getters return start values.
             Call::Get => true,
-            Call::Set => matches!(self, Instantiated | InitializationMode | StepMode),
+            Call::Set => matches!(self, Instantiated | InitializationMode | StepMode | EventMode | ContinuousTimeMode),
             // FMI 2 only.
             Call::SetupExperiment | Call::GetStatus => false,
+            Call::SetTime | Call::SetContinuousStates => matches!(self, EventMode | ContinuousTimeMode),
+            Call::GetContinuous => matches!(self, InitializationMode | EventMode | ContinuousTimeMode | Terminated),
+            Call::GetNominals => true,
+            Call::EnterEventMode | Call::CompletedIntegratorStep => self == ContinuousTimeMode,
+            Call::UpdateDiscreteStates | Call::EnterContinuousTimeMode => self == EventMode,
         }
     }
 
-    fn from_phase(phase: Phase) -> Self {
+    fn after_restore(self, phase: Phase, model_exchange: bool) -> Self {
         match phase {
             Phase::Instantiated => Fmi3State::Instantiated,
             Phase::Initialization => Fmi3State::InitializationMode,
+            Phase::Running if model_exchange => {
+                if matches!(self, Fmi3State::ContinuousTimeMode) {
+                    self
+                } else {
+                    Fmi3State::EventMode
+                }
+            }
             Phase::Running => Fmi3State::StepMode,
             Phase::Terminated => Fmi3State::Terminated,
         }

@@ -4,8 +4,8 @@ use super::{
     Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType, Variability, Variable,
 };
 use crate::description::{
-    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, JointCoordinate, JointKind,
-    JointQuantity, Method, OutputSpec, SystemQuantity,
+    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation, JointCoordinate,
+    JointKind, JointQuantity, Method, OutputSpec, SystemQuantity,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -83,7 +83,8 @@ fn unit(u: &str) -> Option<String> {
 /// positions in the table: 0 is `time`, then the solver parameters, the model parameters,
 /// the inputs and the outputs, in the order of the description.
 pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
-    let methods: Vec<Method> = Method::ALL.to_vec();
+    let methods: Vec<Method> = d.solver.formulation.methods().to_vec();
+    let state_space = d.solver.formulation == Formulation::StateSpace;
     let mut b = Builder { vars: Vec::new(), names: HashSet::new() };
     b.push(Variable {
         name: "time".into(),
@@ -122,7 +123,11 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             "solver.stepSize",
             VarType::Real,
             Start::Real(s.step_size),
-            "Largest internal step; each communication step is split into equal sub-steps no larger than this",
+            if state_space {
+                "Largest internal step: constant-step methods split each communication step into equal sub-steps no larger than this; variable-step methods choose smaller steps under error control"
+            } else {
+                "Largest internal step; each communication step is split into equal sub-steps no larger than this"
+            },
             Binding::Solver(SolverSetting::StepSize),
         )
     })?;
@@ -134,7 +139,11 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             "solver.tolerance",
             VarType::Real,
             Start::Real(s.tolerance),
-            "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)",
+            if state_space {
+                "Newton tolerance: dependent positions (norm of the correction, seed 001 eq. 9) and independent accelerations (velocity-level change gamma h |dv''|, seed 001 eq. 14)"
+            } else {
+                "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)"
+            },
             Binding::Solver(SolverSetting::Tolerance),
         )
     })?;
@@ -163,6 +172,37 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
                 Binding::Solver(SolverSetting::RhoInf),
             )
         })?;
+    }
+
+    if methods.iter().any(|m| m.variable_step()) {
+        let tolerances = [
+            (
+                "solver.absoluteTolerance",
+                s.absolute_tolerance(),
+                "Variable-step methods: absolute tolerance Atol of the independent positions (seed 001 eq. 21)",
+                SolverSetting::AbsoluteTolerance,
+            ),
+            (
+                "solver.relativeTolerance",
+                s.relative_tolerance(),
+                "Variable-step methods: relative tolerance Rtol of the independent positions (seed 001 eq. 21)",
+                SolverSetting::RelativeTolerance,
+            ),
+            (
+                "solver.velocityToleranceFactor",
+                s.velocity_tolerance_factor(),
+                "Variable-step methods: Atol and Rtol of the independent velocities are this multiple of the position tolerances (seed 001 Sect. 4 uses 10)",
+                SolverSetting::VelocityToleranceFactor,
+            ),
+        ];
+        for (name, value, text, setting) in tolerances {
+            b.push(Variable {
+                unit: unit(""),
+                min: Some(1e-300),
+                max: None,
+                ..parameter(name, VarType::Real, Start::Real(value), text, Binding::Solver(setting))
+            })?;
+        }
     }
 
     let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
@@ -200,7 +240,53 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     for o in &d.interface.outputs {
         expand_output(d, o, &mut b)?;
     }
+    if state_space {
+        model_exchange_states(d, &mut b)?;
+    }
     Ok(ModelInterface { variables: b.vars, methods })
+}
+
+/// Model Exchange of the state-space formulation: continuous states x = [v; v'] (the
+/// independent coordinates of the current partition and their velocities, seed 001 Sect. 1)
+/// and their derivatives [v'; v''].
+fn model_exchange_states(d: &Description, b: &mut Builder) -> Result<(), InterfaceError> {
+    let dof = d.degrees_of_freedom();
+    let nd = usize::try_from(dof).map_err(|_| {
+        InterfaceError(format!(
+            "the mechanism is over-constrained ({dof} degrees of freedom); no state-space form exists"
+        ))
+    })?;
+    let local = |name: String, description: String, binding: Binding| Variable {
+        name,
+        value_reference: 0,
+        ty: VarType::Real,
+        causality: Causality::Local,
+        variability: Variability::Continuous,
+        initial: Some(Initial::Calculated),
+        start: None,
+        unit: None,
+        min: None,
+        max: None,
+        description,
+        binding,
+    };
+    let what = "of the current coordinate partition (the partition and the rotation charts are re-chosen at step events; m or rad in a body-fixed chart)";
+    for k in 0..2 * nd {
+        let (field, text) =
+            if k < nd { ("position", "Independent coordinate") } else { ("velocity", "Independent velocity") };
+        let i = k % nd + 1;
+        b.push(local(format!("independent.{field}[{i}]"), format!("{text} {i} {what}"), Binding::State { index: k }))?;
+    }
+    for k in 0..2 * nd {
+        let field = if k < nd { "position" } else { "velocity" };
+        let i = k % nd + 1;
+        b.push(local(
+            format!("der(independent.{field}[{i}])"),
+            format!("Time derivative of independent.{field}[{i}] from the reduced equations (seed 001 eqs. 6-13)"),
+            Binding::Derivative { index: k },
+        ))?;
+    }
+    Ok(())
 }
 
 fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {

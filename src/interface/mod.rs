@@ -46,6 +46,8 @@ pub enum Causality {
     Parameter,
     Input,
     Output,
+    /// Model Exchange continuous states and their derivatives.
+    Local,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +77,11 @@ pub enum SolverSetting {
     Tolerance,
     MaxIterations,
     RhoInf,
+    /// Variable-step methods: Atol, Rtol of the independent positions and the factor that
+    /// gives the velocity tolerances (seed 001 eq. 21).
+    AbsoluteTolerance,
+    RelativeTolerance,
+    VelocityToleranceFactor,
 }
 
 /// What a variable refers to inside the simulation.
@@ -91,6 +98,14 @@ pub enum Binding {
         index: usize,
     },
     Output(Quantity),
+    /// Model Exchange continuous state `index` of [v; v'] (state-space formulation).
+    State {
+        index: usize,
+    },
+    /// Derivative of continuous state `index`.
+    Derivative {
+        index: usize,
+    },
 }
 
 /// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
@@ -156,5 +171,13 @@ impl ModelInterface {
     }
     pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
         self.variables.iter().filter(|v| v.causality == Causality::Output)
+    }
+    /// Model Exchange continuous states, in the order of the state vector.
+    pub fn states(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| matches!(v.binding, Binding::State { .. }))
+    }
+    /// Their derivatives, in the same order.
+    pub fn derivatives(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| matches!(v.binding, Binding::Derivative { .. }))
     }
 }

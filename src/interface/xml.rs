@@ -2,8 +2,8 @@
 //! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
 
 use super::{
-    unit_definition, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable, LOG_CATEGORIES,
-    SOLVER_METHOD_TYPE,
+    unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
+    LOG_CATEGORIES, SOLVER_METHOD_TYPE,
 };
 use crate::description::Description;
 use serde::Serialize;
@@ -26,6 +26,7 @@ fn causality(c: Causality) -> &'static str {
         Causality::Parameter => "parameter",
         Causality::Input => "input",
         Causality::Output => "output",
+        Causality::Local => "local",
     }
 }
 
@@ -134,6 +135,28 @@ struct Fmi2CoSimulation {
     directional_derivative: bool,
 }
 
+/// FMI 2.0.4 Sect. 3.3.1 (state-space formulation only).
+#[derive(Serialize)]
+struct Fmi2ModelExchange {
+    #[serde(rename = "@modelIdentifier")]
+    model_identifier: String,
+    #[serde(rename = "@needsExecutionTool")]
+    needs_execution_tool: bool,
+    /// Step events re-choose the coordinate partition.
+    #[serde(rename = "@completedIntegratorStepNotNeeded")]
+    completed_step_not_needed: bool,
+    #[serde(rename = "@canBeInstantiatedOnlyOncePerProcess")]
+    once_per_process: bool,
+    #[serde(rename = "@canNotUseMemoryManagementFunctions")]
+    no_memory_functions: bool,
+    #[serde(rename = "@canGetAndSetFMUstate")]
+    get_set_state: bool,
+    #[serde(rename = "@canSerializeFMUstate")]
+    serialize_state: bool,
+    #[serde(rename = "@providesDirectionalDerivative")]
+    directional_derivative: bool,
+}
+
 #[derive(Serialize)]
 struct Fmi2Enumeration {
     #[serde(rename = "Item")]
@@ -165,6 +188,9 @@ enum Fmi2Type {
         min: Option<String>,
         #[serde(rename = "@max", skip_serializing_if = "Option::is_none")]
         max: Option<String>,
+        /// Index (1-based) of the state this variable is the derivative of.
+        #[serde(rename = "@derivative", skip_serializing_if = "Option::is_none")]
+        derivative: Option<usize>,
     },
     Integer {
         #[serde(rename = "@start", skip_serializing_if = "Option::is_none")]
@@ -222,6 +248,8 @@ struct Fmi2Unknowns {
 struct Fmi2ModelStructure {
     #[serde(rename = "Outputs", skip_serializing_if = "Option::is_none")]
     outputs: Option<Fmi2Unknowns>,
+    #[serde(rename = "Derivatives", skip_serializing_if = "Option::is_none")]
+    derivatives: Option<Fmi2Unknowns>,
     #[serde(rename = "InitialUnknowns", skip_serializing_if = "Option::is_none")]
     initial_unknowns: Option<Fmi2Unknowns>,
 }
@@ -245,6 +273,8 @@ struct Fmi2ModelDescription {
     naming: &'static str,
     #[serde(rename = "@numberOfEventIndicators")]
     event_indicators: u32,
+    #[serde(rename = "ModelExchange", skip_serializing_if = "Option::is_none")]
+    model_exchange: Option<Fmi2ModelExchange>,
     #[serde(rename = "CoSimulation")]
     co_simulation: Fmi2CoSimulation,
     #[serde(rename = "UnitDefinitions", skip_serializing_if = "Option::is_none")]
@@ -289,6 +319,27 @@ struct Fmi3CoSimulation {
     max_output_derivative_order: u32,
 }
 
+/// FMI 3.0 Sect. 3.3 (state-space formulation only).
+#[derive(Serialize)]
+struct Fmi3ModelExchange {
+    #[serde(rename = "@modelIdentifier")]
+    model_identifier: String,
+    #[serde(rename = "@needsCompletedIntegratorStep")]
+    needs_completed_step: bool,
+    #[serde(rename = "@providesEvaluateDiscreteStates")]
+    evaluate_discrete_states: bool,
+    #[serde(rename = "@canGetAndSetFMUState")]
+    get_set_state: bool,
+    #[serde(rename = "@canSerializeFMUState")]
+    serialize_state: bool,
+    #[serde(rename = "@providesDirectionalDerivatives")]
+    directional: bool,
+    #[serde(rename = "@providesAdjointDerivatives")]
+    adjoint: bool,
+    #[serde(rename = "@canBeInstantiatedOnlyOncePerProcess")]
+    once_per_process: bool,
+}
+
 #[derive(Serialize)]
 struct Fmi3EnumerationType {
     #[serde(rename = "@name")]
@@ -326,6 +377,9 @@ enum Fmi3Variable {
         min: Option<String>,
         #[serde(rename = "@max", skip_serializing_if = "Option::is_none")]
         max: Option<String>,
+        /// Value reference of the state this variable is the derivative of.
+        #[serde(rename = "@derivative", skip_serializing_if = "Option::is_none")]
+        derivative: Option<u32>,
     },
     Int32 {
         #[serde(rename = "@name")]
@@ -379,6 +433,10 @@ enum Fmi3Unknown {
         #[serde(rename = "@valueReference")]
         value_reference: u32,
     },
+    ContinuousStateDerivative {
+        #[serde(rename = "@valueReference")]
+        value_reference: u32,
+    },
     InitialUnknown {
         #[serde(rename = "@valueReference")]
         value_reference: u32,
@@ -408,6 +466,8 @@ struct Fmi3ModelDescription {
     generation_tool: String,
     #[serde(rename = "@variableNamingConvention")]
     naming: &'static str,
+    #[serde(rename = "ModelExchange", skip_serializing_if = "Option::is_none")]
+    model_exchange: Option<Fmi3ModelExchange>,
     #[serde(rename = "CoSimulation")]
     co_simulation: Fmi3CoSimulation,
     #[serde(rename = "UnitDefinitions", skip_serializing_if = "Option::is_none")]
@@ -471,11 +531,25 @@ fn start_int(v: &Variable) -> Option<i64> {
     }
 }
 
-fn fmi2_variable(v: &Variable) -> Fmi2ScalarVariable {
-    let ty = match v.ty {
-        VarType::Real => {
-            Fmi2Type::Real { start: start_real(v), unit: v.unit.clone(), min: v.min.map(real), max: v.max.map(real) }
+/// The state a derivative variable belongs to.
+fn state_of<'a>(interface: &'a ModelInterface, v: &Variable) -> Option<&'a Variable> {
+    match v.binding {
+        Binding::Derivative { index } => {
+            interface.variables.iter().find(|w| matches!(w.binding, Binding::State { index: i } if i == index))
         }
+        _ => None,
+    }
+}
+
+fn fmi2_variable(interface: &ModelInterface, v: &Variable) -> Fmi2ScalarVariable {
+    let ty = match v.ty {
+        VarType::Real => Fmi2Type::Real {
+            start: start_real(v),
+            unit: v.unit.clone(),
+            min: v.min.map(real),
+            max: v.max.map(real),
+            derivative: state_of(interface, v).map(|s| s.value_reference as usize + 1),
+        },
         VarType::Integer => Fmi2Type::Integer { start: start_int(v), min: int_bound(v.min), max: int_bound(v.max) },
         VarType::Enumeration => Fmi2Type::Enumeration { declared_type: SOLVER_METHOD_TYPE, start: start_int(v) },
         VarType::Boolean | VarType::String => {
@@ -493,7 +567,7 @@ fn fmi2_variable(v: &Variable) -> Fmi2ScalarVariable {
     }
 }
 
-fn fmi3_variable(v: &Variable) -> Fmi3Variable {
+fn fmi3_variable(interface: &ModelInterface, v: &Variable) -> Fmi3Variable {
     let (name, value_reference, description) = (v.name.clone(), v.value_reference, v.description.clone());
     let (causality, variability, initial) = (causality(v.causality), variability(v.variability), initial(v.initial));
     match v.ty {
@@ -508,6 +582,7 @@ fn fmi3_variable(v: &Variable) -> Fmi3Variable {
             unit: v.unit.clone(),
             min: v.min.map(real),
             max: v.max.map(real),
+            derivative: state_of(interface, v).map(|s| s.value_reference),
         },
         VarType::Integer => Fmi3Variable::Int32 {
             name,
@@ -557,9 +632,19 @@ pub fn model_description_xml(
     let description = if d.description.is_empty() { d.name.clone() } else { d.description.clone() };
     // Outputs with initial = calculated are exactly the initial unknowns (no states, no
     // calculated parameters): FMI 2.0.4 Sect. 2.2.8, FMI 3.0 Sect. 2.4.8.
+    // Model Exchange adds the continuous states and their derivatives, both calculated.
     let outputs: Vec<&Variable> = interface.outputs().collect();
-    let initial_unknowns: Vec<&Variable> =
-        outputs.iter().copied().filter(|v| v.initial == Some(Initial::Calculated)).collect();
+    let derivatives: Vec<&Variable> = interface.derivatives().collect();
+    let initial_unknowns: Vec<&Variable> = interface
+        .variables
+        .iter()
+        .filter(|v| {
+            v.initial == Some(Initial::Calculated)
+                && (v.causality == Causality::Output
+                    || matches!(v.binding, Binding::State { .. } | Binding::Derivative { .. }))
+        })
+        .collect();
+    let model_exchange = d.solver.formulation.model_exchange();
     match version {
         FmiVersion::V2 => {
             let index = |v: &Variable| {
@@ -579,6 +664,16 @@ pub fn model_description_xml(
                 generation_tool: tool,
                 naming: "structured",
                 event_indicators: 0,
+                model_exchange: model_exchange.then(|| Fmi2ModelExchange {
+                    model_identifier: d.name.clone(),
+                    needs_execution_tool: false,
+                    completed_step_not_needed: false,
+                    once_per_process: false,
+                    no_memory_functions: true,
+                    get_set_state: true,
+                    serialize_state: true,
+                    directional_derivative: false,
+                }),
                 co_simulation: Fmi2CoSimulation {
                     model_identifier: d.name.clone(),
                     needs_execution_tool: false,
@@ -601,10 +696,15 @@ pub fn model_description_xml(
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
-                variables: Fmi2ModelVariables { variables: interface.variables.iter().map(fmi2_variable).collect() },
+                variables: Fmi2ModelVariables {
+                    variables: interface.variables.iter().map(|v| fmi2_variable(interface, v)).collect(),
+                },
                 structure: Fmi2ModelStructure {
                     outputs: (!outputs.is_empty()).then(|| Fmi2Unknowns {
                         unknowns: outputs.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
+                    }),
+                    derivatives: (!derivatives.is_empty()).then(|| Fmi2Unknowns {
+                        unknowns: derivatives.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
                     }),
                     initial_unknowns: (!initial_unknowns.is_empty()).then(|| Fmi2Unknowns {
                         unknowns: initial_unknowns.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
@@ -617,6 +717,11 @@ pub fn model_description_xml(
             let mut unknowns: Vec<Fmi3Unknown> =
                 outputs.iter().map(|v| Fmi3Unknown::Output { value_reference: v.value_reference }).collect();
             unknowns.extend(
+                derivatives
+                    .iter()
+                    .map(|v| Fmi3Unknown::ContinuousStateDerivative { value_reference: v.value_reference }),
+            );
+            unknowns.extend(
                 initial_unknowns.iter().map(|v| Fmi3Unknown::InitialUnknown { value_reference: v.value_reference }),
             );
             let md = Fmi3ModelDescription {
@@ -627,6 +732,16 @@ pub fn model_description_xml(
                 version: "1.0",
                 generation_tool: tool,
                 naming: "structured",
+                model_exchange: model_exchange.then(|| Fmi3ModelExchange {
+                    model_identifier: d.name.clone(),
+                    needs_completed_step: true,
+                    evaluate_discrete_states: false,
+                    get_set_state: true,
+                    serialize_state: true,
+                    directional: false,
+                    adjoint: false,
+                    once_per_process: false,
+                }),
                 co_simulation: Fmi3CoSimulation {
                     model_identifier: d.name.clone(),
                     variable_step: true,
@@ -646,7 +761,9 @@ pub fn model_description_xml(
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
-                variables: Fmi3ModelVariables { variables: interface.variables.iter().map(fmi3_variable).collect() },
+                variables: Fmi3ModelVariables {
+                    variables: interface.variables.iter().map(|v| fmi3_variable(interface, v)).collect(),
+                },
                 structure: Fmi3ModelStructure { unknowns },
             };
             serialize(&md)

@@ -2,8 +2,10 @@
 //! doStep contract (communication points, sub-stepping) and snapshots. Knows nothing of the
 //! C ABI; the FMI layer maps its errors to statuses.
 
+mod model_exchange;
 mod snapshot;
 
+pub use model_exchange::EventUpdate;
 pub use snapshot::SlaveSnapshot;
 
 use crate::description::{self, Description, Method};
@@ -148,6 +150,8 @@ pub struct Slave {
     built_with: Vec<f64>,
     time: f64,
     messages: Vec<Message>,
+    /// A Model Exchange instance (the host integrates the state-space ODE).
+    model_exchange: bool,
 }
 
 impl fmt::Debug for Slave {
@@ -181,6 +185,7 @@ impl Slave {
             built_with: Vec::new(),
             time: start_time,
             messages: Vec::new(),
+            model_exchange: false,
         }
     }
 
@@ -291,6 +296,16 @@ impl Slave {
         }
         let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
         d.experiment.start = self.start_time;
+        // The error control of variable-step methods is part of the solver description.
+        for v in self.variables() {
+            let x = Some(self.values[v.value_reference as usize]);
+            match v.binding {
+                Binding::Solver(SolverSetting::AbsoluteTolerance) => d.solver.absolute_tolerance = x,
+                Binding::Solver(SolverSetting::RelativeTolerance) => d.solver.relative_tolerance = x,
+                Binding::Solver(SolverSetting::VelocityToleranceFactor) => d.solver.velocity_tolerance_factor = x,
+                _ => {}
+            }
+        }
         d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
         Ok(d)
     }
@@ -354,18 +369,35 @@ impl Slave {
 
     /// Value of any variable as f64 (integers and enumerations exactly).
     pub fn get(&mut self, vr: u32) -> Result<f64, SlaveError> {
-        let quantity = match &self.variable(vr)?.binding {
+        /// What a computed variable reads.
+        enum Read {
+            Quantity(crate::interface::Quantity),
+            State(usize),
+            Derivative(usize),
+        }
+        let read = match &self.variable(vr)?.binding {
             Binding::Time => return Ok(self.time),
             Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => {
                 return Ok(self.values[vr as usize])
             }
-            Binding::Output(q) => *q,
+            Binding::Output(q) => Read::Quantity(*q),
+            Binding::State { index } => Read::State(*index),
+            Binding::Derivative { index } => Read::Derivative(*index),
         };
         if self.phase == Phase::Instantiated {
             return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
         }
         self.ensure_built()?;
-        Ok(self.sim.as_ref().expect("built by ensure_built").quantity(quantity))
+        let time = self.time;
+        let sim = self.sim.as_mut().expect("built by ensure_built");
+        // Model Exchange: bring the state to the host's time and continuous states first.
+        let step_error = |error| SlaveError::Step { error, reached: time };
+        sim.ode_evaluate().map_err(step_error)?;
+        match read {
+            Read::Quantity(q) => Ok(sim.quantity(q)),
+            Read::State(index) => Ok(sim.ode_state_value(index)),
+            Read::Derivative(index) => sim.ode_derivative_value(index).map_err(step_error),
+        }
     }
 
     /// Sets a parameter or input. Checks causality, phase, finiteness, bounds and enumeration items.

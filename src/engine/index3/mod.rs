@@ -19,6 +19,7 @@ mod schur;
 pub use assembly::{AssemblyError, AssemblyReport};
 pub use compile::CompileError;
 pub use dae::Index3Dae;
+pub use forces::{friction_forces, Wrench};
 pub use half_implicit::HalfImplicit;
 
 use crate::description::{Friction, JointKind, Motion};

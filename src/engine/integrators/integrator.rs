@@ -151,7 +151,11 @@ impl<S: DaeSystem> Integrator<S> {
             Method::Esdirk324L2Sa => Family::Esdirk(Tableau::esdirk324l2sa()),
             Method::Esdirk325L2Sa => Family::Esdirk(Tableau::esdirk325l2sa()),
             Method::Esdirk436L2Sa2 => Family::Esdirk(Tableau::esdirk436l2sa2()),
-            Method::HalfImplicit => {
+            Method::HalfImplicit
+            | Method::TrapezoidalConstantStep
+            | Method::TrapezoidalVariableStep
+            | Method::Abm2
+            | Method::Sdirk4 => {
                 return Err(format!("{} is not a method of the residual-form suite", method.item_name()))
             }
         };
