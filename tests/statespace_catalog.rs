@@ -153,3 +153,34 @@ fn explore_defaults() {
         );
     }
 }
+
+#[test]
+fn explore_me_chain() {
+    let entry = mbfmu::models::find("NLinkChain4StateSpace").unwrap();
+    let d = mbfmu::description::parse(entry.json).unwrap();
+    let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+    let n = sim.ode_len();
+    let mut x = vec![0.0; n];
+    let mut dx = vec![0.0; n];
+    let h = 1e-3;
+    let mut t = 0.0;
+    for k in 0..2200 {
+        sim.ode_state(&mut x);
+        sim.ode_derivatives(&mut dx).unwrap();
+        for i in 0..n {
+            x[i] += h * dx[i];
+        }
+        t += h;
+        sim.set_ode_time(t);
+        sim.set_ode_state(&x);
+        let ev = sim.ode_completed_step().unwrap();
+        if ev {
+            let c = sim.ode_event().unwrap();
+            println!("t {t:.3} event {c} partition {:?}", sim.state_space().unwrap().partition().independent);
+        }
+        if k % 100 == 0 || (t > 2.0) && k % 10 == 0 {
+            let s = sim.state_space().unwrap();
+            println!("t {t:.3} {}", s.debug_conditioning());
+        }
+    }
+}

@@ -144,6 +144,22 @@ fn rank_error(mech: &Mechanism, t: f64, e: &partition::RankDeficient) -> StepErr
     }
 }
 
+/// The largest distance from a body's centre of mass to one of its joint points [m] (1 if
+/// there is none): the length that makes rotation columns comparable with translation
+/// columns when the partition is chosen.
+fn lever_arm(mech: &Mechanism) -> f64 {
+    let l = mech
+        .joints
+        .iter()
+        .flat_map(|j| j.pair.iter().zip(&j.points).filter(|(b, _)| b.is_some()).map(|(_, p)| p.norm()))
+        .fold(0.0, f64::max);
+    if l > 0.0 {
+        l
+    } else {
+        1.0
+    }
+}
+
 impl StateSpace {
     /// Starts from an assembled (consistent) state: charts centred at it, the first
     /// partition, and the independent accelerations of the ODE.
@@ -244,7 +260,7 @@ impl StateSpace {
         let (mut q, mut qd, mut qdd) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
         self.chart.coordinates(&self.current.bodies, &mut q, &mut qd, &mut qdd);
         let phi_q = self.red.full_jacobian(mech, &self.chart, t, &self.base, &q);
-        let p = Partition::choose(phi_q.as_ref()).map_err(|e| rank_error(mech, t, &e))?;
+        let p = Partition::choose(phi_q.as_ref(), 0.5 / lever_arm(mech)).map_err(|e| rank_error(mech, t, &e))?;
         let nd = self.red.nd;
         for (c, &j) in p.independent.iter().enumerate() {
             self.y[c] = q[j];
@@ -264,6 +280,16 @@ impl StateSpace {
         self.counters.repartitions += 1;
         self.evaluated = true;
         Ok(())
+    }
+
+    /// Conditioning of the current partition, for diagnostics.
+    pub fn debug_conditioning(&self) -> String {
+        format!(
+            "pivot ratio {:.3e} (at choice {:.3e}), largest chart angle {:.3}",
+            self.red.pivot_ratio(),
+            self.kappa0,
+            Chart::largest_angle(&self.red.q)
+        )
     }
 
     /// True when the partition should be re-chosen at the current point.

@@ -219,6 +219,7 @@ impl Reduced {
             self.q[j] = v[c];
         }
         let mut size = f64::NAN;
+        let mut previous = f64::INFINITY;
         for it in 1..=newton.max_iterations.max(1) {
             self.factor_at_q(mech, chart, t, base)?;
             for (r, p) in self.rhs.iter_mut().zip(&self.ce.phi) {
@@ -229,14 +230,20 @@ impl Reduced {
             if !size.is_finite() {
                 return Err(StepError::NonFinite { time: t, what: "dependent position correction".into() });
             }
+            let mut scale = 1.0f64;
             for (k, &j) in self.partition.dependent.iter().enumerate() {
                 self.q[j] += self.rhs[k];
+                scale = scale.max(self.q[j].abs());
             }
-            if size <= newton.tolerance {
+            // Converged: the correction is below the tolerance (relative to the coordinates'
+            // size beyond 1), or it stagnates at the round-off floor of an ill-conditioned Phi_u.
+            let tol = newton.tolerance * scale;
+            if size <= tol || (it >= 3 && size > 0.5 * previous && size <= 1e3 * tol) {
                 self.factor_at_q(mech, chart, t, base)?;
                 self.update_h();
                 return Ok(it);
             }
+            previous = size;
         }
         Err(StepError::NotConverged {
             time: t,
