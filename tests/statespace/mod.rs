@@ -33,7 +33,7 @@ pub const PENDULUM: Pendulum = Pendulum {
     l2: 1.5,
     m1: 3.0,
     m2: 0.3,
-    j1: 3.0 * 4.0 / 12.0,
+    j1: 1.0, // m1 (2 l1)^2 / 12 = 3 * 2^2 / 12 (slender link of length 2 l1)
     j2: 0.3 * 9.0 / 12.0,
     k1: 400.0,
     c1: 15.0,

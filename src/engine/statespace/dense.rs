@@ -130,9 +130,9 @@ mod tests {
     fn solves_with_the_matrix_and_its_transpose() {
         let m = [[2.0, 1.0, 0.5], [0.0, 3.0, -1.0], [4.0, 0.2, 1.0]];
         let mut lu = DenseLu::new(3, 2);
-        for i in 0..3 {
-            for j in 0..3 {
-                lu.matrix()[(i, j)] = m[i][j];
+        for (i, row) in m.iter().enumerate() {
+            for (j, &value) in row.iter().enumerate() {
+                lu.matrix()[(i, j)] = value;
             }
         }
         lu.factor().unwrap();

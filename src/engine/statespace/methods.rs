@@ -74,7 +74,7 @@ impl StateSpace {
     fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &SolverSettings) -> Result<(), StepError> {
         let newton = &settings.newton;
         let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
-        if !(self.h_next > 0.0) {
+        if self.h_next.is_nan() || self.h_next <= 0.0 {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
         let mut rejected_last = false;
@@ -83,7 +83,7 @@ impl StateSpace {
             let proposed = self.h_next.min(settings.step_size);
             let clipped = t + 1.01 * proposed >= t_end;
             let (h, t_new) = if clipped { (t_end - t, t_end) } else { (proposed, t + proposed) };
-            if !(h > 1e-14 * t.abs().max(1.0)) {
+            if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
                 return Err(StepError::BadStep { time: t, h });
             }
             match self.attempt(mech, t, h, t_new, newton) {
@@ -111,7 +111,7 @@ impl StateSpace {
                     self.counters.rejected += 1;
                     rejected_last = true;
                     self.h_next = h * NEWTON_FAILURE_FACTOR;
-                    if !(self.h_next > 1e-14 * t.abs().max(1.0)) {
+                    if self.h_next.is_nan() || self.h_next <= 1e-14 * t.abs().max(1.0) {
                         return Err(e);
                     }
                 }
@@ -269,8 +269,8 @@ impl StateSpace {
             self.y_new[c] = self.tv[c] + bh * self.a_new[c];
             self.y_new[nd + c] = self.stage_vd[STAGES - 1][c];
             let (mut ev, mut evd) = (0.0, 0.0);
-            for j in 0..STAGES {
-                let d = sdirk::B[j] - B_HAT[j];
+            for (j, (b, b_hat)) in sdirk::B.iter().zip(B_HAT).enumerate() {
+                let d = b - b_hat;
                 ev += d * self.stage_vd[j][c];
                 evd += d * self.stage_a[j][c];
             }
@@ -312,6 +312,13 @@ impl StateSpace {
         newton: &NewtonSettings,
     ) -> Result<u32, StepError> {
         let nd = self.red.nd;
+        // Variable-step methods: the Newton error must stay well below the local error the
+        // controller estimates (a hundredth of the absolute velocity tolerance).
+        let tolerance = if self.method.variable_step() {
+            newton.tolerance.min(1e-2 * self.control.velocity_factor * self.control.atol)
+        } else {
+            newton.tolerance
+        };
         let mut formed = false;
         let mut refreshed = false;
         let mut previous = f64::INFINITY;
@@ -367,7 +374,7 @@ impl StateSpace {
                     what: "Newton correction of the independent accelerations".into(),
                 });
             }
-            if size <= newton.tolerance {
+            if size <= tolerance {
                 return Ok(iteration);
             }
             if iteration > 1 && size > 0.5 * previous && !refreshed {

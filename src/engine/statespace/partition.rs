@@ -67,7 +67,7 @@ impl Partition {
         let first = a[(0, 0)].abs();
         for k in 0..m {
             let p = a[(k, k)].abs();
-            if !(p > 1e-10 * first) {
+            if p.is_nan() || p <= 1e-10 * first {
                 return Err(RankDeficient { row: rp[k], relative_pivot: if first > 0.0 { p / first } else { 0.0 } });
             }
         }
