@@ -108,7 +108,7 @@ pub struct SimulateArgs {
     pub plot: Option<PathBuf>,
 
     /// Comma-separated variables to plot (repeatable; implies nothing without --plot). They need
-    /// not be among the CSV outputs. Default: the first four outputs that change during the run
+    /// not be among the CSV outputs. Default: the first four CSV outputs that change during the run
     #[arg(long, value_name = "A,B,...")]
     pub plot_vars: Vec<String>,
 

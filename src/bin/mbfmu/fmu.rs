@@ -101,9 +101,11 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
         ))
     })?;
     let load_error = |e: fmi::Error| Error::msg(format!("cannot load {}: {e}", path.display()));
+    let dir = unpack(path)?;
+    let identity = identity_xml(info, identifier);
     let slave: Box<dyn Slave> = match info.version {
         FmiVersion::V2 => {
-            let import: Fmi2Import = fmi::import::from_path(path).map_err(load_error)?;
+            let import = Fmi2Import::new(dir, &identity).map_err(load_error)?;
             check_binary(&import, identifier)?;
             let mut instance =
                 import.instantiate_cs(identifier, false, debug_logging).map_err(|e| instantiation_error(e, path))?;
@@ -113,7 +115,7 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
             Box::new(Fmi2Slave { instance, _import: import })
         }
         FmiVersion::V3 => {
-            let import: Fmi3Import = fmi::import::from_path(path).map_err(load_error)?;
+            let import = Fmi3Import::new(dir, &identity).map_err(load_error)?;
             check_binary(&import, identifier)?;
             let mut instance = import
                 .instantiate_cs(identifier, false, debug_logging, false, false, &[])
@@ -125,6 +127,37 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
         }
     };
     Ok(slave)
+}
+
+/// Unpacks the archive into a temporary directory (removed when the import is dropped).
+fn unpack(path: &Path) -> Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("mbfmu-").tempdir().context("cannot create a temporary directory")?;
+    let file = std::fs::File::open(path).context(path.display())?;
+    let mut archive = zip::ZipArchive::new(file).context(path.display())?;
+    archive.extract(dir.path()).context(format!("cannot unpack {}", path.display()))?;
+    Ok(dir)
+}
+
+/// The part of modelDescription.xml that the `fmi` crate needs to load and instantiate the
+/// FMU. Its schema types are stricter than the standard (fmi-schema 0.8 refuses e.g. `unit`
+/// on an FMI 3 Float64 variable), so they get only this; the CLI reads the rest itself.
+fn identity_xml(info: &ModelInfo, identifier: &str) -> String {
+    let token_attribute = match info.version {
+        FmiVersion::V2 => "guid",
+        FmiVersion::V3 => "instantiationToken",
+    };
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"{}\" modelName=\"{}\" {token_attribute}=\"{}\">\
+         <CoSimulation modelIdentifier=\"{}\"/></fmiModelDescription>",
+        escape(&info.fmi_version),
+        escape(&info.model_name),
+        escape(&info.token),
+        escape(identifier)
+    )
+}
+
+fn escape(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
 }
 
 /// A clearer message than the loader's when the archive has no binary for this platform.

@@ -185,6 +185,8 @@ pub struct ModelInfo {
     pub fmi_version: String,
     pub model_name: String,
     pub description: Option<String>,
+    /// guid (FMI 2) or instantiationToken (FMI 3).
+    pub token: String,
     /// modelIdentifier of `<CoSimulation>`, None for an FMU without co-simulation.
     pub cs_identifier: Option<String>,
     pub has_model_exchange: bool,
@@ -308,6 +310,7 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
                     fmi_version,
                     model_name: attrs.get("modelName").cloned().unwrap_or_default(),
                     description: attrs.get("description").cloned(),
+                    token: attrs.get("guid").or(attrs.get("instantiationToken")).cloned().unwrap_or_default(),
                     cs_identifier: None,
                     has_model_exchange: false,
                     has_scheduled_execution: false,

@@ -58,9 +58,12 @@ pub fn write_png(path: &Path, title: &str, time_label: &str, times: &[f64], seri
                 .y_label_area_size(90)
                 .build_cartesian_2d(t0..t1, y0..y1)
                 .map_err(&err)?;
-            let y_desc = match unit {
-                Some(u) => format!("[{u}]"),
-                None => "value".to_string(),
+            // A lone curve names its axis; several share the unit and name themselves in the legend.
+            let y_desc = match (members.as_slice(), unit) {
+                ([only], Some(u)) => format!("{} [{u}]", only.label),
+                ([only], None) => only.label.clone(),
+                (_, Some(u)) => format!("[{u}]"),
+                (_, None) => "value".to_string(),
             };
             chart
                 .configure_mesh()

@@ -386,13 +386,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
 }
 
-/// The first outputs that change during the run (a constant is a poor default plot); if
-/// fewer change, the first outputs.
+/// The first outputs that change during the run by more than 1e-9 (relative to their size,
+/// at least 1): a constant is a poor default plot. If none change, the first outputs.
 fn default_plot_columns(history: &[Vec<f64>], outputs: usize) -> Vec<usize> {
     let varies = |c: &usize| {
         let finite = history[*c].iter().filter(|v| v.is_finite());
         let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        hi > lo
+        // Round-off noise on a quantity that is zero by symmetry is not a change.
+        hi - lo > 1e-9 * lo.abs().max(hi.abs()).max(1.0)
     };
     let changing: Vec<usize> = (0..outputs).filter(varies).take(DEFAULT_PLOT_VARS).collect();
     if changing.is_empty() {
@@ -430,8 +431,8 @@ mod tests {
 
     #[test]
     fn default_plot_prefers_changing_outputs() {
-        let h = vec![vec![0.0, 0.0], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0]];
-        assert_eq!(default_plot_columns(&h, 4), vec![1]);
+        let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1.0]];
+        assert_eq!(default_plot_columns(&h, 5), vec![1]);
         let constant = vec![vec![0.0, 0.0], vec![1.0, 1.0]];
         assert_eq!(default_plot_columns(&constant, 2), vec![0, 1]);
     }
