@@ -78,7 +78,7 @@ pub struct SimulateArgs {
     /// Communication step size [s]: the FMU is advanced and its outputs are recorded every H
     /// seconds (a last, shorter step ends exactly at the stop time). Default: the FMU's
     /// DefaultExperiment stepSize, else (stop - start) / 500
-    #[arg(long, value_name = "H")]
+    #[arg(long, value_name = "H", allow_negative_numbers = true)]
     pub step: Option<f64>,
 
     /// Relative tolerance handed to the FMU at initialization (FMUs with a fixed-step solver may

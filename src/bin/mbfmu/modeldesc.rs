@@ -214,17 +214,28 @@ impl ModelInfo {
         var.declared_type.as_ref().and_then(|t| self.types.get(t)).map_or(&[], |t| t.items.as_slice())
     }
 
-    /// The variable names closest to `name` (for "did you mean" hints).
+    /// Names for a "did you mean" hint: those within a few typos of `name`, else those in the
+    /// same structured-name group (`pivot.coordinate` -> `pivot.angle`, `pivot.angle_rate`).
     pub fn similar_names(&self, name: &str, filter: impl Fn(&Variable) -> bool) -> Vec<&str> {
-        let mut scored: Vec<(usize, &str)> = self
-            .variables
+        let candidates: Vec<&Variable> = self.variables.iter().filter(|v| filter(v)).collect();
+        let mut scored: Vec<(usize, &str)> = candidates
             .iter()
-            .filter(|v| filter(v))
             .map(|v| (edit_distance(&v.name.to_lowercase(), &name.to_lowercase()), v.name.as_str()))
-            .filter(|(d, n)| *d <= (n.len().max(name.len()) / 3).max(2))
+            .filter(|(d, n)| *d <= n.len().max(name.len()) / 3)
             .collect();
         scored.sort();
-        scored.into_iter().take(3).map(|(_, n)| n).collect()
+        if !scored.is_empty() {
+            return scored.into_iter().take(3).map(|(_, n)| n).collect();
+        }
+        match name.split_once('.') {
+            Some((group, _)) => candidates
+                .iter()
+                .filter(|v| v.name.strip_prefix(group).is_some_and(|rest| rest.starts_with('.')))
+                .take(5)
+                .map(|v| v.name.as_str())
+                .collect(),
+            None => Vec::new(),
+        }
     }
 }
 
@@ -532,5 +543,8 @@ mod tests {
         let m = parse(FMI2).unwrap();
         assert_eq!(m.similar_names("X", |_| true), ["x"]);
         assert!(m.similar_names("completely_different", |_| true).is_empty());
+        assert_eq!(m.similar_names("m.unknown_member", |_| true), Vec::<&str>::new());
+        let grouped = parse(&FMI2.replace("name=\"n\"", "name=\"x.n\"")).unwrap();
+        assert_eq!(grouped.similar_names("x.coordinate", |_| true), ["x.n"]);
     }
 }

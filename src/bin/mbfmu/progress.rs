@@ -1,6 +1,7 @@
 //! Progress of a simulation: a bar when stderr is a terminal, otherwise a line every
 //! PERIOD (so CI logs show that a long run is alive). Short runs print nothing.
 
+use crate::csv::format_float;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -23,10 +24,12 @@ impl Progress {
         let terminal = enabled && std::io::stderr().is_terminal();
         let bar = terminal.then(|| {
             let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::stderr_with_hz(10));
-            let style = ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] t = {msg} ({eta} left)")
-                .expect("valid template")
-                .progress_chars("=> ");
+            let style =
+                ProgressStyle::with_template("{elapsed_precise} [{wide_bar}] t = {msg} s, {percent}% ({eta} left)")
+                    .expect("valid template")
+                    .progress_chars("=> ");
             bar.set_style(style);
+            bar.set_message(format!("{} of {}", format_float(start), format_float(stop)));
             crate::log::set_progress_bar(Some(bar.clone()));
             bar
         });
@@ -39,14 +42,15 @@ impl Progress {
             // Formatting the message every step would cost more than some FMU steps.
             if step % 16 == 0 || step == self.steps {
                 bar.set_position(step);
-                bar.set_message(format!("{t:.6} of {} s", self.stop));
+                bar.set_message(format!("{} of {}", format_float(t), format_float(self.stop)));
             }
         } else if self.periodic && step % 16 == 0 && self.last_line.elapsed() >= PERIOD {
             self.last_line = Instant::now();
             let fraction = (t - self.start) / (self.stop - self.start);
             eprintln!(
-                "simulating: t = {t} of {} s ({:.0}%), {:.0} s elapsed",
-                self.stop,
+                "simulating: t = {} of {} s ({:.0}%), {:.0} s elapsed",
+                format_float(t),
+                format_float(self.stop),
                 100.0 * fraction,
                 self.started.elapsed().as_secs_f64()
             );

@@ -431,7 +431,7 @@ mod tests {
 
     #[test]
     fn default_plot_prefers_changing_outputs() {
-        let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1.0]];
+        let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1e-2]];
         assert_eq!(default_plot_columns(&h, 5), vec![1]);
         let constant = vec![vec![0.0, 0.0], vec![1.0, 1.0]];
         assert_eq!(default_plot_columns(&constant, 2), vec![0, 1]);
