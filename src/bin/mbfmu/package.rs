@@ -26,7 +26,7 @@ fn locate_library() -> Result<PathBuf> {
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
     // Stable: on equal times the deps/ file (listed first) wins.
-    candidates.sort_by(|a, b| b.0.cmp(&a.0));
+    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
     candidates.into_iter().next().map(|(_, p)| p).ok_or_else(|| {
         Error::msg(format!(
             "{name} was not found next to {} (nor in its deps/ folder). Run this command through cargo \

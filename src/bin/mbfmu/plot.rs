@@ -10,6 +10,19 @@ use std::sync::Once;
 const WIDTH: u32 = 1200;
 const PANEL_HEIGHT: u32 = 360;
 const TITLE_HEIGHT: u32 = 50;
+/// Distinct colours that stay readable on white (the common "tab10" set).
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
 
 /// One curve: its legend label, unit (panels are made per unit) and values at `times`.
 pub struct Series<'a> {
@@ -77,7 +90,7 @@ pub fn write_png(path: &Path, title: &str, time_label: &str, times: &[f64], seri
                 .draw()
                 .map_err(&err)?;
             for s in members {
-                let color = Palette99::pick(color_index).to_rgba();
+                let color = COLORS[color_index % COLORS.len()];
                 color_index += 1;
                 let style = color.stroke_width(2);
                 // Non-finite samples break the line instead of bending it.

@@ -363,11 +363,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             Some(unit) => format!("{} [{unit}]", info.time_name()),
             None => info.time_name().to_string(),
         };
-        let title = format!(
-            "{} ({})",
-            info.model_name,
-            args.fmu.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned())
-        );
+        let file = args.fmu.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let title = format!("{} ({}, {file})", info.model_name, info.version.label());
         let panels = plot::write_png(png, &title, &time_label, &times, &series)?;
         if !args.quiet {
             let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
