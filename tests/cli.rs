@@ -242,6 +242,10 @@ fn reports_mistakes_clearly() {
     assert!(err.contains("cannot set 'bar1.position.x'"), "{err}");
     let err = fails(&["simulate", fmu, "--set", "bar1.mass=heavy", "--csv", csv]);
     assert!(err.contains("expects a number"), "{err}");
+    // The FMU's own explanation is forwarded (FMI 3 logs only in enabled categories).
+    let fmu3 = self::fmu(3);
+    let err = fails(&["simulate", path_str(&fmu3), "--set", "bar1.mass=-1", "--csv", csv]);
+    assert!(err.contains("FMU error") && err.contains("fmi3SetFloat64 returned Error"), "{err}");
     let err = fails(&["simulate", &format!("{fmu}.missing")]);
     assert!(err.contains("no such file"), "{err}");
     let err = fails(&["simulate", fmu, "--step", "-0.1"]);

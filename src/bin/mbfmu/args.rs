@@ -37,7 +37,11 @@ pub enum Command {
         the version is read from the archive. The FMU is stepped with a fixed communication\n\
         step and sub-steps internally with its own solver. After each step the outputs are\n\
         written as one CSV row. Times are in the FMU's time unit (seconds for this project's\n\
-        FMUs). Run `mbfmu info <FMU>` to see the names, units and defaults of its variables.")]
+        FMUs). Run `mbfmu info <FMU>` to see the names, units and defaults of its variables.\n\n\
+        Progress: a bar while stderr is a terminal, otherwise a line every 10 s. Messages the\n\
+        FMU logs are printed to stderr (its logStatus* categories are switched on). If a step\n\
+        fails (Discard, Error), the CSV keeps the rows up to the last completed communication\n\
+        point, the error names the time reached, and the exit status is 1.")]
     Simulate(SimulateArgs),
     /// Show an FMU's interface: default experiment, parameters, inputs, outputs
     Info(InfoArgs),
@@ -107,9 +111,9 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.png")]
     pub plot: Option<PathBuf>,
 
-    /// Comma-separated variables to plot (repeatable; implies nothing without --plot). They need
-    /// not be among the CSV outputs. Default: the first four CSV outputs that change during the run
-    #[arg(long, value_name = "A,B,...")]
+    /// Comma-separated variables to plot (repeatable; needs --plot). They need not be among the
+    /// CSV outputs. Default: the first four CSV outputs that change during the run
+    #[arg(long, value_name = "A,B,...", requires = "plot")]
     pub plot_vars: Vec<String>,
 
     /// Turn on the FMU's debug logging (all log categories) and print every message it logs

@@ -109,8 +109,8 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
             check_binary(&import, identifier)?;
             let mut instance =
                 import.instantiate_cs(identifier, false, debug_logging).map_err(|e| instantiation_error(e, path))?;
-            if debug_logging {
-                instance.set_debug_logging(true, &[]).map_err(|e| status_error("fmi2SetDebugLogging", e))?;
+            if let Some(categories) = logging_categories(info, debug_logging) {
+                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi2SetDebugLogging", e))?;
             }
             Box::new(Fmi2Slave { instance, _import: import })
         }
@@ -120,13 +120,26 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
             let mut instance = import
                 .instantiate_cs(identifier, false, debug_logging, false, false, &[])
                 .map_err(|e| instantiation_error(e, path))?;
-            if debug_logging {
-                instance.set_debug_logging(true, &[]).map_err(|e| status_error("fmi3SetDebugLogging", e))?;
+            if let Some(categories) = logging_categories(info, debug_logging) {
+                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi3SetDebugLogging", e))?;
             }
             Box::new(Fmi3Slave { instance, _import: import })
         }
     };
     Ok(slave)
+}
+
+/// The log categories to switch on: all with --debug-logging (an empty list means all),
+/// otherwise the standard's recommended status categories (`logStatusWarning`,
+/// `logStatusError`, ...) that the FMU declares, so that it explains a failure even when an
+/// FMU (as FMI 3 allows) stays silent while logging is off. None: leave logging off.
+fn logging_categories(info: &ModelInfo, debug_logging: bool) -> Option<Vec<&str>> {
+    if debug_logging {
+        return Some(Vec::new());
+    }
+    let status: Vec<&str> =
+        info.log_categories.iter().map(String::as_str).filter(|c| c.starts_with("logStatus")).collect();
+    (!status.is_empty()).then_some(status)
 }
 
 /// Unpacks the archive into a temporary directory (removed when the import is dropped).

@@ -192,6 +192,8 @@ pub struct ModelInfo {
     pub has_model_exchange: bool,
     pub has_scheduled_execution: bool,
     pub experiment: DefaultExperiment,
+    /// Names of the declared log categories.
+    pub log_categories: Vec<String>,
     pub variables: Vec<Variable>,
     pub types: HashMap<String, TypeDef>,
 }
@@ -326,6 +328,7 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
                     has_model_exchange: false,
                     has_scheduled_execution: false,
                     experiment: DefaultExperiment::default(),
+                    log_categories: Vec::new(),
                     variables: Vec::new(),
                     types: HashMap::new(),
                 });
@@ -367,6 +370,9 @@ fn read_element(
                 step: number(attrs, "stepSize")?,
                 tolerance: number(attrs, "tolerance")?,
             };
+        }
+        (Some("fmiModelDescription"), Some("LogCategories"), "Category") => {
+            info.log_categories.extend(attrs.get("name").cloned());
         }
         // FMI 2: <SimpleType name=..><Real unit=../> or <Enumeration><Item/></Enumeration>.
         (_, Some("TypeDefinitions"), "SimpleType") => {
@@ -486,6 +492,7 @@ mod tests {
     <SimpleType name="Length"><Real unit="m"/></SimpleType>
     <SimpleType name="Method"><Enumeration><Item name="a" value="1"/><Item name="b" value="2"/></Enumeration></SimpleType>
   </TypeDefinitions>
+  <LogCategories><Category name="logStatusError"/><Category name="logAll"/></LogCategories>
   <DefaultExperiment startTime="0" stopTime="2.5" stepSize="0.01"/>
   <ModelVariables>
     <ScalarVariable name="time" valueReference="0" causality="independent"><Real/></ScalarVariable>
@@ -502,6 +509,7 @@ mod tests {
         assert_eq!(m.version, FmiVersion::V2);
         assert_eq!(m.cs_identifier.as_deref(), Some("M_id"));
         assert_eq!(m.experiment.stop, Some(2.5));
+        assert_eq!(m.log_categories, ["logStatusError", "logAll"]);
         let x = m.variable("x").unwrap();
         assert_eq!((x.ty, x.unit.as_deref(), x.variability.as_str()), (VarType::Float64, Some("m"), "continuous"));
         let n = m.variable("n").unwrap();
