@@ -37,6 +37,22 @@ fn locate_library() -> Result<PathBuf> {
     })
 }
 
+/// Refuses a library without the FMI entry points (e.g. an old build of the crate): an
+/// archive around it would only fail later, in the importer.
+fn check_exports(library: &Path) -> Result<()> {
+    let bytes = std::fs::read(library).context(format!("cannot read {}", library.display()))?;
+    for symbol in ["fmi2DoStep", "fmi3DoStep"] {
+        let needle = format!("{symbol}\0");
+        if !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+            return Err(Error::msg(format!(
+                "{} does not export {symbol}: it is not a build of the FMI library (a stale file?)",
+                library.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// "release" or "debug" from target/<profile>/[deps/]lib.so, when the path shows it.
 fn profile_of(library: &Path) -> Option<String> {
     let mut dir = library.parent()?;
@@ -60,6 +76,7 @@ pub fn run(args: PackageArgs) -> Result<()> {
         Some(path) => return Err(Error::msg(format!("--library {}: no such file", path.display()))),
         None => locate_library()?,
     };
+    check_exports(&library)?;
     let profile = profile_of(&library);
     println!(
         "library: {} ({}{})",
