@@ -13,21 +13,25 @@ pub fn library_file_name() -> String {
     format!("{}mbfmu{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
-/// The cdylib built alongside the running executable: next to it (`cargo build`/`run`) or in
-/// its parent directory (test executables live in `target/<profile>/deps`).
+/// The cdylib built alongside the running executable: `target/<profile>/` (cargo build) or
+/// `target/<profile>/deps/` (cargo run and cargo test leave the fresh file there only). When
+/// both exist the newer one is the library of this build.
 pub fn locate_library() -> io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().ok_or_else(|| io::Error::other("executable has no directory"))?;
     let name = library_file_name();
-    [dir.join(&name), dir.join("deps").join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()]
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{name} was not found next to {}; build the library first", exe.display()),
-            )
-        })
+    // On equal modification times the deps/ file (listed first) wins.
+    let candidates =
+        [dir.join("deps").join(&name), dir.join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()];
+    let mut found: Vec<_> =
+        candidates.into_iter().filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p))).collect();
+    found.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+    found.into_iter().next().map(|(_, p)| p).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{name} was not found next to {}; build the library first", exe.display()),
+        )
+    })
 }
 
 /// Platform folder of the binary inside the archive.

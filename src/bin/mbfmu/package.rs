@@ -5,34 +5,16 @@ use crate::args::PackageArgs;
 use crate::error::{Context, Error, Result};
 use mbfmu::interface::FmiVersion;
 use mbfmu::models::CATALOG;
-use mbfmu::package::{
-    checked_in_path, library_file_name, model_description, package_catalog, write_model_descriptions,
-};
+use mbfmu::package::{checked_in_path, model_description, package_catalog, write_model_descriptions};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-/// The cdylib of the cargo invocation that built this executable.
-///
-/// cargo writes the library to target/<profile>/deps/ and, for `cargo build`/`cargo run`,
-/// also hard-links it to target/<profile>/. The deps/ file is the unit's own output, so it is
-/// fresh whenever cargo considered the unit; the uplifted copy can be older when some other
-/// command (e.g. `cargo test`) rebuilt only deps/. So: whichever of the two is newer.
+/// The cdylib of the cargo invocation that built this executable (the newer of
+/// target/<profile>/ and its deps/ folder; see [`mbfmu::package::locate_library`]).
 fn locate_library() -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot find this executable")?;
-    let dir = exe.parent().ok_or_else(|| Error::msg("this executable has no directory"))?;
-    let name = library_file_name();
-    let mut candidates: Vec<(SystemTime, PathBuf)> = [dir.join("deps").join(&name), dir.join(&name)]
-        .into_iter()
-        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
-        .collect();
-    // Stable: on equal times the deps/ file (listed first) wins.
-    candidates.sort_by_key(|c| std::cmp::Reverse(c.0));
-    candidates.into_iter().next().map(|(_, p)| p).ok_or_else(|| {
+    mbfmu::package::locate_library().map_err(|e| {
         Error::msg(format!(
-            "{name} was not found next to {} (nor in its deps/ folder). Run this command through cargo \
-             from the repository (`cargo run --release -- package`), which builds the library first, \
-             or name a library with --library",
-            exe.display()
+            "{e}. Run this command through cargo from the repository (`cargo run --release -- package`), \
+             which builds the library first, or name a library with --library"
         ))
     })
 }
