@@ -394,8 +394,10 @@ pub unsafe extern "C" fn fmi2DoStep(
             if !(h.is_finite() && h > 0.0) {
                 return Err(format!("communicationStepSize {h} must be a finite number > 0 (FMI 2.0.4 Sect. 4.2.2)"));
             }
+            let counters = i.solver_counters();
             match i.slave.do_step(t, h) {
                 Ok(()) => {
+                    i.log_solver_work("fmi2DoStep", t, counters);
                     i.last_successful_time = i.slave.time();
                     Ok(Status::Ok)
                 }

@@ -443,9 +443,7 @@ impl Slave {
                     Binding::Input { index } => index,
                     _ => unreachable!("inputs bind to input slots"),
                 };
-                let mut inputs = sim.mechanism().inputs.clone();
-                inputs[index] = value;
-                sim.set_inputs(&inputs);
+                sim.set_input(index, value);
             }
         }
         Ok(())
