@@ -74,11 +74,11 @@ pub unsafe extern "C" fn fmi2Instantiate(
         let Some(guid) = opt_string(fmuGUID) else {
             return refuse("fmuGUID is NULL".into());
         };
-        let model = match model_for_token(&guid) {
+        let resources = opt_string(fmuResourceLocation).and_then(|s| uri::resource_dir(&s));
+        let model = match model_for_token(&guid, resources.as_deref()) {
             Ok(m) => m,
             Err(e) => return refuse(e),
         };
-        let resources = opt_string(fmuResourceLocation).and_then(|s| uri::resource_dir(&s));
         I2::new(model, log, resources).into_handle()
     })
 }

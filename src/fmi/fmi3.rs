@@ -146,11 +146,11 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         let Some(token) = opt_string(instantiationToken) else {
             return refuse(&log, F, "instantiationToken is NULL");
         };
-        let model = match model_for_token(&token) {
+        let resources = opt_string(resourcePath).and_then(|s| uri::resource_dir(&s));
+        let model = match model_for_token(&token, resources.as_deref()) {
             Ok(m) => m,
             Err(e) => return refuse(&log, F, &e),
         };
-        let resources = opt_string(resourcePath).and_then(|s| uri::resource_dir(&s));
         I3::new(model, log, resources).into_handle()
     })
 }

@@ -29,7 +29,10 @@ pub enum Command {
         the same cargo command built (found next to this executable), renamed to the model\n\
         identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
         works but simulates much more slowly. Also refreshes the checked-in copies of the\n\
-        generated modelDescription.xml files.")]
+        generated modelDescription.xml files.\n\n\
+        With --model, packages your own mechanism descriptions (JSON, the format of\n\
+        src/models/catalog/*.json) instead: the archive also carries the description as\n\
+        resources/model.json, which the library loads at instantiation.")]
     Package(PackageArgs),
     /// Simulate a co-simulation FMU and write its outputs to CSV (and a PNG plot)
     #[command(long_about = "Simulate a co-simulation FMU and write its outputs to CSV (and a PNG plot).\n\n\
@@ -63,6 +66,11 @@ pub struct PackageArgs {
     /// Package this shared library instead of the libmbfmu.so built next to this executable
     #[arg(long, value_name = "FILE")]
     pub library: Option<PathBuf>,
+
+    /// Package this mechanism description (JSON) instead of the catalog (repeatable); it is
+    /// validated first, and errors name the item at fault
+    #[arg(long, value_name = "FILE.json")]
+    pub model: Vec<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -5,7 +5,9 @@ use crate::args::PackageArgs;
 use crate::error::{Context, Error, Result};
 use mbfmu::interface::FmiVersion;
 use mbfmu::models::CATALOG;
-use mbfmu::package::{checked_in_path, model_description, package_catalog, write_model_descriptions};
+use mbfmu::package::{
+    checked_in_path, model_description, package_catalog, package_model, write_model_descriptions, FmuContent,
+};
 use std::path::{Path, PathBuf};
 
 /// The cdylib of the cargo invocation that built this executable (the newer of
@@ -70,6 +72,9 @@ pub fn run(args: PackageArgs) -> Result<()> {
         eprintln!("note: this is a debug build; for fast FMUs run `cargo run --release -- package`");
     }
 
+    if !args.model.is_empty() {
+        return package_descriptions(&args.model, &library, &args.out);
+    }
     let fmus =
         package_catalog(&library, &args.out).context(format!("cannot write the FMUs to {}", args.out.display()))?;
     for fmu in &fmus {
@@ -91,6 +96,35 @@ pub fn run(args: PackageArgs) -> Result<()> {
     for path in &descriptions {
         let state = if stale.contains(path) { "updated" } else { "unchanged" };
         println!("{state} {}", path.display());
+    }
+    Ok(())
+}
+
+/// `--model`: the user's descriptions, each validated before anything is written.
+fn package_descriptions(files: &[PathBuf], library: &Path, out: &Path) -> Result<()> {
+    let mut contents = Vec::new();
+    for file in files {
+        let json = std::fs::read_to_string(file).context(format!("cannot read {}", file.display()))?;
+        let content =
+            FmuContent::from_description(&json).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        if let Some(entry) = mbfmu::models::find(&content.name) {
+            if entry.json != json {
+                eprintln!(
+                    "note: {} is named like the built-in model {}; its FMUs replace the built-in ones in {}",
+                    file.display(),
+                    entry.name,
+                    out.display()
+                );
+            }
+        }
+        contents.push(content);
+    }
+    for content in &contents {
+        let fmus =
+            package_model(content, library, out).context(format!("cannot write the FMUs to {}", out.display()))?;
+        for fmu in &fmus {
+            println!("wrote {} ({})", fmu.display(), size(fmu));
+        }
     }
     Ok(())
 }
