@@ -7,11 +7,11 @@ mod common_fmu;
 
 use std::process::Command;
 
-#[test]
-fn fmpy_validates_and_runs_every_fmu() {
-    let dir = common_fmu::packaged_catalog();
+/// Runs tests/fmpy_checks.py on `<dir>/fmi2/*.fmu` and `<dir>/fmi3/*.fmu` of `models` models,
+/// `model_exchange` of which offer Model Exchange.
+fn fmpy_checks(dir: &std::path::Path, models: usize, model_exchange: usize) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fmpy_checks.py");
-    let output = match Command::new("python3").arg(script).arg(dir.path()).output() {
+    let output = match Command::new("python3").arg(script).arg(dir).output() {
         Ok(output) => output,
         Err(e) => panic!("cannot run python3 ({e}): install Python 3 and fmpy (python3 -m pip install fmpy)"),
     };
@@ -25,9 +25,26 @@ fn fmpy_validates_and_runs_every_fmu() {
     }
     // Every FMU of both versions went through every check (Model Exchange where offered).
     let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
+    assert_eq!(passed, 2 * (4 * models + model_exchange), "{stdout}");
+}
+
+#[test]
+fn fmpy_validates_and_runs_every_fmu() {
+    let dir = common_fmu::packaged_catalog();
     let model_exchange = mbfmu::models::CATALOG
         .iter()
         .filter(|e| mbfmu::description::parse(e.json).unwrap().solver.formulation.model_exchange())
         .count();
-    assert_eq!(passed, 2 * (4 * mbfmu::models::CATALOG.len() + model_exchange), "{stdout}");
+    fmpy_checks(dir.path(), mbfmu::models::CATALOG.len(), model_exchange);
+}
+
+/// A description outside the catalog, packaged with its resources/model.json (index 3: no
+/// Model Exchange).
+#[test]
+fn fmpy_validates_and_runs_a_user_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = mbfmu::package::locate_library().expect("the cdylib is built next to the test executable");
+    let content = mbfmu::package::FmuContent::from_description(include_str!("data/UserPendulum.json")).unwrap();
+    mbfmu::package::package_model(&content, &library, dir.path()).unwrap();
+    fmpy_checks(dir.path(), 1, 0);
 }

@@ -167,6 +167,11 @@ impl Simulation {
         }
     }
 
+    /// Sets input `index`, held over the following steps.
+    pub fn set_input(&mut self, index: usize, value: f64) {
+        self.dae.mech.inputs[index] = value;
+    }
+
     /// One internal step of size `h`; the state time is set exactly to `target`.
     fn step(&mut self, target: f64) -> Result<StepStats, StepError> {
         let h = target - self.time();
