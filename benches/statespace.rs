@@ -19,8 +19,9 @@
 //! Variable-step runs use Atol = Rtol = tol with the velocity tolerance one order looser (the
 //! seed's setting, solver.velocityToleranceFactor = 10) and a largest step of 0.01 s. CPU is
 //! the best wall time of repeated runs on one core (model build excluded) divided by the
-//! simulated time: the seed's real-time ratio. "unstable" marks a run that failed or whose
-//! velocity error exceeds 1 rad/s.
+//! simulated time: the seed's real-time ratio. "failed" marks a run that stopped (a step
+//! failed, e.g. Newton did not converge; steps = those before), "unstable" one whose velocity
+//! error exceeds 1 rad/s.
 
 #[path = "../tests/statespace/mod.rs"]
 mod statespace;
@@ -32,7 +33,8 @@ use std::time::Instant;
 
 /// One run: errors (position, velocity) by the figure's measure, steps, real-time ratio.
 struct Outcome {
-    errors: Option<(f64, f64)>,
+    /// Err: "failed" (a step failed, e.g. Newton did not converge) or "unstable" (diverged).
+    errors: Result<(f64, f64), &'static str>,
     steps: u64,
     rejected: u64,
     ratio: f64,
@@ -55,7 +57,7 @@ const FIGURES: &[Figure] = &[
         model: "StiffDoublePendulum",
         stop: 0.1,
         over_interval: true,
-        constant_steps: &[1e-2, 5e-3, 2.5e-3, 1e-3, 5e-4, 2.5e-4, 1e-4, 5e-5, 2.5e-5],
+        constant_steps: &[1e-2, 5e-3, 2.5e-3, 1e-3, 8e-4, 6e-4, 5e-4, 4e-4, 3e-4, 2.5e-4, 2e-4, 1e-4, 5e-5, 2.5e-5],
         explicit_steps: &[1.3e-4, 1.1e-4, 1e-4, 5e-5, 2.5e-5, 1.25e-5],
     },
     Figure {
@@ -63,7 +65,7 @@ const FIGURES: &[Figure] = &[
         model: "StiffDoublePendulumSpin",
         stop: 3.6,
         over_interval: false,
-        constant_steps: &[1.2e-3, 6e-4, 3e-4, 1e-4, 5e-5, 2.5e-5],
+        constant_steps: &[1e-2, 5e-3, 2.4e-3, 1.2e-3, 9e-4, 6e-4, 3e-4, 2e-4, 1e-4, 5e-5, 2.5e-5],
         explicit_steps: &[1.2e-4, 1e-4, 5e-5, 3e-5, 2e-5, 1e-5],
     },
 ];
@@ -93,7 +95,11 @@ fn measure(fig: &Figure, d: &Description, reference: &[[f64; 4]]) -> Outcome {
         runs += 1;
         if total > 0.5 || runs == 5 || failed {
             let c = sim.state_space().expect("state-space formulation").counters;
-            let errors = (!failed).then(|| error(fig, &samples, reference)).filter(|e| e.1 <= 1.0);
+            let errors = if failed {
+                Err("failed")
+            } else {
+                Some(error(fig, &samples, reference)).filter(|e| e.1 <= 1.0).ok_or("unstable")
+            };
             return Outcome { errors, steps: c.steps, rejected: c.rejected, ratio: best / fig.stop };
         }
     }
@@ -112,18 +118,18 @@ fn error(fig: &Figure, samples: &[[f64; 4]], reference: &[[f64; 4]]) -> (f64, f6
 
 fn row(method: &str, setting: &str, o: &Outcome) {
     match o.errors {
-        Some((p, v)) => {
+        Ok((p, v)) => {
             println!("| {method} | {setting} | {p:.2e} | {v:.2e} | {} | {} | {:.3} |", o.steps, o.rejected, o.ratio)
         }
-        None => {
-            println!("| {method} | {setting} | unstable | unstable | {} | {} | {:.3} |", o.steps, o.rejected, o.ratio)
+        Err(why) => {
+            println!("| {method} | {setting} | {why} | {why} | {} | {} | {:.3} |", o.steps, o.rejected, o.ratio)
         }
     }
 }
 
 /// The error the seed plots: velocity in Fig. 5, positions in Fig. 7.
 fn plotted(fig: &Figure, o: &Outcome) -> Option<f64> {
-    o.errors.map(|(p, v)| if fig.over_interval { v } else { p })
+    o.errors.ok().map(|(p, v)| if fig.over_interval { v } else { p })
 }
 
 /// Fig. 5's comparison at equal error: for each variable-step run, the cheapest constant-step
