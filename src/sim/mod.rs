@@ -282,7 +282,11 @@ impl Slave {
 
     /// Back to the state right after instantiation, start values restored.
     pub fn reset(&mut self) {
+        // A Model Exchange instance stays one (FMI 2.0.4 Sect. 2.1.6, FMI 3.0 Sect. 2.3.1:
+        // Reset returns to the state after instantiation).
+        let model_exchange = self.model_exchange;
         *self = Slave::new(self.model.clone());
+        self.model_exchange = model_exchange;
     }
 
     /// The description with the current parameter values applied.

@@ -63,13 +63,18 @@ pub struct Fmu2 {
 
 impl Fmu2 {
     pub fn new(entry: &CatalogEntry, prefix: &str) -> Fmu2 {
+        Fmu2::of_type(entry, prefix, f2::fmi2Type_fmi2CoSimulation)
+    }
+
+    /// A co-simulation or (for state-space models) model-exchange instance.
+    pub fn of_type(entry: &CatalogEntry, prefix: &str, fmu_type: f2::fmi2Type) -> Fmu2 {
         let name = unique(prefix);
         let callbacks = callbacks2();
         let (n, guid) = (CString::new(name.clone()).unwrap(), CString::new(entry.token).unwrap());
         let c = unsafe {
             lib2().fmi2Instantiate(
                 n.as_ptr(),
-                f2::fmi2Type_fmi2CoSimulation,
+                fmu_type,
                 guid.as_ptr(),
                 c"file:///tmp/resources".as_ptr(),
                 &*callbacks,
@@ -193,6 +198,26 @@ pub fn instantiate3(token: &str, name: &str, logging_on: bool, event_mode: bool)
 }
 
 impl Fmu3 {
+    /// A model-exchange instance (state-space models), logging on.
+    pub fn model_exchange(entry: &CatalogEntry, prefix: &str) -> Fmu3 {
+        let name = unique(prefix);
+        let log = Box::<Fmi3Log>::default();
+        let (n, t) = (CString::new(name.clone()).unwrap(), CString::new(entry.token).unwrap());
+        let c = unsafe {
+            lib3().fmi3InstantiateModelExchange(
+                n.as_ptr(),
+                t.as_ptr(),
+                c"/tmp/resources/".as_ptr(),
+                false,
+                true,
+                log.env(),
+                Some(super::fmi3_log),
+            )
+        };
+        assert!(!c.is_null(), "{name}: instantiation failed: {:?}", log.lines());
+        Fmu3 { b: lib3(), c, name, log }
+    }
+
     pub fn new(entry: &CatalogEntry, prefix: &str) -> Fmu3 {
         let name = unique(prefix);
         let (c, log) = instantiate3(entry.token, &name, true, false);
