@@ -3,7 +3,7 @@
 //! line; a classical RK4 host integrates the reduced ODE (seed 001 eqs. 11-13), handles the
 //! step events that re-choose the coordinate partition (new continuous states, same
 //! mechanism), and agrees with the FMU's own co-simulation run at tight tolerance; FMI 2
-//! and FMI 3 give bit-identical trajectories. FMPy's CVode on every such FMU: tests/fmpy.rs.
+//! and FMI 3 give bit-identical trajectories, and a restored FMU state repeats the run. FMPy's CVode on every such FMU: tests/fmpy.rs.
 
 mod common_fmu;
 
@@ -51,15 +51,14 @@ trait Host {
     fn output(&self, name: &str) -> f64;
 }
 
-/// Classical RK4 at step H from `t0` to STOP with step events; returns the final outputs
-/// and the events.
-fn integrate(host: &dyn Host, n: usize, t0: f64) -> (Vec<f64>, Vec<Event>) {
+/// Classical RK4 at step H over the steps `steps` (step s from t0 + s H) with step events;
+/// returns the final outputs and the events.
+fn integrate(host: &dyn Host, n: usize, t0: f64, steps: std::ops::Range<usize>) -> (Vec<f64>, Vec<Event>) {
     let mut x = vec![0.0; n];
     host.states(&mut x);
     let mut events = Vec::new();
-    let steps = ((STOP - t0) / H).round() as usize;
     let (mut k, mut y) = ([vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]], vec![0.0; n]);
-    for s in 0..steps {
+    for s in steps {
         let t = t0 + s as f64 * H;
         for (stage, c) in [0.0, 0.5, 0.5, 1.0].into_iter().enumerate() {
             for i in 0..n {
@@ -237,7 +236,19 @@ fn a_host_integrates_the_reduced_ode_through_partition_events_like_co_simulation
     assert!(nominals.iter().all(|&x| x == 1.0));
     new_discrete_states2(&f2);
     assert_eq!(unsafe { f2.b.fmi2EnterContinuousTimeMode(f2.c) }, OK2);
-    let (out2, events2) = integrate(&Host2(&f2, &model), n, start);
+    // Half a second, an FMU state, the rest; the state restored, the rest again.
+    let host2 = Host2(&f2, &model);
+    let (half, all) = ((0.5 / H).round() as usize, (STOP / H).round() as usize);
+    let (_, mut events2) = integrate(&host2, n, start, 0..half);
+    let state = f2.get_state();
+    let (out2, rest) = integrate(&host2, n, start, half..all);
+    let rest_times: Vec<f64> = rest.iter().map(|e| e.0).collect();
+    events2.extend(rest);
+    assert_eq!(unsafe { f2.b.fmi2SetFMUstate(f2.c, state) }, OK2, "{:?}", f2.lines());
+    let (again, rest_again) = integrate(&host2, n, start, half..all);
+    assert_eq!(bits(&again), bits(&out2), "the restored Model Exchange instance repeats the run");
+    assert_eq!(rest_again.iter().map(|e| e.0).collect::<Vec<_>>(), rest_times);
+    f2.free_state(state);
 
     let f3 = Fmu3::model_exchange(entry(), "me3");
     f3.init(start, STOP);
@@ -248,7 +259,7 @@ fn a_host_integrates_the_reduced_ode_through_partition_events_like_co_simulation
     assert_eq!(count, 0, "no event indicators");
     update_discrete_states3(&f3);
     assert_eq!(unsafe { f3.b.fmi3EnterContinuousTimeMode(f3.c) }, OK3);
-    let (out3, events3) = integrate(&Host3(&f3, &model), n, start);
+    let (out3, events3) = integrate(&Host3(&f3, &model), n, start, 0..all);
 
     // The pendulum swings through configurations where the partition must be re-chosen.
     assert!(!events2.is_empty(), "no partition event within {STOP} s");
