@@ -236,7 +236,7 @@ fn a_host_integrates_the_reduced_ode_through_partition_events_like_co_simulation
     assert!(nominals.iter().all(|&x| x == 1.0));
     new_discrete_states2(&f2);
     assert_eq!(unsafe { f2.b.fmi2EnterContinuousTimeMode(f2.c) }, OK2);
-    // Half a second, an FMU state, the rest; the state restored, the rest again.
+    // Half a second, an FMU state, the rest; the state serialized and restored, the rest again.
     let host2 = Host2(&f2, &model);
     let (half, all) = ((0.5 / H).round() as usize, (STOP / H).round() as usize);
     let (_, mut events2) = integrate(&host2, n, start, 0..half);
@@ -244,7 +244,11 @@ fn a_host_integrates_the_reduced_ode_through_partition_events_like_co_simulation
     let (out2, rest) = integrate(&host2, n, start, half..all);
     let rest_times: Vec<f64> = rest.iter().map(|e| e.0).collect();
     events2.extend(rest);
-    assert_eq!(unsafe { f2.b.fmi2SetFMUstate(f2.c, state) }, OK2, "{:?}", f2.lines());
+    // Through serialization (canSerializeFMUstate).
+    let (status, restored) = f2.deserialize(&f2.serialize(state));
+    assert_eq!(status, OK2, "{:?}", f2.lines());
+    assert_eq!(unsafe { f2.b.fmi2SetFMUstate(f2.c, restored) }, OK2, "{:?}", f2.lines());
+    f2.free_state(restored);
     let (again, rest_again) = integrate(&host2, n, start, half..all);
     assert_eq!(bits(&again), bits(&out2), "the restored Model Exchange instance repeats the run");
     assert_eq!(rest_again.iter().map(|e| e.0).collect::<Vec<_>>(), rest_times);
