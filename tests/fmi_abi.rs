@@ -595,6 +595,36 @@ fn log_nonlinear_systems_reports_the_work_of_each_step() {
     }
 }
 
+/// The state-space formulation chooses its own steps: the reported work of a DoStep is the
+/// steps its error control took (the model's `steps` output), several in the initial
+/// transient of the stiff double pendulum.
+#[test]
+fn log_nonlinear_systems_reports_the_variable_steps_of_a_state_space_model() {
+    let entry = mbfmu::models::find("StiffDoublePendulum").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let only = [cstring("logNonlinearSystems")];
+    let only = only.iter().map(|c| c.as_ptr()).collect::<Vec<_>>();
+    let f = Fmu2::new(entry, "ss-work2");
+    f.init(start, stop);
+    let steps = var(&model, "steps").value_reference;
+    unsafe { assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 1, only.as_ptr()), OK2) };
+    let mut before = 0;
+    for k in 0..3 {
+        assert_eq!(f.do_step(start + k as f64 * h, h), OK2);
+        let mut after = 0;
+        assert_eq!(unsafe { f.b.fmi2GetInteger(f.c, &steps, 1, &mut after) }, OK2);
+        let taken = after - before;
+        let lines: Vec<_> = f.lines().into_iter().filter(|(_, l)| l.starts_with("fmi2DoStep")).collect();
+        assert_eq!(lines.len(), k + 1, "{lines:?}");
+        assert!(lines[k].1.contains(&format!(" {taken} internal steps")), "{taken} steps: {lines:?}");
+        if k == 0 {
+            assert!(taken > 1, "the initial transient needs several steps: {lines:?}");
+        }
+        before = after;
+    }
+}
+
 #[test]
 fn unsupported_functions_log_and_return_error() {
     let entry = &CATALOG[0];
