@@ -125,52 +125,16 @@ impl Method {
         Method::Sdirk4,
     ];
 
-    /// The methods of the index-3 formulation.
-    pub const INDEX3: &'static [Method] = &[
-        Method::HalfImplicit,
-        Method::Bdf1,
-        Method::Trapezoidal,
-        Method::Lms2,
-        Method::Lms3,
-        Method::Lms4,
-        Method::Ss2,
-        Method::Ss3,
-        Method::Ss4,
-        Method::Bathe,
-        Method::Msstc3,
-        Method::Msstc4,
-        Method::Msstc5,
-        Method::Mssth3,
-        Method::Mssth4,
-        Method::Mssth5,
-        Method::Esdirk324L2Sa,
-        Method::Esdirk325L2Sa,
-        Method::Esdirk436L2Sa2,
-    ];
+    /// The methods of the index-3 formulation: the first nineteen of [`Method::ALL`].
+    pub const INDEX3: &'static [Method] = Self::ALL.split_at(19).0;
 
     /// The methods of the state-space formulation (seed 001).
     pub const STATE_SPACE: &'static [Method] =
         &[Method::TrapezoidalVariableStep, Method::TrapezoidalConstantStep, Method::Abm2, Method::Sdirk4];
 
-    /// The methods of seed 000 (the residual-form suite), in the order of its tables.
-    pub const SEED_000: &'static [Method] = &[
-        Method::Lms2,
-        Method::Lms3,
-        Method::Lms4,
-        Method::Ss2,
-        Method::Ss3,
-        Method::Ss4,
-        Method::Bathe,
-        Method::Msstc3,
-        Method::Msstc4,
-        Method::Msstc5,
-        Method::Mssth3,
-        Method::Mssth4,
-        Method::Mssth5,
-        Method::Esdirk324L2Sa,
-        Method::Esdirk325L2Sa,
-        Method::Esdirk436L2Sa2,
-    ];
+    /// The methods of seed 000 (the residual-form suite), in the order of its tables: the
+    /// index-3 methods after half-implicit, BDF1 and trapezoidal.
+    pub const SEED_000: &'static [Method] = Self::INDEX3.split_at(3).1;
 
     /// Enumeration value in the FMU (stable across releases).
     pub fn code(self) -> i32 {
@@ -484,4 +448,22 @@ fn default_max_iterations() -> u32 {
 }
 fn default_rho_inf() -> f64 {
     0.6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The method lists are slices of `ALL`: each formulation offers each method once, and
+    /// the seed-000 suite runs from LMS2 to the last ESDIRK.
+    #[test]
+    fn method_lists_partition_all() {
+        assert_eq!(Method::INDEX3.first(), Some(&Method::HalfImplicit));
+        assert_eq!(Method::INDEX3.last(), Some(&Method::Esdirk436L2Sa2));
+        assert_eq!(Method::SEED_000.first(), Some(&Method::Lms2));
+        assert_eq!(Method::SEED_000.len(), 16);
+        let mut both: Vec<Method> = Method::INDEX3.iter().chain(Method::STATE_SPACE).copied().collect();
+        both.sort_by_key(|m| m.code());
+        assert_eq!(both, Method::ALL);
+    }
 }
