@@ -2,13 +2,78 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Equation formulations. Only the index-3 absolute-coordinate formulation exists so far.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+/// Equation formulations. The numeric codes are the FMU enumeration values (`solver.formulation`,
+/// enumeration type `SolverFormulation`) and never change.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Formulation {
     /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
     #[default]
     Index3,
+    /// Semirecursive relative joint coordinates, cut joints by double-step coordinate
+    /// partitioning (seed 004 Sect. 2.1-2.2).
+    SemirecursiveDoubleStep,
+    /// Semirecursive relative joint coordinates, cut joints by the penalty-based augmented
+    /// Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3).
+    SemirecursivePenalty,
+}
+
+impl Formulation {
+    pub const ALL: &'static [Formulation] =
+        &[Formulation::Index3, Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty];
+    /// The formulations a semirecursive model offers as `solver.formulation`.
+    pub const SEMIRECURSIVE: &'static [Formulation] =
+        &[Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty];
+
+    pub fn is_semirecursive(self) -> bool {
+        self != Formulation::Index3
+    }
+
+    /// Enumeration value in the FMU (stable across releases).
+    pub fn code(self) -> i32 {
+        match self {
+            Formulation::Index3 => 1,
+            Formulation::SemirecursiveDoubleStep => 2,
+            Formulation::SemirecursivePenalty => 3,
+        }
+    }
+
+    pub fn from_code(code: i64) -> Option<Formulation> {
+        Self::ALL.iter().copied().find(|f| i64::from(f.code()) == code)
+    }
+
+    /// Enumeration item name in the FMU (a C identifier).
+    pub fn item_name(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index3",
+            Formulation::SemirecursiveDoubleStep => "doubleStep",
+            Formulation::SemirecursivePenalty => "penalty",
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1)",
+            Formulation::SemirecursiveDoubleStep => {
+                "semirecursive relative joint coordinates; cut joints by double-step coordinate partitioning, independent coordinates chosen by Gaussian elimination with full pivoting (seed 004 Sect. 2.2)"
+            }
+            Formulation::SemirecursivePenalty => {
+                "semirecursive relative joint coordinates; cut joints by the penalty-based augmented Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3)"
+            }
+        }
+    }
+}
+
+/// How the semirecursive formulations obtain the Newton tangent of seed 004 eq. (37).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Tangent {
+    /// The mass (M'' or M' + penalty), damping and hydraulic coupling blocks in closed form,
+    /// with the circuit's own derivatives by forward differences.
+    #[default]
+    Analytic,
+    /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
+    Numerical,
 }
 
 /// Time integrators. The numeric codes are the FMU enumeration values and never change.
@@ -312,6 +377,16 @@ pub struct SolverDefaults {
     /// Spectral radius at infinity for methods with tunable dissipation.
     #[serde(default = "default_rho_inf")]
     pub rho_inf: f64,
+    /// Penalty factor alpha of the penalty-based semirecursive formulation (seed 004 eq. 18;
+    /// the seed uses 1e11).
+    #[serde(default = "default_penalty", skip_serializing_if = "is_default_penalty")]
+    pub penalty: f64,
+    /// Newton tolerance on pressure corrections [Pa] (seed 004 Sect. 5: 1e-2 Pa).
+    #[serde(default = "default_pressure_tolerance", skip_serializing_if = "is_default_pressure_tolerance")]
+    pub pressure_tolerance: f64,
+    /// Newton tangent of the semirecursive formulations.
+    #[serde(default, skip_serializing_if = "is_default_tangent")]
+    pub tangent: Tangent,
 }
 
 impl Default for SolverDefaults {
@@ -323,6 +398,9 @@ impl Default for SolverDefaults {
             tolerance: default_tolerance(),
             max_iterations: default_max_iterations(),
             rho_inf: default_rho_inf(),
+            penalty: default_penalty(),
+            pressure_tolerance: default_pressure_tolerance(),
+            tangent: Tangent::default(),
         }
     }
 }
@@ -338,4 +416,19 @@ fn default_max_iterations() -> u32 {
 }
 fn default_rho_inf() -> f64 {
     0.6
+}
+fn default_penalty() -> f64 {
+    1e11
+}
+fn is_default_penalty(x: &f64) -> bool {
+    *x == default_penalty()
+}
+fn default_pressure_tolerance() -> f64 {
+    1e-2
+}
+fn is_default_pressure_tolerance(x: &f64) -> bool {
+    *x == default_pressure_tolerance()
+}
+fn is_default_tangent(t: &Tangent) -> bool {
+    *t == Tangent::default()
 }

@@ -3,6 +3,7 @@
 //! A [`Simulation`] is one formulation (so far the index-3 absolute-coordinate formulation of
 //! seed 003) with one integrator, advanced over communication intervals in equal sub-steps.
 
+pub mod hydraulics;
 pub mod index3;
 pub mod integrators;
 pub mod linalg;

@@ -2,8 +2,8 @@
 //! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
 
 use super::{
-    unit_definition, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable, LOG_CATEGORIES,
-    SOLVER_METHOD_TYPE,
+    unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
+    LOG_CATEGORIES, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
 };
 use crate::description::Description;
 use serde::Serialize;
@@ -443,6 +443,22 @@ fn items(interface: &ModelInterface) -> Vec<Item> {
     interface.methods.iter().map(|m| Item { name: m.item_name(), value: m.code(), description: m.summary() }).collect()
 }
 
+fn formulation_items(interface: &ModelInterface) -> Vec<Item> {
+    interface
+        .formulations
+        .iter()
+        .map(|f| Item { name: f.item_name(), value: f.code(), description: f.summary() })
+        .collect()
+}
+
+/// The declared type of an enumeration variable.
+fn declared_type(v: &Variable) -> &'static str {
+    match &v.binding {
+        Binding::Solver(s) => s.enumeration_type().unwrap_or(SOLVER_METHOD_TYPE),
+        _ => SOLVER_METHOD_TYPE,
+    }
+}
+
 fn log_categories() -> LogCategories {
     LogCategories {
         categories: LOG_CATEGORIES.iter().map(|(name, description)| Category { name, description }).collect(),
@@ -477,7 +493,7 @@ fn fmi2_variable(v: &Variable) -> Fmi2ScalarVariable {
             Fmi2Type::Real { start: start_real(v), unit: v.unit.clone(), min: v.min.map(real), max: v.max.map(real) }
         }
         VarType::Integer => Fmi2Type::Integer { start: start_int(v), min: int_bound(v.min), max: int_bound(v.max) },
-        VarType::Enumeration => Fmi2Type::Enumeration { declared_type: SOLVER_METHOD_TYPE, start: start_int(v) },
+        VarType::Enumeration => Fmi2Type::Enumeration { declared_type: declared_type(v), start: start_int(v) },
         VarType::Boolean | VarType::String => {
             unreachable!("the catalog declares no Boolean or String variables")
         }
@@ -527,7 +543,7 @@ fn fmi3_variable(v: &Variable) -> Fmi3Variable {
             causality,
             variability,
             initial,
-            declared_type: SOLVER_METHOD_TYPE,
+            declared_type: declared_type(v),
             start: start_int(v),
         },
         VarType::Boolean | VarType::String => {
@@ -594,10 +610,15 @@ pub fn model_description_xml(
                 },
                 units: unit_definitions(interface)?,
                 types: Fmi2TypeDefinitions {
-                    types: vec![Fmi2SimpleType {
+                    types: std::iter::once(Fmi2SimpleType {
                         name: SOLVER_METHOD_TYPE,
                         enumeration: Fmi2Enumeration { items: items(interface) },
-                    }],
+                    })
+                    .chain((!interface.formulations.is_empty()).then(|| Fmi2SimpleType {
+                        name: SOLVER_FORMULATION_TYPE,
+                        enumeration: Fmi2Enumeration { items: formulation_items(interface) },
+                    }))
+                    .collect(),
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
@@ -642,7 +663,12 @@ pub fn model_description_xml(
                 },
                 units: unit_definitions(interface)?,
                 types: Fmi3TypeDefinitions {
-                    types: vec![Fmi3EnumerationType { name: SOLVER_METHOD_TYPE, items: items(interface) }],
+                    types: std::iter::once(Fmi3EnumerationType { name: SOLVER_METHOD_TYPE, items: items(interface) })
+                        .chain((!interface.formulations.is_empty()).then(|| Fmi3EnumerationType {
+                            name: SOLVER_FORMULATION_TYPE,
+                            items: formulation_items(interface),
+                        }))
+                        .collect(),
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
