@@ -6,7 +6,7 @@ mod snapshot;
 
 pub use snapshot::SlaveSnapshot;
 
-use crate::description::{self, Description, Method};
+use crate::description::{self, Description, Formulation, Method};
 use crate::engine::integrators::StepError;
 use crate::engine::{Simulation, SolverSettings};
 use crate::interface::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
@@ -308,6 +308,11 @@ impl Slave {
                 Binding::Solver(SolverSetting::Tolerance) => s.newton.tolerance = x,
                 Binding::Solver(SolverSetting::MaxIterations) => s.newton.max_iterations = x as u32,
                 Binding::Solver(SolverSetting::RhoInf) => s.rho_inf = x,
+                Binding::Solver(SolverSetting::Formulation) => {
+                    s.formulation = Formulation::from_code(x as i64).expect("validated on set")
+                }
+                Binding::Solver(SolverSetting::Penalty) => s.penalty = x,
+                Binding::Solver(SolverSetting::PressureTolerance) => s.pressure_tolerance = x,
                 _ => {}
             }
         }
@@ -333,14 +338,14 @@ impl Slave {
             let report = sim.assembly.to_string();
             self.note("logStatusWarning", format!("initial conditions corrected: {report}"));
         }
-        self.apply_inputs(&mut sim);
+        self.apply_inputs(&mut sim)?;
         self.sim = Some(sim);
         self.built_with = self.values.clone();
         self.time = self.start_time;
         Ok(())
     }
 
-    fn apply_inputs(&self, sim: &mut Simulation) {
+    fn apply_inputs(&self, sim: &mut Simulation) -> Result<(), SlaveError> {
         let inputs: Vec<f64> = self
             .variables()
             .iter()
@@ -349,7 +354,7 @@ impl Slave {
                 _ => None,
             })
             .collect();
-        sim.set_inputs(&inputs);
+        sim.set_inputs(&inputs).map_err(SlaveError::Model)
     }
 
     /// Value of any variable as f64 (integers and enumerations exactly).
@@ -415,17 +420,16 @@ impl Slave {
         match v.ty {
             VarType::Enumeration => {
                 let code = value as i64;
-                if code as f64 != value || !self.model.interface.methods.iter().any(|m| i64::from(m.code()) == code) {
-                    let items: Vec<String> = self
-                        .model
-                        .interface
-                        .methods
-                        .iter()
-                        .map(|m| format!("{}={}", m.item_name(), m.code()))
-                        .collect();
+                let setting = match v.binding {
+                    Binding::Solver(setting) => setting,
+                    _ => SolverSetting::Method,
+                };
+                let items = self.model.interface.enumeration_items(setting);
+                if code as f64 != value || !items.iter().any(|&(_, c)| i64::from(c) == code) {
+                    let items: Vec<String> = items.iter().map(|(name, c)| format!("{name}={c}")).collect();
                     return Err(reject(&format!(
                         "not an item of {} ({})",
-                        interface::SOLVER_METHOD_TYPE,
+                        setting.enumeration_type().unwrap_or(interface::SOLVER_METHOD_TYPE),
                         items.join(", ")
                     )));
                 }
@@ -433,21 +437,30 @@ impl Slave {
             VarType::Integer if value.fract() != 0.0 => return Err(reject("not an integer")),
             _ => {}
         }
-        if matches!(v.binding, Binding::Solver(SolverSetting::StepSize | SolverSetting::Tolerance)) && value <= 0.0 {
+        if matches!(
+            v.binding,
+            Binding::Solver(
+                SolverSetting::StepSize
+                    | SolverSetting::Tolerance
+                    | SolverSetting::Penalty
+                    | SolverSetting::PressureTolerance
+            )
+        ) && value <= 0.0
+        {
             return Err(reject("must be positive"));
         }
-        self.values[vr as usize] = value;
         if v.causality == Causality::Input {
             if let Some(sim) = self.sim.as_mut() {
                 let index = match v.binding {
                     Binding::Input { index } => index,
                     _ => unreachable!("inputs bind to input slots"),
                 };
-                let mut inputs = sim.mechanism().inputs.clone();
+                let mut inputs = sim.inputs().to_vec();
                 inputs[index] = value;
-                sim.set_inputs(&inputs);
+                sim.set_inputs(&inputs).map_err(|e| reject(&e))?;
             }
         }
+        self.values[vr as usize] = value;
         Ok(())
     }
 

@@ -13,6 +13,15 @@ pub fn orifice(dp: f64, laminar: f64) -> f64 {
     }
 }
 
+/// d/d(dp) of [`orifice`]: 1/(2 sqrt|dp|) above the laminar limit, 1/sqrt(laminar) below.
+pub fn orifice_slope(dp: f64, laminar: f64) -> f64 {
+    if dp.abs() >= laminar {
+        0.5 / dp.abs().sqrt()
+    } else {
+        1.0 / laminar.sqrt()
+    }
+}
+
 /// Seal friction F_mu(v) of the LUT group (benchmarks.md Sect. 5.4):
 /// F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / ((v/v_s)^2/4 + 3/4)^2 + sigma v.
 /// Smooth and odd; zero at rest (the seed neglects friction in the static start). The
@@ -23,14 +32,14 @@ pub fn seal_friction(f: &SealFriction, v: f64) -> f64 {
     f.coulomb * (4.0 * x).tanh() + (f.static_friction - f.coulomb) * x / (q * q) + f.viscous * v
 }
 
-/// Effective bulk modulus of a volume V made of sub-volumes (V_s, B_s) (seed 004 eq. 23):
-/// 1/B_e = 1/B_oil + sum V_s / (V B_s).
-pub fn effective_bulk_modulus(oil: f64, volume: f64, parts: impl Iterator<Item = (f64, f64)>) -> f64 {
-    let mut compliance = 1.0 / oil;
-    for (v, b) in parts {
-        compliance += v / (volume * b);
-    }
-    1.0 / compliance
+/// dF_mu/dv of [`seal_friction`].
+pub fn seal_friction_slope(f: &SealFriction, v: f64) -> f64 {
+    let x = v / f.stribeck_velocity;
+    let q = 0.25 * x * x + 0.75;
+    let th = (4.0 * x).tanh();
+    (4.0 * f.coulomb * (1.0 - th * th) + (f.static_friction - f.coulomb) * (q - x * x) / (q * q * q))
+        / f.stribeck_velocity
+        + f.viscous
 }
 
 /// One trapezoidal step of the spool law U' = (U_ref - U)/tau (seed 004 eq. 27) with U_ref
@@ -69,13 +78,6 @@ mod tests {
         let fast = seal_friction(&f, 1.0);
         assert!((fast - (210.0 + 330.0)).abs() < 0.01, "{fast}");
         assert_eq!(seal_friction(&f, -0.01), -seal_friction(&f, 0.01));
-    }
-
-    #[test]
-    fn effective_bulk_modulus_combines_compliances_in_series() {
-        // Oil and hose of equal volume share: 1/Be = 1/1.5e9 + 1/1.5e8.
-        let be = effective_bulk_modulus(1.5e9, 1.0, [(1.0, 1.5e8)].into_iter());
-        assert!((be - 1.0 / (1.0 / 1.5e9 + 1.0 / 1.5e8)).abs() < 1e-3);
     }
 
     #[test]

@@ -142,7 +142,7 @@ pub struct Circuit {
     pub spool_of_valve: Vec<Option<usize>>,
 }
 
-/// Forward-difference Jacobians of [`Circuit::evaluate`] (seed 004 eqs. 40-41), row-major:
+/// Jacobians of [`Circuit::evaluate`], row-major:
 /// p' by p (np x np), by |s| and s' (np x nc); F by p (nc x np), by |s| and s' (diagonal, nc).
 #[derive(Clone, Debug, Default)]
 pub struct CircuitJacobian {
@@ -158,6 +158,21 @@ pub struct CircuitJacobian {
     forces_plus: Vec<f64>,
     p: Vec<f64>,
     strokes: Vec<Stroke>,
+}
+
+impl CircuitJacobian {
+    fn resize(&mut self, np: usize, nc: usize) {
+        self.dp_dp.resize(np * np, 0.0);
+        self.dp_ds.resize(np * nc, 0.0);
+        self.dp_dv.resize(np * nc, 0.0);
+        self.df_dp.resize(nc * np, 0.0);
+        self.df_ds.resize(nc, 0.0);
+        self.df_dv.resize(nc, 0.0);
+        self.rates.resize(np, 0.0);
+        self.rates_plus.resize(np, 0.0);
+        self.forces.resize(nc, 0.0);
+        self.forces_plus.resize(nc, 0.0);
+    }
 }
 
 /// The differentiation increment of seed 004 eq. (41).
@@ -288,41 +303,44 @@ impl Circuit {
         }
     }
 
-    /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
-    /// `rates` and cylinder forces F_s (eq. 29) into `forces`. `rates` doubles as the flow
-    /// accumulator, so it must have `n_pressures` entries.
-    pub fn evaluate(
+    /// Calls `f(from, to, coefficient, laminar)` for every orifice: the throttles (eq. 24) and
+    /// the two connections the spool opens in each directional valve (eq. 26: U > 0 connects
+    /// pump -> A and B -> tank, U < 0 A -> tank and pump -> B, coefficient C_vd |U|).
+    fn orifices(&self, spools: &[f64], mut f: impl FnMut(Node, Node, f64, f64)) {
+        for t in &self.throttles {
+            f(t.from, t.to, t.coefficient, t.laminar);
+        }
+        for (v, &u) in self.valves.iter().zip(spools) {
+            let k = v.flow_constant * u.abs();
+            if u >= 0.0 {
+                f(v.pump, v.port_a, k, v.laminar);
+                f(v.port_b, v.tank, k, v.laminar);
+            } else {
+                f(v.port_a, v.tank, k, v.laminar);
+                f(v.pump, v.port_b, k, v.laminar);
+            }
+        }
+    }
+
+    /// Net flows Q into every volume (eqs. 24, 26, 28) into `flows`, and the cylinder forces.
+    fn flows(
         &self,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
-        rates: &mut [f64],
+        flows: &mut [f64],
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
-        rates.iter_mut().for_each(|q| *q = 0.0);
-        let add = |n: Node, q: f64, rates: &mut [f64]| {
-            if let Node::Volume(i) = n {
-                rates[i] += q;
+        flows.iter_mut().for_each(|q| *q = 0.0);
+        self.orifices(spools, |from, to, coefficient, laminar| {
+            let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
+            if let Node::Volume(i) = from {
+                flows[i] -= q;
             }
-        };
-        for t in &self.throttles {
-            let q = t.coefficient * laws::orifice(self.pressure(p, t.from) - self.pressure(p, t.to), t.laminar);
-            add(t.from, -q, rates);
-            add(t.to, q, rates);
-        }
-        for (v, &u) in self.valves.iter().zip(spools) {
-            let pr = |n| self.pressure(p, n);
-            let k = v.flow_constant * u.abs();
-            // Seed 004 eq. (26): U > 0 connects pump -> A and B -> tank, U < 0 A -> tank and
-            // pump -> B; each flow k sgn(dp) sqrt|dp| (linear below the laminar limit).
-            let (from1, to1, from2, to2) =
-                if u >= 0.0 { (v.pump, v.port_a, v.port_b, v.tank) } else { (v.port_a, v.tank, v.pump, v.port_b) };
-            for (from, to) in [(from1, to1), (from2, to2)] {
-                let q = k * laws::orifice(pr(from) - pr(to), v.laminar);
-                add(from, -q, rates);
-                add(to, q, rates);
+            if let Node::Volume(i) = to {
+                flows[i] += q;
             }
-        }
+        });
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
             let (la, lb) = c.chambers(s.length);
             if !(la > 0.0 && lb > 0.0) {
@@ -334,31 +352,61 @@ impl Circuit {
                 });
             }
             // Seed 004 eq. (28): Q_in = A_A s', Q_out = A_B s'.
-            rates[c.piston_side] -= c.area_piston * s.velocity;
-            rates[c.rod_side] += c.area_rod * s.velocity;
+            flows[c.piston_side] -= c.area_piston * s.velocity;
+            flows[c.rod_side] += c.area_rod * s.velocity;
             *f = c.force(p[c.piston_side], p[c.rod_side], s.velocity);
         }
-        // p' = B_e / V sum Q (eqs. 22-23, 42) with the chambers as sub-volumes.
-        for (i, v) in self.volumes.iter().enumerate() {
-            let mut total = v.hose;
-            for (c, s) in self.cylinders.iter().zip(strokes) {
-                let (la, lb) = c.chambers(s.length);
+        Ok(())
+    }
+
+    /// B_e / V of volume `i` (eqs. 22-23, 42) with the cylinder chambers as sub-volumes:
+    /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
+    /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
+    /// Also d(B_e/V)/d|s| of every cylinder into `d` (if given).
+    fn stiffness(&self, i: usize, strokes: &[Stroke], mut d: Option<&mut [f64]>) -> f64 {
+        let v = &self.volumes[i];
+        let (mut total, mut compliance) = (v.hose, v.hose / v.hose_modulus);
+        for (c, s) in self.cylinders.iter().zip(strokes) {
+            let (la, lb) = c.chambers(s.length);
+            if c.piston_side == i {
+                total += c.area_piston * la;
+                compliance += c.area_piston * la / c.wall_modulus;
+            }
+            if c.rod_side == i {
+                total += c.area_rod * lb;
+                compliance += c.area_rod * lb / c.wall_modulus;
+            }
+        }
+        let k = 1.0 / (total / self.oil_modulus + compliance);
+        if let Some(d) = d.as_deref_mut() {
+            for (c, dk) in self.cylinders.iter().zip(d.iter_mut()) {
+                // l_A grows with |s|, l_B shrinks.
+                let mut dv = 0.0;
                 if c.piston_side == i {
-                    total += c.area_piston * la;
+                    dv += c.area_piston;
                 }
                 if c.rod_side == i {
-                    total += c.area_rod * lb;
+                    dv -= c.area_rod;
                 }
+                *dk = -k * k * dv * (1.0 / self.oil_modulus + 1.0 / c.wall_modulus);
             }
-            let chambers = self.cylinders.iter().zip(strokes).flat_map(|(c, s)| {
-                let (la, lb) = c.chambers(s.length);
-                let a = (c.piston_side == i).then_some((c.area_piston * la, c.wall_modulus));
-                let b = (c.rod_side == i).then_some((c.area_rod * lb, c.wall_modulus));
-                a.into_iter().chain(b)
-            });
-            let parts = std::iter::once((v.hose, v.hose_modulus)).chain(chambers);
-            let modulus = laws::effective_bulk_modulus(self.oil_modulus, total, parts);
-            rates[i] *= modulus / total;
+        }
+        k
+    }
+
+    /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
+    /// `rates` and cylinder forces F_s (eq. 29) into `forces`.
+    pub fn evaluate(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        rates: &mut [f64],
+        forces: &mut [f64],
+    ) -> Result<(), CircuitError> {
+        self.flows(p, spools, strokes, rates, forces)?;
+        for i in 0..self.volumes.len() {
+            rates[i] *= self.stiffness(i, strokes, None);
         }
         if rates.iter().chain(forces.iter()).any(|x| !x.is_finite()) {
             return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
@@ -366,7 +414,8 @@ impl Circuit {
         Ok(())
     }
 
-    /// Forward-difference Jacobians at (p, spools, strokes) (seed 004 eqs. 40-41).
+    /// The Jacobians of [`Circuit::evaluate`] in closed form (derivatives of the orifice law,
+    /// of B_e/V in the chamber lengths and of the seal friction).
     pub fn jacobian(
         &self,
         p: &[f64],
@@ -375,16 +424,58 @@ impl Circuit {
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         let (np, nc) = (self.n_pressures(), self.n_cylinders());
-        j.dp_dp.resize(np * np, 0.0);
-        j.dp_ds.resize(np * nc, 0.0);
-        j.dp_dv.resize(np * nc, 0.0);
-        j.df_dp.resize(nc * np, 0.0);
-        j.df_ds.resize(nc, 0.0);
-        j.df_dv.resize(nc, 0.0);
-        j.rates.resize(np, 0.0);
-        j.rates_plus.resize(np, 0.0);
-        j.forces.resize(nc, 0.0);
-        j.forces_plus.resize(nc, 0.0);
+        j.resize(np, nc);
+        for x in j.dp_dp.iter_mut().chain(&mut j.dp_ds).chain(&mut j.dp_dv).chain(&mut j.df_dp) {
+            *x = 0.0;
+        }
+        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
+        let dp_dp = &mut j.dp_dp;
+        self.orifices(spools, |from, to, coefficient, laminar| {
+            let slope = coefficient * laws::orifice_slope(self.pressure(p, from) - self.pressure(p, to), laminar);
+            for (row, sign) in [(from, -1.0), (to, 1.0)] {
+                let Node::Volume(i) = row else { continue };
+                if let Node::Volume(a) = from {
+                    dp_dp[i * np + a] += sign * slope;
+                }
+                if let Node::Volume(b) = to {
+                    dp_dp[i * np + b] -= sign * slope;
+                }
+            }
+        });
+        for (c, cyl) in self.cylinders.iter().enumerate() {
+            j.dp_dv[cyl.piston_side * nc + c] -= cyl.area_piston;
+            j.dp_dv[cyl.rod_side * nc + c] += cyl.area_rod;
+            j.df_dp[c * np + cyl.piston_side] += cyl.area_piston;
+            j.df_dp[c * np + cyl.rod_side] -= cyl.area_rod;
+            j.df_ds[c] = 0.0;
+            j.df_dv[c] = -cyl.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, strokes[c].velocity));
+        }
+        for i in 0..np {
+            let k = self.stiffness(i, strokes, Some(&mut j.forces_plus[..nc]));
+            for a in 0..np {
+                j.dp_dp[i * np + a] *= k;
+            }
+            for c in 0..nc {
+                j.dp_dv[i * nc + c] *= k;
+                j.dp_ds[i * nc + c] = j.forces_plus[c] * j.rates[i];
+            }
+        }
+        if j.dp_dp.iter().chain(&j.dp_ds).chain(&j.dp_dv).chain(&j.df_dv).any(|x| !x.is_finite()) {
+            return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
+        }
+        Ok(())
+    }
+
+    /// The Jacobians by forward differences (seed 004 eqs. 40-41), to check [`Circuit::jacobian`].
+    pub fn jacobian_fd(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        let (np, nc) = (self.n_pressures(), self.n_cylinders());
+        j.resize(np, nc);
         j.p.clear();
         j.p.extend_from_slice(p);
         j.strokes.clear();

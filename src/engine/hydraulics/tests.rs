@@ -101,7 +101,7 @@ fn forward_difference_jacobians_match_central_differences() {
     let p = [5.35e6, 5.1e6, 3.0e6];
     let strokes = [Stroke { length: 1.45, velocity: 0.04 }];
     let mut j = CircuitJacobian::default();
-    c.jacobian(&p, &[7.0], &strokes, &mut j).unwrap();
+    c.jacobian_fd(&p, &[7.0], &strokes, &mut j).unwrap();
     let eval = |p: &[f64], s: Stroke| {
         let (mut r, mut f) = ([0.0; 3], [0.0]);
         c.evaluate(p, &[7.0], &[s], &mut r, &mut f).unwrap();
@@ -140,4 +140,34 @@ fn static_start_pressures_balance_the_force_and_equalize_through_the_throttle() 
     assert!((p[1] * cyl.area_piston - p[2] * cyl.area_rod - f0).abs() < 1e-8);
     // benchmarks.md Sect. 5.3: 5.024 MPa for the 80/35 mm cylinder at p3 = 3.5 MPa.
     assert!((p[1] - 5.024e6).abs() < 1e3, "{}", p[1]);
+}
+
+#[test]
+fn closed_form_jacobians_match_forward_differences_in_every_regime() {
+    let (_, c) = seed_circuit();
+    let cases = [
+        ([5.35e6, 5.1e6, 3.0e6], 7.0, Stroke { length: 1.45, velocity: 0.04 }),
+        ([5.0e6, 5.0e6 + 1e4, 3.5e6], -3.0, Stroke { length: 1.3, velocity: -0.002 }), // laminar throttle
+        ([4.0e6, 4.05e6, 7.5e6], -10.0, Stroke { length: 1.7, velocity: 0.0 }),        // laminar pump -> B
+    ];
+    for (p, u, stroke) in cases {
+        let (mut a, mut f) = (CircuitJacobian::default(), CircuitJacobian::default());
+        c.jacobian(&p, &[u], &[stroke], &mut a).unwrap();
+        c.jacobian_fd(&p, &[u], &[stroke], &mut f).unwrap();
+        let close = |x: f64, y: f64, what: &str| {
+            assert!(
+                (x - y).abs() <= 1e-5 * x.abs().max(y.abs()) + 1e-9,
+                "{what}: closed form {x:e} vs differences {y:e} at {p:?} U {u}"
+            );
+        };
+        for k in 0..9 {
+            close(a.dp_dp[k], f.dp_dp[k], &format!("dp'/dp [{k}]"));
+        }
+        for k in 0..3 {
+            close(a.dp_ds[k], f.dp_ds[k], &format!("dp'/ds [{k}]"));
+            close(a.dp_dv[k], f.dp_dv[k], &format!("dp'/ds' [{k}]"));
+            close(a.df_dp[k], f.df_dp[k], &format!("dF/dp [{k}]"));
+        }
+        close(a.df_dv[0], f.df_dv[0], "dF/ds'");
+    }
 }
