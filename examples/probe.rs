@@ -13,6 +13,12 @@ fn main() {
     let t0 = std::time::Instant::now();
     let mut sim = Simulation::new(&d, s).unwrap_or_else(|e| panic!("{e}"));
     println!("assembly: {}", sim.assembly);
+    if let Some(s) = sim.semirecursive() {
+        println!(
+            "independent {:?} pivot {:e} F_s0 {:?}",
+            s.state.independent, s.state.pivot_reference, s.static_forces
+        );
+    }
     let iface = interface_of(&d).unwrap();
     let outs: Vec<_> = iface
         .outputs()
@@ -35,7 +41,7 @@ fn main() {
             sim.advance_to(t).unwrap_or_else(|e| panic!("{e}"));
         }
         maxit = maxit.max(sim.last_iterations);
-        let get = |n: &str| sim.quantity(outs.iter().find(|o| o.0 == n).unwrap().1);
+        let get = |n: &str| outs.iter().find(|o| o.0 == n).map_or(0.0, |o| sim.quantity(o.1));
         maxw = maxw.max(get("cylinder.work").abs());
         maxdrift = maxdrift.max(get("energy_balance").abs());
         if k % 50 == 0 {
