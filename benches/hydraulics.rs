@@ -16,12 +16,12 @@ struct Row {
 
 /// Best of `repeat` runs over the default experiment (only stepping is timed).
 fn run(model: &str, formulation: Formulation, tangent: Tangent, repeat: usize) -> Row {
-    let d = description::parse(mbfmu::models::find(model).expect("catalog model").json).expect("valid");
+    let mut d = description::parse(mbfmu::models::find(model).expect("catalog model").json).expect("valid");
+    d.solver.formulation = formulation;
+    d.solver.tangent = tangent;
     let mut best = Row { wall: f64::INFINITY, average: 0.0, max: 0, steps: 0 };
     for _ in 0..repeat {
         let mut s = SolverSettings::from_description(&d);
-        s.formulation = formulation;
-        s.tangent = tangent;
         s.step_size = 1e-3;
         let mut sim = Simulation::new(&d, s).expect("catalog models build");
         let (t0, t1, h) = (d.experiment.start, d.experiment.stop, d.experiment.step);

@@ -6,10 +6,10 @@ fn main() {
     let name = args.get(1).map_or("HydraulicFourBar", |s| s.as_str());
     let form = args.get(2).map_or("ds", |s| s.as_str());
     let tangent = args.get(3).map_or("a", |s| s.as_str());
-    let d = description::parse(mbfmu::models::find(name).unwrap().json).unwrap();
-    let mut s = SolverSettings::from_description(&d);
-    s.formulation = if form == "pb" { Formulation::SemirecursivePenalty } else { Formulation::SemirecursiveDoubleStep };
-    s.tangent = if tangent == "n" { Tangent::Numerical } else { Tangent::Analytic };
+    let mut d = description::parse(mbfmu::models::find(name).unwrap().json).unwrap();
+    d.solver.formulation = if form == "pb" { Formulation::SemirecursivePenalty } else { Formulation::SemirecursiveDoubleStep };
+    d.solver.tangent = if tangent == "n" { Tangent::Numerical } else { Tangent::Analytic };
+    let s = SolverSettings::from_description(&d);
     let t0 = std::time::Instant::now();
     let mut sim = Simulation::new(&d, s).unwrap_or_else(|e| panic!("{e}"));
     println!("assembly: {}", sim.assembly);

@@ -12,7 +12,7 @@ pub mod motion;
 pub mod rotation;
 pub mod semirecursive;
 
-use crate::description::{Description, Formulation, Method, Tangent};
+use crate::description::{Description, Method};
 use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
 use integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError, StepStats};
 use semirecursive::{SemiState, Semirecursive};
@@ -55,12 +55,6 @@ pub struct SolverSettings {
     pub step_size: f64,
     pub newton: NewtonSettings,
     pub rho_inf: f64,
-    pub formulation: Formulation,
-    /// Penalty factor of the penalty-based semirecursive formulation.
-    pub penalty: f64,
-    /// Newton tolerance on pressures [Pa] (semirecursive formulations).
-    pub pressure_tolerance: f64,
-    pub tangent: Tangent,
 }
 
 impl SolverSettings {
@@ -70,21 +64,20 @@ impl SolverSettings {
             step_size: d.solver.step_size,
             newton: NewtonSettings { tolerance: d.solver.tolerance, max_iterations: d.solver.max_iterations },
             rho_inf: d.solver.rho_inf,
-            formulation: d.solver.formulation,
-            penalty: d.solver.penalty,
-            pressure_tolerance: d.solver.pressure_tolerance,
-            tangent: d.solver.tangent,
         }
     }
 
-    fn semirecursive(&self) -> semirecursive::Settings {
+    /// The semirecursive formulations' settings: the constraint treatment and its parameters
+    /// come from the description (`solver.formulation`, `penalty`, `pressure_tolerance`,
+    /// `tangent`), the Newton settings from here.
+    fn semirecursive(&self, d: &Description) -> semirecursive::Settings {
         semirecursive::Settings {
-            formulation: self.formulation,
+            formulation: d.solver.formulation,
             tolerance: self.newton.tolerance,
-            pressure_tolerance: self.pressure_tolerance,
+            pressure_tolerance: d.solver.pressure_tolerance,
             max_iterations: self.newton.max_iterations,
-            penalty: self.penalty,
-            tangent: self.tangent,
+            penalty: d.solver.penalty,
+            tangent: d.solver.tangent,
         }
     }
 }
@@ -98,22 +91,16 @@ enum Stepper {
     Implicit(Box<Integrator<Index3Dae>>),
 }
 
-/// The formulations' states.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum EngineSnapshot {
-    Index3 {
-        state: MechState,
-        /// The integrator's history besides `state` (previous states, step sizes, SS
-        /// auxiliary vectors); None for the half-implicit method.
-        history: Option<History<MechState>>,
-    },
-    Semirecursive(SemiState),
-}
-
 /// Everything that influences the rest of a run, in a self-contained form.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationSnapshot {
-    pub engine: EngineSnapshot,
+    /// The state as absolute body states (the semirecursive formulations' view of theirs).
+    pub state: MechState,
+    /// The integrator's history besides `state` (previous states, step sizes, SS auxiliary
+    /// vectors); None for the half-implicit method and the semirecursive formulations.
+    pub history: Option<History<MechState>>,
+    /// The state of a semirecursive formulation (None for the index-3 formulation).
+    pub semirecursive: Option<SemiState>,
     pub inputs: Vec<f64>,
     pub steps: u64,
     pub last_iterations: u32,
@@ -155,14 +142,14 @@ impl Simulation {
     /// Compiles the description, assembles consistent initial conditions and starts the
     /// chosen integrator.
     pub fn new(d: &Description, settings: SolverSettings) -> Result<Simulation, BuildError> {
-        if settings.formulation.is_semirecursive() {
+        if d.solver.formulation.is_semirecursive() {
             if settings.method != Method::Trapezoidal {
                 return Err(BuildError::Solver(format!(
                     "the semirecursive formulations integrate with the trapezoidal rule (seed 004 Sect. 4), not {}",
                     settings.method.item_name()
                 )));
             }
-            let semi = Semirecursive::new(d, settings.semirecursive()).map_err(BuildError::Semirecursive)?;
+            let semi = Semirecursive::new(d, settings.semirecursive(d)).map_err(BuildError::Semirecursive)?;
             return Ok(Simulation {
                 assembly: semi.assembly.clone(),
                 engine: Engine::Semirecursive(Box::new(semi)),
@@ -322,17 +309,15 @@ impl Simulation {
     }
 
     pub fn snapshot(&self) -> SimulationSnapshot {
+        let (history, semirecursive) = match &self.engine {
+            Engine::Index3 { stepper: Stepper::HalfImplicit { .. }, .. } => (None, None),
+            Engine::Index3 { stepper: Stepper::Implicit(i), .. } => (Some(i.history()), None),
+            Engine::Semirecursive(s) => (None, Some(s.state.clone())),
+        };
         SimulationSnapshot {
-            engine: match &self.engine {
-                Engine::Index3 { stepper, .. } => EngineSnapshot::Index3 {
-                    state: self.state().clone(),
-                    history: match stepper {
-                        Stepper::HalfImplicit { .. } => None,
-                        Stepper::Implicit(i) => Some(i.history()),
-                    },
-                },
-                Engine::Semirecursive(s) => EngineSnapshot::Semirecursive(s.state.clone()),
-            },
+            state: self.state().clone(),
+            history,
+            semirecursive,
             inputs: self.inputs().to_vec(),
             steps: self.steps,
             last_iterations: self.last_iterations,
@@ -342,17 +327,15 @@ impl Simulation {
 
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
-        let (dae, stepper, state, history) = match (&mut self.engine, &s.engine) {
-            (Engine::Semirecursive(semi), EngineSnapshot::Semirecursive(state)) => {
+        let (dae, stepper, state, history) = match (&mut self.engine, &s.semirecursive) {
+            (Engine::Semirecursive(semi), Some(state)) => {
                 semi.restore(state, &s.inputs)?;
                 self.steps = s.steps;
                 self.last_iterations = s.last_iterations;
                 self.total_iterations = s.total_iterations;
                 return Ok(());
             }
-            (Engine::Index3 { dae, stepper }, EngineSnapshot::Index3 { state, history }) => {
-                (dae, stepper, state, history)
-            }
+            (Engine::Index3 { dae, stepper }, None) => (dae, stepper, &s.state, &s.history),
             _ => return Err("the snapshot was taken with another formulation".into()),
         };
         let m = &dae.mech;

@@ -424,12 +424,12 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         )?;
                     }
                     ForceQuantity::Force => {
-                        b.output(
-                            format!("{force}.force"),
-                            force_unit,
-                            format!("Tension (TSDA), pushing force (actuator), torque (RSDA) or magnitude of {force}"),
-                            Quantity::ForceValue { force: i },
-                        )?;
+                        let text = if matches!(d.forces[i], Force::Actuator { .. }) {
+                            format!("Force of actuator {force}, pushing its ends apart")
+                        } else {
+                            format!("Tension (TSDA), torque (RSDA) or magnitude of {force}")
+                        };
+                        b.output(format!("{force}.force"), force_unit, text, Quantity::ForceValue { force: i })?;
                     }
                     ForceQuantity::Rate => {
                         if len_unit.is_empty() {

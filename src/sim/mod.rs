@@ -291,6 +291,18 @@ impl Slave {
         }
         let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
         d.experiment.start = self.start_time;
+        // The formulation and its parameters belong to the description's solver section.
+        for v in self.variables() {
+            let x = self.values[v.value_reference as usize];
+            match v.binding {
+                Binding::Solver(SolverSetting::Formulation) => {
+                    d.solver.formulation = Formulation::from_code(x as i64).expect("validated on set")
+                }
+                Binding::Solver(SolverSetting::Penalty) => d.solver.penalty = x,
+                Binding::Solver(SolverSetting::PressureTolerance) => d.solver.pressure_tolerance = x,
+                _ => {}
+            }
+        }
         d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
         Ok(d)
     }
@@ -308,11 +320,6 @@ impl Slave {
                 Binding::Solver(SolverSetting::Tolerance) => s.newton.tolerance = x,
                 Binding::Solver(SolverSetting::MaxIterations) => s.newton.max_iterations = x as u32,
                 Binding::Solver(SolverSetting::RhoInf) => s.rho_inf = x,
-                Binding::Solver(SolverSetting::Formulation) => {
-                    s.formulation = Formulation::from_code(x as i64).expect("validated on set")
-                }
-                Binding::Solver(SolverSetting::Penalty) => s.penalty = x,
-                Binding::Solver(SolverSetting::PressureTolerance) => s.pressure_tolerance = x,
                 _ => {}
             }
         }
