@@ -13,21 +13,25 @@ pub fn library_file_name() -> String {
     format!("{}mbfmu{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
 }
 
-/// The cdylib built alongside the running executable: next to it (`cargo build`/`run`) or in
-/// its parent directory (test executables live in `target/<profile>/deps`).
+/// The cdylib built alongside the running executable: `target/<profile>/` (cargo build) or
+/// `target/<profile>/deps/` (cargo run and cargo test leave the fresh file there only). When
+/// both exist the newer one is the library of this build.
 pub fn locate_library() -> io::Result<PathBuf> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().ok_or_else(|| io::Error::other("executable has no directory"))?;
     let name = library_file_name();
-    [dir.join(&name), dir.join("deps").join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()]
-        .into_iter()
-        .find(|p| p.is_file())
-        .ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{name} was not found next to {}; build the library first", exe.display()),
-            )
-        })
+    // On equal modification times the deps/ file (listed first) wins.
+    let candidates =
+        [dir.join("deps").join(&name), dir.join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()];
+    let mut found: Vec<_> =
+        candidates.into_iter().filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p))).collect();
+    found.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+    found.into_iter().next().map(|(_, p)| p).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{name} was not found next to {}; build the library first", exe.display()),
+        )
+    })
 }
 
 /// Platform folder of the binary inside the archive.
@@ -51,8 +55,80 @@ pub fn documentation_html(entry: &CatalogEntry, version: FmiVersion) -> String {
     crate::documentation::model_page(entry, version)
 }
 
-/// Writes one archive to `out`.
+/// File, inside the archive's resources folder, that carries the description of a model
+/// that is not in the library's catalog.
+pub const RESOURCE_DESCRIPTION: &str = "model.json";
+
+/// Everything one archive holds besides the library.
+pub struct FmuContent {
+    pub name: String,
+    pub fmi2_xml: String,
+    pub fmi3_xml: String,
+    pub documentation2: String,
+    pub documentation3: String,
+    /// `resources/model.json`: the description of a model outside the catalog, which the
+    /// library reads at instantiation (its token is checked against the XML's).
+    pub resource_description: Option<String>,
+}
+
+impl FmuContent {
+    pub fn catalog(entry: &CatalogEntry) -> FmuContent {
+        FmuContent {
+            name: entry.name.to_string(),
+            fmi2_xml: entry.fmi2_xml.to_string(),
+            fmi3_xml: entry.fmi3_xml.to_string(),
+            documentation2: documentation_html(entry, FmiVersion::V2),
+            documentation3: documentation_html(entry, FmiVersion::V3),
+            resource_description: None,
+        }
+    }
+
+    /// A model described by the user: validated, its interface and XML generated here.
+    pub fn from_description(json: &str) -> Result<FmuContent, String> {
+        let model = crate::sim::Model::from_json(json)?;
+        let xml = |version| {
+            crate::interface::model_description_xml(
+                &model.description,
+                &model.interface,
+                &model.token,
+                version,
+                env!("CARGO_PKG_VERSION"),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let page = |version| crate::documentation::page(&model.description, &model.interface, version);
+        Ok(FmuContent {
+            name: model.description.name.clone(),
+            fmi2_xml: xml(FmiVersion::V2)?,
+            fmi3_xml: xml(FmiVersion::V3)?,
+            documentation2: page(FmiVersion::V2),
+            documentation3: page(FmiVersion::V3),
+            resource_description: Some(json.to_string()),
+        })
+    }
+
+    fn xml(&self, version: FmiVersion) -> &str {
+        match version {
+            FmiVersion::V2 => &self.fmi2_xml,
+            FmiVersion::V3 => &self.fmi3_xml,
+        }
+    }
+
+    fn documentation(&self, version: FmiVersion) -> &str {
+        match version {
+            FmiVersion::V2 => &self.documentation2,
+            FmiVersion::V3 => &self.documentation3,
+        }
+    }
+}
+
+/// Writes one archive of a catalog model to `out`.
 pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
+    write_archive(&FmuContent::catalog(entry), version, library, out)
+}
+
+/// Writes one archive to `out`.
+pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -63,12 +139,14 @@ pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out:
     let options = SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
         .last_modified_time(zip::DateTime::default());
-    let documentation = documentation_html(entry, version);
-    let entries: [(String, &[u8]); 3] = [
-        ("modelDescription.xml".into(), model_description(entry, version).as_bytes()),
-        (format!("binaries/{}/{}.so", platform_folder(version), entry.name), &binary),
-        ("documentation/index.html".into(), documentation.as_bytes()),
+    let mut entries: Vec<(String, &[u8])> = vec![
+        ("modelDescription.xml".into(), content.xml(version).as_bytes()),
+        (format!("binaries/{}/{}.so", platform_folder(version), content.name), &binary),
+        ("documentation/index.html".into(), content.documentation(version).as_bytes()),
     ];
+    if let Some(json) = &content.resource_description {
+        entries.push((format!("resources/{RESOURCE_DESCRIPTION}"), json.as_bytes()));
+    }
     for (name, data) in entries {
         zip.start_file(name, options).map_err(io::Error::other)?;
         zip.write_all(data)?;
@@ -77,15 +155,22 @@ pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out:
     Ok(())
 }
 
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model.
+pub fn package_model(content: &FmuContent, library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
+        let out = root.join(folder).join(format!("{}.fmu", content.name));
+        write_archive(content, version, library, &out)?;
+        written.push(out);
+    }
+    Ok(written)
+}
+
 /// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model.
 pub fn package_catalog(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for entry in CATALOG {
-        for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
-            let out = root.join(folder).join(format!("{}.fmu", entry.name));
-            write_fmu(entry, version, library, &out)?;
-            written.push(out);
-        }
+        written.extend(package_model(&FmuContent::catalog(entry), library, root)?);
     }
     Ok(written)
 }

@@ -130,3 +130,14 @@ fn a_driver_on_a_joint_without_that_coordinate_is_rejected() {
     };
     assert_rejected(&v, &["driver 'crank_drive'", "joint 'crank_pin'", "no coordinate that can be driven"]);
 }
+
+/// The catalog's descriptions are consistent: assembly changes nothing beyond round-off of
+/// their rounded data, so their FMUs start without a warning.
+#[test]
+fn catalog_models_start_consistent() {
+    for entry in mbfmu::models::CATALOG {
+        let d: Description = description::parse(entry.json).unwrap();
+        let sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+        assert!(!sim.assembly.corrected(), "{}: {}", entry.name, sim.assembly);
+    }
+}

@@ -537,6 +537,49 @@ fn debug_logging_honours_categories() {
     }
 }
 
+/// logNonlinearSystems reports the solver work of each DoStep: the number of internal steps
+/// follows from the communication step and solver.stepSize, and the iterations agree with
+/// the model's own steps/newton_iterations bookkeeping.
+#[test]
+fn log_nonlinear_systems_reports_the_work_of_each_step() {
+    let entry = mbfmu::models::find("DoublePendulum").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let internal = (h / model.description.solver.step_size).round() as u64;
+    let only = [cstring("logNonlinearSystems")];
+    let only = only.iter().map(|c| c.as_ptr()).collect::<Vec<_>>();
+    let expected = format!("{internal} internal steps");
+
+    let f = Fmu3::new(entry, "work3");
+    f.init(start, stop);
+    unsafe {
+        assert_eq!(f.b.fmi3SetDebugLogging(f.c, true, 1, only.as_ptr()), OK3);
+        f.log.clear();
+        assert_eq!(f.do_step(start, h).0, OK3);
+        let lines = f.log.lines();
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0].1, "logNonlinearSystems");
+        assert!(lines[0].2.starts_with("fmi3DoStep") && lines[0].2.contains(&expected), "{lines:?}");
+        let iterations: u64 = lines[0].2.split(", ").nth(1).and_then(|s| s.split(' ').next()).unwrap().parse().unwrap();
+        assert!(iterations >= internal, "at least one Newton iteration per internal step: {lines:?}");
+    }
+
+    let f = Fmu2::new(entry, "work2");
+    f.init(start, stop);
+    unsafe {
+        assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 1, only.as_ptr()), OK2);
+        assert_eq!(f.do_step(start, h), OK2);
+        assert_eq!(f.do_step(start + h, h), OK2);
+        let work: Vec<_> = f.lines().into_iter().filter(|(_, l)| l.starts_with("fmi2DoStep")).collect();
+        assert_eq!(work.len(), 2, "{work:?}");
+        assert!(work.iter().all(|(_, l)| l.contains(&expected)), "{work:?}");
+        // Off again: DoStep is silent.
+        assert_eq!(f.b.fmi2SetDebugLogging(f.c, 0, 0, std::ptr::null()), OK2);
+        assert_eq!(f.do_step(start + 2.0 * h, h), OK2);
+        assert_eq!(f.lines().iter().filter(|(_, l)| l.starts_with("fmi2DoStep")).count(), 2);
+    }
+}
+
 #[test]
 fn unsupported_functions_log_and_return_error() {
     let entry = &CATALOG[0];

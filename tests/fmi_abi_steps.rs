@@ -70,9 +70,14 @@ fn communication_points_and_step_sizes() {
 
 /// Solver settings under which the first communication step of the default experiment
 /// cannot converge: one Newton iteration on one internal step as long as the whole step.
+/// A mechanism held in static equilibrium by its force input (the split hydraulic four-bar)
+/// would not move at all: its input is dropped so that it falls.
 fn break_newton(set_real: impl Fn(u32, f64) -> u32, set_int: impl Fn(u32, i32) -> u32, model: &Model, h: f64) {
     assert_eq!(set_real(var(model, "solver.stepSize").value_reference, h), 0);
     assert_eq!(set_int(var(model, "solver.maxIterations").value_reference, 1), 0);
+    if let Some(v) = model.interface.by_name("cylinder_force") {
+        assert_eq!(set_real(v.value_reference, 0.0), 0);
+    }
 }
 
 #[test]
@@ -175,7 +180,7 @@ fn corrupted_truncated_and_foreign_states_are_refused() {
             assert!(state.is_null(), "no state is returned");
             // The instance is in the error state but unchanged: the good state restores it.
             assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, good) }, OK2);
-            assert_eq!(bits(&outputs2(&f, &model)), bits(&expected));
+            assert_eq!(bits(&outputs2(&f, &model)), bits(&expected), "{}", entry.name);
         }
         let mut junk = garbage();
         unsafe {

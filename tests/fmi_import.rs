@@ -23,7 +23,8 @@ fn experiment(start: Option<f64>, stop: Option<f64>, step: Option<f64>, fmu: &st
 /// The FMI 3 FMU unpacked and handed to the `fmi` crate. fmi-schema 0.8 (its XML parser)
 /// rejects valid FMI 3.0 descriptions: its Float64 knows no `unit`/`displayUnit`/`nominal`
 /// attribute and there is no `<Enumeration>` variable element. The crate therefore gets a copy
-/// of modelDescription.xml without those attributes and variables; the binary, the token and
+/// of modelDescription.xml without those attributes and variables, and without the base units
+/// (it knows no ampere exponent `A`, which the volt of the hydraulic models needs); the binary, the token and
 /// the DefaultExperiment are the archive's own (fmpy validates the unmodified XML, tests/fmpy.rs).
 fn import_fmi3(path: &std::path::Path) -> Fmi3Import {
     let dir = tempfile::tempdir().unwrap();
@@ -31,7 +32,7 @@ fn import_fmi3(path: &std::path::Path) -> Fmi3Import {
     let xml = std::fs::read_to_string(dir.path().join("modelDescription.xml")).unwrap();
     let reduced: Vec<String> = xml
         .lines()
-        .filter(|line| !line.trim_start().starts_with("<Enumeration "))
+        .filter(|line| !line.trim_start().starts_with("<Enumeration ") && !line.trim_start().starts_with("<BaseUnit "))
         .map(|line| {
             if !line.trim_start().starts_with("<Float64 ") {
                 return line.to_string();

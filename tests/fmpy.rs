@@ -6,11 +6,10 @@ mod common_fmu;
 
 use std::process::Command;
 
-#[test]
-fn fmpy_validates_and_runs_every_fmu() {
-    let dir = common_fmu::packaged_catalog();
+/// Runs tests/fmpy_checks.py on `<dir>/fmi2/*.fmu` and `<dir>/fmi3/*.fmu` of `models` models.
+fn fmpy_checks(dir: &std::path::Path, models: usize) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fmpy_checks.py");
-    let output = match Command::new("python3").arg(script).arg(dir.path()).output() {
+    let output = match Command::new("python3").arg(script).arg(dir).output() {
         Ok(output) => output,
         Err(e) => panic!("cannot run python3 ({e}): install Python 3 and fmpy (python3 -m pip install fmpy)"),
     };
@@ -24,5 +23,21 @@ fn fmpy_validates_and_runs_every_fmu() {
     }
     // Every FMU of both versions went through every check.
     let passed = stdout.lines().filter(|l| l.starts_with("ok ")).count();
-    assert_eq!(passed, 2 * 4 * mbfmu::models::CATALOG.len(), "{stdout}");
+    assert_eq!(passed, 2 * 4 * models, "{stdout}");
+}
+
+#[test]
+fn fmpy_validates_and_runs_every_fmu() {
+    let dir = common_fmu::packaged_catalog();
+    fmpy_checks(dir.path(), mbfmu::models::CATALOG.len());
+}
+
+/// A description outside the catalog, packaged with its resources/model.json.
+#[test]
+fn fmpy_validates_and_runs_a_user_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let library = mbfmu::package::locate_library().expect("the cdylib is built next to the test executable");
+    let content = mbfmu::package::FmuContent::from_description(include_str!("data/UserPendulum.json")).unwrap();
+    mbfmu::package::package_model(&content, &library, dir.path()).unwrap();
+    fmpy_checks(dir.path(), 1);
 }

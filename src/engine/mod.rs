@@ -243,6 +243,18 @@ impl Simulation {
         }
     }
 
+    /// Sets input `index`, held over the following steps.
+    /// Fails, keeping the previous value, if the model cannot be evaluated with it.
+    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        match &mut self.engine {
+            Engine::Index3 { dae, .. } => {
+                dae.mech.inputs[index] = value;
+                Ok(())
+            }
+            Engine::Semirecursive(s) => s.set_input(index, value),
+        }
+    }
+
     /// One internal step of size `h`; the state time is set exactly to `target`.
     fn step(&mut self, target: f64) -> Result<StepStats, StepError> {
         let h = target - self.time();

@@ -74,11 +74,11 @@ pub unsafe extern "C" fn fmi2Instantiate(
         let Some(guid) = opt_string(fmuGUID) else {
             return refuse("fmuGUID is NULL".into());
         };
-        let model = match model_for_token(&guid) {
+        let resources = opt_string(fmuResourceLocation).and_then(|s| uri::resource_dir(&s));
+        let model = match model_for_token(&guid, resources.as_deref()) {
             Ok(m) => m,
             Err(e) => return refuse(e),
         };
-        let resources = opt_string(fmuResourceLocation).and_then(|s| uri::resource_dir(&s));
         I2::new(model, log, resources).into_handle()
     })
 }
@@ -394,8 +394,10 @@ pub unsafe extern "C" fn fmi2DoStep(
             if !(h.is_finite() && h > 0.0) {
                 return Err(format!("communicationStepSize {h} must be a finite number > 0 (FMI 2.0.4 Sect. 4.2.2)"));
             }
+            let counters = i.solver_counters();
             match i.slave.do_step(t, h) {
                 Ok(()) => {
+                    i.log_solver_work("fmi2DoStep", t, counters);
                     i.last_successful_time = i.slave.time();
                     Ok(Status::Ok)
                 }

@@ -146,11 +146,11 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         let Some(token) = opt_string(instantiationToken) else {
             return refuse(&log, F, "instantiationToken is NULL");
         };
-        let model = match model_for_token(&token) {
+        let resources = opt_string(resourcePath).and_then(|s| uri::resource_dir(&s));
+        let model = match model_for_token(&token, resources.as_deref()) {
             Ok(m) => m,
             Err(e) => return refuse(&log, F, &e),
         };
-        let resources = opt_string(resourcePath).and_then(|s| uri::resource_dir(&s));
         I3::new(model, log, resources).into_handle()
     })
 }
@@ -383,8 +383,10 @@ pub unsafe extern "C" fn fmi3DoStep(
                 return Err(format!("communicationStepSize {h} must be a finite number > 0 (FMI 3.0 Sect. 4.2.1)"));
             }
             let before = i.slave.snapshot();
+            let counters = i.solver_counters();
             match i.slave.do_step(t, h) {
                 Ok(()) => {
+                    i.log_solver_work("fmi3DoStep", t, counters);
                     i.last_successful_time = i.slave.time();
                     *last = i.last_successful_time;
                     Ok(Status::Ok)

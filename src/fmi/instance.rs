@@ -69,6 +69,29 @@ impl<S: Machine> Instance<S> {
         }
     }
 
+    /// Internal steps taken and Newton iterations spent so far.
+    pub fn solver_counters(&self) -> (u64, u64) {
+        self.slave.simulation().map_or((0, 0), |s| (s.steps, s.total_iterations))
+    }
+
+    /// Category logNonlinearSystems: the solver work of the DoStep from `t` that began with
+    /// the counters `before` (formatted only when the category is on).
+    pub fn log_solver_work(&self, function: &str, t: f64, before: (u64, u64)) {
+        if self.log.wants(Status::Ok, "logNonlinearSystems") {
+            let (steps, iterations) = self.solver_counters();
+            let (steps, iterations) = (steps.saturating_sub(before.0), iterations.saturating_sub(before.1));
+            let per_step = if steps > 0 { iterations as f64 / steps as f64 } else { 0.0 };
+            self.log.log(
+                Status::Ok,
+                "logNonlinearSystems",
+                &format!(
+                    "{function}: {t} -> {}: {steps} internal steps, {iterations} Newton iterations ({per_step:.2} per step)",
+                    self.slave.time()
+                ),
+            );
+        }
+    }
+
     /// Logs `text` with the category that belongs to `status`.
     pub fn report(&self, status: Status, text: &str) {
         if let Some(category) = status.category() {

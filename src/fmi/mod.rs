@@ -25,8 +25,10 @@ pub mod uri;
 pub mod values;
 
 use crate::models;
+use crate::package::RESOURCE_DESCRIPTION;
 use crate::sim::Model;
 use std::ffi::{c_char, CStr};
+use std::path::Path;
 use std::sync::Arc;
 
 /// A C string as Rust text (lossy), `None` for NULL.
@@ -54,14 +56,41 @@ pub unsafe fn c_strings(p: *const *const c_char, n: usize, what: &str) -> Result
         .collect()
 }
 
-/// The catalog model whose GUID / instantiationToken is `token` (ARCHITECTURE.md
-/// principle 3: one binary, every model, selected at instantiation).
-pub fn model_for_token(token: &str) -> Result<Arc<Model>, String> {
-    let entry = models::by_token(token).ok_or_else(|| {
-        format!(
-            "the GUID/instantiationToken {token} matches no model of this binary: the \
-             modelDescription.xml and the binary come from different builds"
-        )
-    })?;
-    Model::from_catalog(entry).map(Arc::new)
+/// The model whose GUID / instantiationToken is `token` (ARCHITECTURE.md principle 3: one
+/// binary, every model, selected at instantiation): a catalog model, or else the description
+/// in `<resources>/model.json` that `mbfmu package --model` put into the archive.
+pub fn model_for_token(token: &str, resources: Option<&Path>) -> Result<Arc<Model>, String> {
+    if let Some(entry) = models::by_token(token) {
+        return Model::from_catalog(entry).map(Arc::new);
+    }
+    let mismatch = "the modelDescription.xml and the binary come from different builds";
+    let Some(dir) = resources else {
+        return Err(format!(
+            "the GUID/instantiationToken {token} matches no model of this binary and no resource \
+             location was given to look for {RESOURCE_DESCRIPTION}: {mismatch}"
+        ));
+    };
+    let path = dir.join(RESOURCE_DESCRIPTION);
+    let json = match std::fs::read_to_string(&path) {
+        Ok(json) => json,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!(
+                "the GUID/instantiationToken {token} matches no model of this binary and the FMU has no \
+                 {}: {mismatch}",
+                path.display()
+            ))
+        }
+        Err(e) => return Err(format!("cannot read the model description {}: {e}", path.display())),
+    };
+    let model =
+        Model::from_json(&json).map_err(|e| format!("the model description {} is invalid: {e}", path.display()))?;
+    if model.token != token {
+        return Err(format!(
+            "the GUID/instantiationToken {token} differs from the token {} of {}: the modelDescription.xml \
+             and the model description do not belong together (repackage the FMU)",
+            model.token,
+            path.display()
+        ));
+    }
+    Ok(Arc::new(model))
 }

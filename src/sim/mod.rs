@@ -341,9 +341,11 @@ impl Slave {
         let d = self.effective_description()?;
         let settings = self.solver_settings(&d);
         let mut sim = Simulation::new(&d, settings).map_err(|e| SlaveError::Model(e.to_string()))?;
+        let report = sim.assembly.to_string();
         if sim.assembly.corrected() {
-            let report = sim.assembly.to_string();
             self.note("logStatusWarning", format!("initial conditions corrected: {report}"));
+        } else {
+            self.note("logNonlinearSystems", format!("initial conditions assembled: {report}"));
         }
         self.apply_inputs(&mut sim)?;
         self.sim = Some(sim);
@@ -462,9 +464,7 @@ impl Slave {
                     Binding::Input { index } => index,
                     _ => unreachable!("inputs bind to input slots"),
                 };
-                let mut inputs = sim.inputs().to_vec();
-                inputs[index] = value;
-                sim.set_inputs(&inputs).map_err(|e| reject(&e))?;
+                sim.set_input(index, value).map_err(|e| reject(&e))?;
             }
         }
         self.values[vr as usize] = value;

@@ -27,9 +27,10 @@ pub struct AssemblyReport {
 }
 
 impl AssemblyReport {
-    /// True if the description's state was not already consistent (worth a warning).
+    /// True if the description's state was noticeably inconsistent (worth a warning): more
+    /// than round-off of rounded input data (1e-9 m or rad, 1e-6 m/s or rad/s) was changed.
     pub fn corrected(&self) -> bool {
-        self.max_translation > 1e-9 || self.max_rotation > 1e-9 || self.max_velocity_change > 1e-9
+        self.max_translation > 1e-9 || self.max_rotation > 1e-9 || self.max_velocity_change > 1e-6
     }
 }
 

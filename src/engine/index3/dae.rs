@@ -203,7 +203,7 @@ impl DaeSystem for Index3Dae {
         let m = &self.mech;
         let nb = m.n_bodies();
         m.applied_forces(&self.bodies, &base.angles, &self.friction, &mut self.loads);
-        m.constraint_jacobian(t, base, &self.bodies, &mut self.ce);
+        m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         let gtl = &mut self.gtl;
         gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
         super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
@@ -238,7 +238,7 @@ impl DaeSystem for Index3Dae {
         self.update_friction(base);
         let m = &self.mech;
         let nb = m.n_bodies();
-        m.constraint_jacobian(t, base, &self.bodies, &mut self.ce);
+        m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         self.b0 = b0;
         self.kkt.clear();

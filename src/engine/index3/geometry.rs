@@ -156,6 +156,30 @@ impl Term {
         }
     }
 
+    /// Value and Jacobian row from vector values (no rates: what stepping needs).
+    pub fn row(&self, p: &Pair, vectors: &[Vector], values: &[Vector3<f64>]) -> (f64, Row) {
+        let dot_row = |a: usize, b: usize| {
+            let mut row = [[0.0; 6]; 2];
+            vectors[a].add_row(p, &values[b], &mut row);
+            vectors[b].add_row(p, &values[a], &mut row);
+            (values[a].dot(&values[b]), row)
+        };
+        match *self {
+            Term::Dot(a, b) => dot_row(a, b),
+            Term::Angle { f1, g1, f2 } => {
+                let ((s, srow), (c, crow)) = (dot_row(g1, f2), dot_row(f1, f2));
+                let rho2 = s * s + c * c;
+                let mut row = [[0.0; 6]; 2];
+                for (r, (sr, cr)) in row.iter_mut().zip(srow.iter().zip(&crow)) {
+                    for (x, (a, b)) in r.iter_mut().zip(sr.iter().zip(cr)) {
+                        *x = (c * a - s * b) / rho2;
+                    }
+                }
+                (s.atan2(c), row)
+            }
+        }
+    }
+
     pub fn evaluate(&self, p: &Pair, vectors: &[Vector], values: &[VectorValue]) -> TermEval {
         match *self {
             Term::Dot(a, b) => dot(p, vectors, values, a, b),

@@ -78,7 +78,7 @@ impl HalfImplicit {
         }
         // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
         if nc > 0 {
-            m.constraint_jacobian(state.t, state, &state.bodies, &mut self.ce);
+            m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
             self.schur.factor(&self.ce.rows).map_err(|e| StepError::Singular {
                 time: state.t,
                 detail: format!("constraint Jacobian is rank deficient ({e:?})"),

@@ -306,6 +306,29 @@ impl Mechanism {
         }
     }
 
+    /// Phi and the Jacobian rows (no velocity terms: what a step needs; `nu` and `gamma` of
+    /// `out` are left as they are).
+    pub fn constraint_rows(&self, t: f64, base: &MechState, bodies: &[BodyState], out: &mut ConstraintEval) {
+        let n = self.constraints.len();
+        out.rows.resize(n, [[0.0; 6]; 2]);
+        out.phi.resize(n, 0.0);
+        let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.values(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let (value, row) = c.term.row(&pair, &g.geometry.vectors, &values);
+                let f = self.target(c, t, base).f;
+                out.rows[k] = row;
+                out.phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(value - f),
+                    Term::Dot(..) => value - f,
+                };
+            }
+        }
+    }
+
     /// Jacobian row of constraint `k` alone.
     pub fn row_jacobian(&self, k: usize, bodies: &[BodyState]) -> Row {
         let c = &self.constraints[k];

@@ -189,22 +189,30 @@ impl SparseCholesky {
     }
 }
 
-/// Cholesky of a small SPD matrix stored densely (column-major, lower triangle): below
+/// Cholesky of a small SPD matrix stored densely (row-major, lower triangle): below
 /// [`DENSE_CHOLESKY_LIMIT`] index bookkeeping of the sparse kernel costs more than the
-/// arithmetic it saves.
+/// arithmetic it saves. Rows of L are contiguous, so every inner loop is a dot product or
+/// an axpy over slices (no bounds checks, vectorizable).
 pub struct DenseCholesky {
     n: usize,
+    /// Row i of L occupies a[i n .. i n + i + 1].
     a: Vec<f64>,
+    /// 1 / L(i, i) after factoring.
+    inv_diag: Vec<f64>,
 }
 
 /// Largest SPD system factored densely.
 pub const DENSE_CHOLESKY_LIMIT: usize = 32;
 
+fn dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().zip(y).map(|(a, b)| a * b).sum()
+}
+
 impl DenseCholesky {
     /// Like [`SparseCholesky::new`]: returns the storage position of each lower entry.
     pub fn new(n: usize, lower: &[(usize, usize)]) -> (Self, Vec<usize>) {
-        let positions = lower.iter().map(|&(r, c)| r + c * n).collect();
-        (DenseCholesky { n, a: vec![0.0; n * n] }, positions)
+        let positions = lower.iter().map(|&(r, c)| r * n + c).collect();
+        (DenseCholesky { n, a: vec![0.0; n * n], inv_diag: vec![0.0; n] }, positions)
     }
 
     pub fn clear(&mut self) {
@@ -215,54 +223,42 @@ impl DenseCholesky {
         &mut self.a
     }
 
-    /// Left-looking factorization in place, by rows of L (short loops over contiguous
-    /// data; n is small).
+    /// Row-by-row (Cholesky-Banachiewicz) factorization in place:
+    /// L(i, j) = (A(i, j) - L(i, :j) . L(j, :j)) / L(j, j).
     pub fn factor(&mut self) -> Result<(), NotPositiveDefinite> {
         let n = self.n;
-        let a = &mut self.a[..n * n];
-        for j in 0..n {
-            // L[j][k] is stored at a[j + k n]; row j of L is strided, so gather it first.
-            let mut row = [0.0; DENSE_CHOLESKY_LIMIT];
-            for k in 0..j {
-                row[k] = a[j + k * n];
+        for i in 0..n {
+            let (done, rest) = self.a.split_at_mut(i * n);
+            let row_i = &mut rest[..=i];
+            for j in 0..i {
+                let row_j = &done[j * n..j * n + j];
+                row_i[j] = (row_i[j] - dot(&row_i[..j], row_j)) * self.inv_diag[j];
             }
-            let mut d = a[j + j * n];
-            for &l in &row[..j] {
-                d -= l * l;
-            }
+            let d = row_i[i] - dot(&row_i[..i], &row_i[..i]);
             if d.is_nan() || d <= 0.0 {
-                return Err(NotPositiveDefinite(j));
+                return Err(NotPositiveDefinite(i));
             }
-            let ljj = d.sqrt();
-            a[j + j * n] = ljj;
-            let inv = 1.0 / ljj;
-            for i in j + 1..n {
-                let mut s = a[i + j * n];
-                for k in 0..j {
-                    s -= a[i + k * n] * row[k];
-                }
-                a[i + j * n] = s * inv;
-            }
+            let lii = d.sqrt();
+            row_i[i] = lii;
+            self.inv_diag[i] = 1.0 / lii;
         }
         Ok(())
     }
 
+    /// Solves A x = b in place: L y = b by rows, then L^T x = y by rows of L (axpy).
     pub fn solve(&self, b: &mut [f64]) {
         let n = self.n;
-        let (a, b) = (&self.a[..n * n], &mut b[..n]);
-        for j in 0..n {
-            let mut s = b[j];
-            for k in 0..j {
-                s -= a[j + k * n] * b[k];
-            }
-            b[j] = s / a[j + j * n];
+        let b = &mut b[..n];
+        for i in 0..n {
+            let row = &self.a[i * n..i * n + i];
+            b[i] = (b[i] - dot(row, &b[..i])) * self.inv_diag[i];
         }
-        for j in (0..n).rev() {
-            let mut s = b[j];
-            for i in j + 1..n {
-                s -= a[i + j * n] * b[i];
+        for i in (0..n).rev() {
+            let xi = b[i] * self.inv_diag[i];
+            b[i] = xi;
+            for (bk, l) in b[..i].iter_mut().zip(&self.a[i * n..i * n + i]) {
+                *bk -= l * xi;
             }
-            b[j] = s / a[j + j * n];
         }
     }
 }

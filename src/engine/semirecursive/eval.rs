@@ -75,7 +75,8 @@ impl Semirecursive {
 
     /// As [`Semirecursive::solve_positions`]; unless `exact`, a last correction below 1e-3
     /// of the tolerance is applied to the coordinates without evaluating the positions anew
-    /// (the kinematics then lag by that correction, far below what Newton resolves).
+    /// (the kinematics then lag by that correction, far below what Newton resolves); if
+    /// `exact`, a last correction below 1e-13 (round-off) is dropped.
     pub(super) fn solve_positions_to(&mut self, t: f64, exact: bool) -> Result<(), StepError> {
         let n = self.tree.n_coordinates();
         let tol = self.settings.tolerance;
@@ -89,17 +90,20 @@ impl Semirecursive {
             let m = w.dep.len();
             w.tmp_m[..m].copy_from_slice(&w.phi);
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
-            let mut largest = 0.0f64;
-            for (k, &j) in w.dep.iter().enumerate() {
-                w.z[j] -= w.tmp_m[k];
-                largest = largest.max(w.tmp_m[k].abs());
-            }
+            let largest = w.tmp_m[..m].iter().fold(0.0f64, |a, x| a.max(x.abs()));
             if !largest.is_finite() {
                 return Err(StepError::NonFinite { time: t, what: "dependent coordinates".into() });
             }
-            // A correction this small leaves the positions where they were to round-off
-            // (exact) or far below what Newton resolves: no new evaluation.
-            if largest <= if exact { 1e-13 } else { 1e-3 * tol } {
+            // A round-off correction is not applied: the positions stay exactly those of
+            // the coordinates (a restored state reproduces them bit for bit).
+            if exact && largest <= 1e-13 {
+                return Ok(());
+            }
+            for (k, &j) in w.dep.iter().enumerate() {
+                w.z[j] -= w.tmp_m[k];
+            }
+            // A correction this small is far below what Newton resolves: no new evaluation.
+            if !exact && largest <= 1e-3 * tol {
                 return Ok(());
             }
             if largest <= tol {

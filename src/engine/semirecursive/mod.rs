@@ -298,6 +298,20 @@ impl Semirecursive {
         self.refresh()
     }
 
+    /// Sets input `index` (at the current time); on failure the previous value is kept.
+    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        let (old, old_time) = (self.inputs[index], self.state.input_time);
+        self.inputs[index] = value;
+        self.state.input_time = self.state.t;
+        if let Err(e) = self.refresh() {
+            self.inputs[index] = old;
+            self.state.input_time = old_time;
+            self.refresh()?;
+            return Err(e);
+        }
+        Ok(())
+    }
+
     /// Replaces the state (a snapshot of the same model) and the inputs.
     pub fn restore(&mut self, state: &SemiState, inputs: &[f64]) -> Result<(), String> {
         let s = &self.state;

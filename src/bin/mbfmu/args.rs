@@ -1,0 +1,197 @@
+//! Command-line syntax (clap derive). The doc comments are the `--help` text.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mbfmu",
+    version,
+    about = "Multibody models as FMI 2.0 / FMI 3.0 co-simulation FMUs: package them, simulate any FMU",
+    long_about = "Multibody models as FMI 2.0 / FMI 3.0 co-simulation FMUs.\n\n\
+        `mbfmu package` writes an FMU of every built-in model for both FMI versions;\n\
+        `mbfmu simulate` runs any co-simulation FMU (this project's or another tool's) and writes\n\
+        its outputs to a CSV file and, on request, a PNG plot.\n\n\
+        First run, from the repository:\n  \
+        cargo run --release -- package && cargo run --release -- simulate fmus/fmi3/DoublePendulum.fmu --plot double_pendulum.png"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs
+    #[command(long_about = "Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs.\n\n\
+        Writes <OUT>/fmi2/<Model>.fmu and <OUT>/fmi3/<Model>.fmu. Each archive holds the\n\
+        modelDescription.xml, documentation/index.html and the shared library libmbfmu.so that\n\
+        the same cargo command built (found next to this executable), renamed to the model\n\
+        identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
+        works but simulates much more slowly. Also refreshes the checked-in copies of the\n\
+        generated modelDescription.xml files.\n\n\
+        With --model, packages your own mechanism descriptions (JSON, the format of\n\
+        src/models/catalog/*.json) instead: the archive also carries the description as\n\
+        resources/model.json, which the library loads at instantiation.")]
+    Package(PackageArgs),
+    /// Simulate a co-simulation FMU and write its outputs to CSV (and a PNG plot)
+    #[command(long_about = "Simulate a co-simulation FMU and write its outputs to CSV (and a PNG plot).\n\n\
+        Any FMI 2.0 or FMI 3.0 co-simulation FMU with a binary for this platform can be run;\n\
+        the version is read from the archive. The FMU is stepped with a fixed communication\n\
+        step and sub-steps internally with its own solver. After each step the outputs are\n\
+        written as one CSV row. Times are in the FMU's time unit (seconds for this project's\n\
+        FMUs). Run `mbfmu info <FMU>` to see the names, units and defaults of its variables.\n\n\
+        Progress: a bar while stderr is a terminal, otherwise a line every 10 s. Messages the\n\
+        FMU logs are printed to stderr (its logStatus* categories are switched on). If a step\n\
+        fails (Discard, Error), the CSV keeps the rows up to the last completed communication\n\
+        point, the error names the time reached, and the exit status is 1.")]
+    Simulate(SimulateArgs),
+    /// Show an FMU's interface: default experiment, parameters, inputs, outputs
+    Info(InfoArgs),
+    /// List the built-in models that `package` turns into FMUs
+    List,
+}
+
+#[derive(Args, Debug)]
+pub struct PackageArgs {
+    /// Directory that receives fmi2/<Model>.fmu and fmi3/<Model>.fmu
+    #[arg(long, value_name = "DIR", default_value = "fmus")]
+    pub out: PathBuf,
+
+    /// Directory of the checked-in modelDescription.xml copies (fmi2/<Model>.xml, fmi3/<Model>.xml)
+    /// that this command refreshes
+    #[arg(long, value_name = "DIR", default_value = "modelDescription")]
+    pub model_descriptions: PathBuf,
+
+    /// Package this shared library instead of the libmbfmu.so built next to this executable
+    #[arg(long, value_name = "FILE")]
+    pub library: Option<PathBuf>,
+
+    /// Package this mechanism description (JSON) instead of the catalog (repeatable); it is
+    /// validated first, and errors name the item at fault
+    #[arg(long, value_name = "FILE.json")]
+    pub model: Vec<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct SimulateArgs {
+    /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation)
+    #[arg(value_name = "FMU")]
+    pub fmu: PathBuf,
+
+    /// Start time [s]. Default: the FMU's DefaultExperiment startTime, else 0
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub start_time: Option<f64>,
+
+    /// Stop time [s]. Default: the FMU's DefaultExperiment stopTime, else start time + 1
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub stop_time: Option<f64>,
+
+    /// Communication step size [s]: the FMU is advanced and its outputs are recorded every H
+    /// seconds (a last, shorter step ends exactly at the stop time). Default: the FMU's
+    /// DefaultExperiment stepSize, else (stop - start) / 500
+    #[arg(long, value_name = "H", allow_negative_numbers = true)]
+    pub step: Option<f64>,
+
+    /// Relative tolerance handed to the FMU at initialization (FMUs with a fixed-step solver may
+    /// ignore it). Default: the FMU's DefaultExperiment tolerance, else none
+    #[arg(long, value_name = "TOL")]
+    pub tolerance: Option<f64>,
+
+    /// Set a parameter or input before initialization (repeatable). Reals take a number in the
+    /// variable's unit, Integers an integer, Booleans true/false/1/0, Enumerations an item name
+    /// or its number (e.g. --set solver.method=bdf1), Strings any text. Inputs keep the value
+    /// for the whole run
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    pub set: Vec<(String, String)>,
+
+    /// Comma-separated output variables to write (repeatable). Default: every variable with
+    /// causality "output"; any other scalar numeric variable may also be named
+    #[arg(long, value_name = "A,B,...")]
+    pub outputs: Vec<String>,
+
+    /// CSV file to write: a header row (time, then the variable names) and one row per
+    /// communication point. Default: <modelName>.csv in the current directory
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Also draw the results as a PNG line plot (one panel per unit, time on the x axis)
+    #[arg(long, value_name = "FILE.png")]
+    pub plot: Option<PathBuf>,
+
+    /// Comma-separated variables to plot (repeatable; needs --plot). They need not be among the
+    /// CSV outputs. Default: the first four CSV outputs that change during the run
+    #[arg(long, value_name = "A,B,...", requires = "plot")]
+    pub plot_vars: Vec<String>,
+
+    /// Turn on the FMU's debug logging (all log categories) and print every message it logs
+    #[arg(long)]
+    pub debug_logging: bool,
+
+    /// Print neither progress nor the summary (errors and FMU warnings are still printed)
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct InfoArgs {
+    /// The .fmu archive to describe
+    #[arg(value_name = "FMU")]
+    pub fmu: PathBuf,
+}
+
+/// `NAME=VALUE` -> (NAME, VALUE); the value may itself contain '='.
+fn parse_assignment(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => Ok((name.trim().to_string(), value.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got \"{s}\"")),
+    }
+}
+
+/// Splits comma-separated variable names, keeping commas inside array subscripts (`x[1,2]`)
+/// and quoted name parts (`'a,b'`), which FMI's structured naming allows.
+pub fn split_names(lists: &[String]) -> Vec<String> {
+    let mut names = Vec::new();
+    for list in lists {
+        let (mut depth, mut quoted, mut current) = (0i32, false, String::new());
+        for c in list.chars() {
+            match c {
+                '\'' => quoted = !quoted,
+                '[' if !quoted => depth += 1,
+                ']' if !quoted => depth -= 1,
+                ',' if !quoted && depth == 0 => {
+                    names.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        names.push(current);
+    }
+    names.into_iter().map(|n| n.trim().to_string()).filter(|n| !n.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_split_on_top_level_commas_only() {
+        let lists = ["a, b.c,x[1,2]".to_string(), "'q,r'.s".to_string(), ",".to_string()];
+        assert_eq!(split_names(&lists), ["a", "b.c", "x[1,2]", "'q,r'.s"]);
+    }
+
+    #[test]
+    fn assignments_split_at_the_first_equals_sign() {
+        assert_eq!(parse_assignment("s=a=b").unwrap(), ("s".to_string(), "a=b".to_string()));
+        assert!(parse_assignment("=1").is_err());
+        assert!(parse_assignment("x").is_err());
+    }
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+}

@@ -1,0 +1,432 @@
+//! Loading an FMU with the `fmi` crate and driving it as a co-simulation slave, with one
+//! interface for FMI 2.0 and FMI 3.0 so that `simulate` is written once.
+
+use crate::error::{Context, Error, Result};
+use crate::modeldesc::{self, FmiVersion, ModelInfo, VarType, Variable};
+use fmi::fmi2::import::Fmi2Import;
+use fmi::fmi2::instance::{CoSimulation as _, Common as _, InstanceCS as Fmi2Instance};
+use fmi::fmi3::import::Fmi3Import;
+use fmi::fmi3::instance::InstanceCS as Fmi3Instance;
+use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
+use fmi::traits::FmiImport;
+use std::ffi::CString;
+use std::io::Read;
+use std::path::Path;
+
+/// A value given on the command line, already converted to the variable's kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Real(f64),
+    Int(i64),
+    Bool(bool),
+    Str(String),
+}
+
+/// Variables of one type read with one getter call, and the CSV columns they fill.
+pub struct ReadGroup {
+    pub ty: VarType,
+    pub vrs: Vec<u32>,
+    pub columns: Vec<usize>,
+}
+
+/// Groups `vars` by type so that each output row costs one getter call per type.
+pub fn read_groups(vars: &[&Variable]) -> Vec<ReadGroup> {
+    let mut groups: Vec<ReadGroup> = Vec::new();
+    for (column, var) in vars.iter().enumerate() {
+        match groups.iter_mut().find(|g| g.ty == var.ty) {
+            Some(g) => {
+                g.vrs.push(var.vr);
+                g.columns.push(column);
+            }
+            None => groups.push(ReadGroup { ty: var.ty, vrs: vec![var.vr], columns: vec![column] }),
+        }
+    }
+    groups
+}
+
+/// How a communication step ended.
+pub enum StepOutcome {
+    Ok,
+    /// The FMU asked to end the simulation (legal; not an error).
+    Terminated {
+        at: Option<f64>,
+    },
+    /// Discard, Error or Fatal.
+    Failed {
+        status: &'static str,
+        last_successful_time: Option<f64>,
+    },
+}
+
+/// A co-simulation instance of either FMI version.
+pub trait Slave {
+    fn set(&mut self, var: &Variable, value: &Value) -> Result<()>;
+    /// SetupExperiment (FMI 2) and EnterInitializationMode.
+    fn enter_initialization(&mut self, tolerance: Option<f64>, start: f64, stop: f64) -> Result<()>;
+    fn exit_initialization(&mut self) -> Result<()>;
+    /// Reads every group into its columns of `row`.
+    fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()>;
+    fn step(&mut self, t: f64, h: f64) -> StepOutcome;
+    fn terminate(&mut self) -> Result<()>;
+}
+
+/// Reads modelDescription.xml from the archive without extracting it.
+pub fn peek(path: &Path) -> Result<ModelInfo> {
+    if !path.exists() {
+        return Err(Error::msg(format!("{}: no such file", path.display())));
+    }
+    let file = std::fs::File::open(path).context(path.display())?;
+    let mut archive = zip::ZipArchive::new(file)
+        .map_err(|e| Error::msg(format!("{} is not an FMU (not a zip archive: {e})", path.display())))?;
+    let mut entry = archive.by_name("modelDescription.xml").map_err(|_| {
+        Error::msg(format!("{} is not an FMU (no modelDescription.xml in the archive)", path.display()))
+    })?;
+    let mut xml = String::new();
+    entry.read_to_string(&mut xml).context(format!("{}: modelDescription.xml", path.display()))?;
+    modeldesc::parse(&xml).map_err(|e| e.context(path.display()))
+}
+
+/// Loads the FMU's binary and instantiates it for co-simulation.
+pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slave>> {
+    let identifier = info.cs_identifier.as_deref().ok_or_else(|| {
+        let kinds: Vec<&str> =
+            [(info.has_model_exchange, "Model Exchange"), (info.has_scheduled_execution, "Scheduled Execution")]
+                .into_iter()
+                .filter_map(|(has, name)| has.then_some(name))
+                .collect();
+        Error::msg(format!(
+            "{} is not a co-simulation FMU (it offers {}); mbfmu simulate runs co-simulation FMUs only",
+            path.display(),
+            if kinds.is_empty() { "no interface".to_string() } else { kinds.join(" and ") }
+        ))
+    })?;
+    let load_error = |e: fmi::Error| Error::msg(format!("cannot load {}: {e}", path.display()));
+    let dir = unpack(path)?;
+    let identity = identity_xml(info, identifier);
+    let slave: Box<dyn Slave> = match info.version {
+        FmiVersion::V2 => {
+            let import = Fmi2Import::new(dir, &identity).map_err(load_error)?;
+            check_binary(&import, identifier)?;
+            let mut instance =
+                import.instantiate_cs(identifier, false, debug_logging).map_err(|e| instantiation_error(e, path))?;
+            if let Some(categories) = logging_categories(info, debug_logging) {
+                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi2SetDebugLogging", e))?;
+            }
+            Box::new(Fmi2Slave { instance, _import: import })
+        }
+        FmiVersion::V3 => {
+            let import = Fmi3Import::new(dir, &identity).map_err(load_error)?;
+            check_binary(&import, identifier)?;
+            let mut instance = import
+                .instantiate_cs(identifier, false, debug_logging, false, false, &[])
+                .map_err(|e| instantiation_error(e, path))?;
+            if let Some(categories) = logging_categories(info, debug_logging) {
+                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi3SetDebugLogging", e))?;
+            }
+            Box::new(Fmi3Slave { instance, _import: import })
+        }
+    };
+    Ok(slave)
+}
+
+/// The log categories to switch on: all with --debug-logging (an empty list means all),
+/// otherwise the standard's recommended status categories (`logStatusWarning`,
+/// `logStatusError`, ...) that the FMU declares, so that it explains a failure even when an
+/// FMU (as FMI 3 allows) stays silent while logging is off. None: leave logging off.
+fn logging_categories(info: &ModelInfo, debug_logging: bool) -> Option<Vec<&str>> {
+    if debug_logging {
+        return Some(Vec::new());
+    }
+    let status: Vec<&str> =
+        info.log_categories.iter().map(String::as_str).filter(|c| c.starts_with("logStatus")).collect();
+    (!status.is_empty()).then_some(status)
+}
+
+/// Unpacks the archive into a temporary directory (removed when the import is dropped).
+fn unpack(path: &Path) -> Result<tempfile::TempDir> {
+    let dir = tempfile::Builder::new().prefix("mbfmu-").tempdir().context("cannot create a temporary directory")?;
+    let file = std::fs::File::open(path).context(path.display())?;
+    let mut archive = zip::ZipArchive::new(file).context(path.display())?;
+    archive.extract(dir.path()).context(format!("cannot unpack {}", path.display()))?;
+    Ok(dir)
+}
+
+/// The part of modelDescription.xml that the `fmi` crate needs to load and instantiate the
+/// FMU. Its schema types are stricter than the standard (fmi-schema 0.8 refuses e.g. `unit`
+/// on an FMI 3 Float64 variable), so they get only this; the CLI reads the rest itself.
+fn identity_xml(info: &ModelInfo, identifier: &str) -> String {
+    let token_attribute = match info.version {
+        FmiVersion::V2 => "guid",
+        FmiVersion::V3 => "instantiationToken",
+    };
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<fmiModelDescription fmiVersion=\"{}\" modelName=\"{}\" {token_attribute}=\"{}\">\
+         <CoSimulation modelIdentifier=\"{}\"/></fmiModelDescription>",
+        escape(&info.fmi_version),
+        escape(&info.model_name),
+        escape(&info.token),
+        escape(identifier)
+    )
+}
+
+fn escape(s: &str) -> String {
+    quick_xml::escape::escape(s).into_owned()
+}
+
+/// A clearer message than the loader's when the archive has no binary for this platform.
+fn check_binary<I: FmiImport>(import: &I, identifier: &str) -> Result<()> {
+    let relative = import.shared_lib_path(identifier).map_err(|e| Error::msg(e.to_string()))?;
+    if import.archive_path().join(&relative).is_file() {
+        return Ok(());
+    }
+    let platforms: Vec<String> = std::fs::read_dir(import.archive_path().join("binaries"))
+        .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    Err(Error::msg(format!(
+        "the FMU has no binary for this platform: {} is missing (binaries present: {})",
+        relative.display(),
+        if platforms.is_empty() { "none".to_string() } else { platforms.join(", ") }
+    )))
+}
+
+fn instantiation_error(e: fmi::Error, path: &Path) -> Error {
+    match e {
+        fmi::Error::Instantiation => Error::msg(format!(
+            "{}: the FMU refused to instantiate (its Instantiate function returned NULL; see its log lines above)",
+            path.display()
+        )),
+        e => Error::msg(format!("cannot instantiate {}: {e}", path.display())),
+    }
+}
+
+fn status_error(call: &str, status: impl std::fmt::Display) -> Error {
+    Error::msg(format!("{call} returned {status}"))
+}
+
+fn cstring(s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::msg("a string value must not contain a NUL character"))
+}
+
+struct Fmi2Slave {
+    // Field order = drop order: free the instance before the import deletes the unpacked files.
+    instance: Fmi2Instance,
+    _import: Fmi2Import,
+}
+
+impl Slave for Fmi2Slave {
+    fn set(&mut self, var: &Variable, value: &Value) -> Result<()> {
+        let vr = [var.vr];
+        let result = match value {
+            Value::Real(x) => self.instance.set_real(&vr, &[*x]).map(drop),
+            Value::Int(i) => {
+                let value = i32::try_from(*i)
+                    .map_err(|_| Error::msg(format!("{i} is out of range for {} (Integer)", var.name)))?;
+                self.instance.set_integer(&vr, &[value]).map(drop)
+            }
+            Value::Bool(b) => self.instance.set_boolean(&vr, &[i32::from(*b)]).map(drop),
+            Value::Str(s) => self.instance.set_string(&vr, &[cstring(s)?]),
+        };
+        result.map_err(|e| status_error(&format!("setting {}: fmi2Set{}", var.name, fmi2_type(var.ty)), e))
+    }
+
+    fn enter_initialization(&mut self, tolerance: Option<f64>, start: f64, stop: f64) -> Result<()> {
+        self.instance
+            .setup_experiment(tolerance, start, Some(stop))
+            .map_err(|e| status_error("fmi2SetupExperiment", e))?;
+        self.instance.enter_initialization_mode().map_err(|e| status_error("fmi2EnterInitializationMode", e))?;
+        Ok(())
+    }
+
+    fn exit_initialization(&mut self) -> Result<()> {
+        self.instance.exit_initialization_mode().map_err(|e| status_error("fmi2ExitInitializationMode", e))?;
+        Ok(())
+    }
+
+    fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()> {
+        for g in groups {
+            let values: Vec<f64> = match g.ty {
+                VarType::Float64 => {
+                    let mut v = vec![0.0; g.vrs.len()];
+                    self.instance.get_real(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetReal", e))?;
+                    v
+                }
+                VarType::Int32 | VarType::Enumeration => {
+                    let mut v = vec![0; g.vrs.len()];
+                    self.instance.get_integer(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetInteger", e))?;
+                    v.into_iter().map(f64::from).collect()
+                }
+                VarType::Boolean => {
+                    let mut v = vec![0; g.vrs.len()];
+                    self.instance.get_boolean(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetBoolean", e))?;
+                    v.into_iter().map(|b| if b != 0 { 1.0 } else { 0.0 }).collect()
+                }
+                other => return Err(Error::msg(format!("cannot read {} variables", other.name()))),
+            };
+            for (&column, value) in g.columns.iter().zip(values) {
+                row[column] = value;
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, t: f64, h: f64) -> StepOutcome {
+        use fmi::fmi2::{Fmi2Error, Fmi2Res};
+        match self.instance.do_step(t, h, true) {
+            Ok(Fmi2Res::OK | Fmi2Res::Warning) => StepOutcome::Ok,
+            Ok(Fmi2Res::Pending) => StepOutcome::Failed {
+                status: "Pending (asynchronous stepping is not supported)",
+                last_successful_time: None,
+            },
+            Err(Fmi2Error::Discard) => {
+                let last = self.instance.last_successful_time().ok();
+                if self.instance.terminated().unwrap_or(false) {
+                    StepOutcome::Terminated { at: last }
+                } else {
+                    StepOutcome::Failed { status: "Discard", last_successful_time: last }
+                }
+            }
+            Err(Fmi2Error::Fatal) => StepOutcome::Failed { status: "Fatal", last_successful_time: None },
+            Err(_) => StepOutcome::Failed { status: "Error", last_successful_time: None },
+        }
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        self.instance.terminate().map_err(|e| status_error("fmi2Terminate", e))?;
+        Ok(())
+    }
+}
+
+fn fmi2_type(ty: VarType) -> &'static str {
+    match ty {
+        VarType::Float64 => "Real",
+        VarType::Boolean => "Boolean",
+        VarType::String => "String",
+        _ => "Integer",
+    }
+}
+
+struct Fmi3Slave {
+    instance: Fmi3Instance,
+    _import: Fmi3Import,
+}
+
+/// One fmi3Get<Type> call converted to f64 columns.
+macro_rules! get3 {
+    ($instance:expr, $g:expr, $getter:ident, $zero:expr, $name:literal) => {{
+        let mut v = vec![$zero; $g.vrs.len()];
+        $instance.$getter(&$g.vrs, &mut v).map_err(|e| status_error($name, e))?;
+        v.into_iter().map(|x| x as f64).collect::<Vec<f64>>()
+    }};
+}
+
+/// One fmi3Set<Type> call of an integer after a range check.
+macro_rules! set3_int {
+    ($instance:expr, $var:expr, $i:expr, $setter:ident, $t:ty) => {{
+        let value = <$t>::try_from(*$i)
+            .map_err(|_| Error::msg(format!("{} is out of range for {} ({})", $i, $var.name, stringify!($t))))?;
+        $instance.$setter(&[$var.vr], &[value]).map(drop)
+    }};
+}
+
+impl Slave for Fmi3Slave {
+    fn set(&mut self, var: &Variable, value: &Value) -> Result<()> {
+        let vr = [var.vr];
+        let i = &mut self.instance;
+        let result = match (var.ty, value) {
+            (VarType::Float64, Value::Real(x)) => i.set_float64(&vr, &[*x]).map(drop),
+            (VarType::Float32, Value::Real(x)) => i.set_float32(&vr, &[*x as f32]).map(drop),
+            (VarType::Int8, Value::Int(n)) => set3_int!(i, var, n, set_int8, i8),
+            (VarType::Int16, Value::Int(n)) => set3_int!(i, var, n, set_int16, i16),
+            (VarType::Int32, Value::Int(n)) => set3_int!(i, var, n, set_int32, i32),
+            // FMI 3 reads and writes enumerations as Int64 (FMI 3.0 Sect. 2.4.7.4).
+            (VarType::Int64 | VarType::Enumeration, Value::Int(n)) => i.set_int64(&vr, &[*n]).map(drop),
+            (VarType::UInt8, Value::Int(n)) => set3_int!(i, var, n, set_uint8, u8),
+            (VarType::UInt16, Value::Int(n)) => set3_int!(i, var, n, set_uint16, u16),
+            (VarType::UInt32, Value::Int(n)) => set3_int!(i, var, n, set_uint32, u32),
+            (VarType::UInt64, Value::Int(n)) => set3_int!(i, var, n, set_uint64, u64),
+            (VarType::Boolean, Value::Bool(b)) => i.set_boolean(&vr, &[*b]).map(drop),
+            (VarType::String, Value::Str(s)) => i.set_string(&vr, &[cstring(s)?]),
+            (ty, _) => return Err(Error::msg(format!("cannot set {} variables", ty.name()))),
+        };
+        result.map_err(|e| status_error(&format!("setting {}: fmi3Set{}", var.name, fmi3_type(var.ty)), e))
+    }
+
+    fn enter_initialization(&mut self, tolerance: Option<f64>, start: f64, stop: f64) -> Result<()> {
+        self.instance
+            .enter_initialization_mode(tolerance, start, Some(stop))
+            .map_err(|e| status_error("fmi3EnterInitializationMode", e))?;
+        Ok(())
+    }
+
+    fn exit_initialization(&mut self) -> Result<()> {
+        self.instance.exit_initialization_mode().map_err(|e| status_error("fmi3ExitInitializationMode", e))?;
+        Ok(())
+    }
+
+    fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()> {
+        let i = &mut self.instance;
+        for g in groups {
+            let values: Vec<f64> = match g.ty {
+                VarType::Float64 => get3!(i, g, get_float64, 0.0f64, "fmi3GetFloat64"),
+                VarType::Float32 => get3!(i, g, get_float32, 0.0f32, "fmi3GetFloat32"),
+                VarType::Int8 => get3!(i, g, get_int8, 0i8, "fmi3GetInt8"),
+                VarType::Int16 => get3!(i, g, get_int16, 0i16, "fmi3GetInt16"),
+                VarType::Int32 => get3!(i, g, get_int32, 0i32, "fmi3GetInt32"),
+                VarType::Int64 | VarType::Enumeration => get3!(i, g, get_int64, 0i64, "fmi3GetInt64"),
+                VarType::UInt8 => get3!(i, g, get_uint8, 0u8, "fmi3GetUInt8"),
+                VarType::UInt16 => get3!(i, g, get_uint16, 0u16, "fmi3GetUInt16"),
+                VarType::UInt32 => get3!(i, g, get_uint32, 0u32, "fmi3GetUInt32"),
+                VarType::UInt64 => get3!(i, g, get_uint64, 0u64, "fmi3GetUInt64"),
+                VarType::Boolean => {
+                    let mut v = vec![false; g.vrs.len()];
+                    i.get_boolean(&g.vrs, &mut v).map_err(|e| status_error("fmi3GetBoolean", e))?;
+                    v.into_iter().map(|b| if b { 1.0 } else { 0.0 }).collect()
+                }
+                other => return Err(Error::msg(format!("cannot read {} variables", other.name()))),
+            };
+            for (&column, value) in g.columns.iter().zip(values) {
+                row[column] = value;
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, t: f64, h: f64) -> StepOutcome {
+        use fmi::fmi3::Fmi3Error;
+        let (mut event_needed, mut terminate, mut early_return, mut last) = (false, false, false, t);
+        let result = self.instance.do_step(t, h, true, &mut event_needed, &mut terminate, &mut early_return, &mut last);
+        match result {
+            Ok(_) if terminate => StepOutcome::Terminated { at: Some(last) },
+            Ok(_) => StepOutcome::Ok,
+            Err(Fmi3Error::Discard) if terminate => StepOutcome::Terminated { at: Some(last) },
+            Err(Fmi3Error::Discard) => StepOutcome::Failed { status: "Discard", last_successful_time: Some(last) },
+            Err(Fmi3Error::Error) => StepOutcome::Failed { status: "Error", last_successful_time: None },
+            Err(Fmi3Error::Fatal) => StepOutcome::Failed { status: "Fatal", last_successful_time: None },
+        }
+    }
+
+    fn terminate(&mut self) -> Result<()> {
+        self.instance.terminate().map_err(|e| status_error("fmi3Terminate", e))?;
+        Ok(())
+    }
+}
+
+fn fmi3_type(ty: VarType) -> &'static str {
+    match ty {
+        VarType::Enumeration => "Int64",
+        VarType::Float64 => "Float64",
+        VarType::Float32 => "Float32",
+        VarType::Int8 => "Int8",
+        VarType::Int16 => "Int16",
+        VarType::Int32 => "Int32",
+        VarType::Int64 => "Int64",
+        VarType::UInt8 => "UInt8",
+        VarType::UInt16 => "UInt16",
+        VarType::UInt32 => "UInt32",
+        VarType::UInt64 => "UInt64",
+        VarType::Boolean => "Boolean",
+        VarType::String => "String",
+        VarType::Binary => "Binary",
+        VarType::Clock => "Clock",
+    }
+}

@@ -1,0 +1,52 @@
+//! `mbfmu`: package the built-in models as FMUs and simulate any co-simulation FMU.
+//! Run `mbfmu --help` for the commands.
+
+mod args;
+mod csv;
+mod error;
+mod fmu;
+mod info;
+mod log;
+mod modeldesc;
+mod package;
+mod plot;
+mod progress;
+mod simulate;
+
+use args::{Cli, Command};
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    log::init();
+    // The fmi crate's bindings panic when an FMU's binary lacks a function it calls; report
+    // that like any other error instead of with a backtrace.
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| match cli.command {
+        Command::Package(a) => package::run(a),
+        Command::Simulate(a) => simulate::run(a),
+        Command::Info(a) => info::info(a),
+        Command::List => info::list(),
+    })
+    .unwrap_or_else(|panic| Err(error::Error::msg(panic_message(panic.as_ref()))));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text =
+        panic.downcast_ref::<String>().map(String::as_str).or(panic.downcast_ref::<&str>().copied()).unwrap_or("");
+    match text.split_once("undefined symbol: ") {
+        Some((_, rest)) => {
+            let symbol: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            format!("the FMU's binary does not export {symbol}, which co-simulation needs (an incomplete FMU?)")
+        }
+        None => format!("internal error (please report it): {text}"),
+    }
+}

@@ -1,0 +1,436 @@
+//! `mbfmu simulate`: a fixed-step co-simulation master for one FMU.
+
+use crate::args::{split_names, SimulateArgs};
+use crate::csv::{format_float, CsvWriter};
+use crate::error::{Error, Result};
+use crate::fmu::{self, read_groups, StepOutcome, Value};
+use crate::modeldesc::{Causality, ModelInfo, VarType, Variable};
+use crate::plot;
+use crate::progress::Progress;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// More communication steps than this is almost certainly a typo in --step.
+const MAX_STEPS: f64 = 1e9;
+/// Outputs plotted when --plot-vars is not given.
+const DEFAULT_PLOT_VARS: usize = 4;
+
+/// The communication grid: t_i = start + i * step, the last point exactly at stop.
+#[derive(Debug, PartialEq)]
+pub struct Grid {
+    pub start: f64,
+    pub stop: f64,
+    pub step: f64,
+    pub steps: u64,
+    /// Decimal places to which grid times are rounded (None: no rounding).
+    decimals: Option<i32>,
+}
+
+impl Grid {
+    pub fn new(start: f64, stop: f64, step: f64) -> Result<Grid> {
+        for (name, v) in [("start time", start), ("stop time", stop), ("step", step)] {
+            if !v.is_finite() {
+                return Err(Error::msg(format!("the {name} must be a finite number, got {v}")));
+            }
+        }
+        if stop <= start {
+            return Err(Error::msg(format!("the stop time ({stop}) must be greater than the start time ({start})")));
+        }
+        if step <= 0.0 {
+            return Err(Error::msg(format!("the communication step must be positive, got {step}")));
+        }
+        let ratio = (stop - start) / step;
+        if ratio > MAX_STEPS {
+            return Err(Error::msg(format!(
+                "{ratio:.3e} communication steps of {step} from {start} to {stop} are too many; use a larger --step"
+            )));
+        }
+        // A ratio within rounding of an integer is that integer: 8 / 0.01 is 800 steps, not 801.
+        let nearest = ratio.round();
+        let steps = if (ratio - nearest).abs() <= 1e-9 * nearest.max(1.0) { nearest } else { ratio.ceil() };
+        let decimals = match (decimal_places(start), decimal_places(step)) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            _ => None,
+        };
+        Ok(Grid { start, stop, step, steps: steps.max(1.0) as u64, decimals })
+    }
+
+    /// Communication point i. Rounded to the decimals of start and step so that the times the
+    /// FMU receives and the CSV shows are the decimal numbers a user expects (0.3, not
+    /// 0.30000000000000004).
+    pub fn time(&self, i: u64) -> f64 {
+        if i >= self.steps {
+            return self.stop;
+        }
+        let t = self.start + i as f64 * self.step;
+        match self.decimals {
+            Some(d) => {
+                let scale = 10f64.powi(d);
+                let scaled = t * scale;
+                if scaled.abs() < 2f64.powi(52) {
+                    scaled.round() / scale
+                } else {
+                    t
+                }
+            }
+            None => t,
+        }
+    }
+}
+
+/// Number of decimal places of x's shortest representation, if it has few enough to matter.
+fn decimal_places(x: f64) -> Option<i32> {
+    let s = format!("{x}");
+    let places = s.split_once('.').map_or(0, |(_, frac)| frac.len() as i32);
+    (places <= 15).then_some(places)
+}
+
+/// Converts a --set value to the variable's type.
+fn parse_value(info: &ModelInfo, var: &Variable, text: &str) -> Result<Value> {
+    let bad = |what: &str| Error::msg(format!("--set {}={text}: {} expects {what}", var.name, var.name));
+    let trimmed = text.trim();
+    match var.ty {
+        VarType::Float64 | VarType::Float32 => trimmed.parse::<f64>().map(Value::Real).map_err(|_| bad("a number")),
+        VarType::Boolean => match trimmed.to_ascii_lowercase().as_str() {
+            "true" | "1" => Ok(Value::Bool(true)),
+            "false" | "0" => Ok(Value::Bool(false)),
+            _ => Err(bad("true, false, 1 or 0")),
+        },
+        VarType::Enumeration => {
+            let items = info.enum_items(var);
+            let listing = || items.iter().map(|i| format!("{} ({})", i.name, i.value)).collect::<Vec<_>>().join(", ");
+            if let Some(item) = items.iter().find(|i| i.name == trimmed) {
+                return Ok(Value::Int(item.value));
+            }
+            let folded: Vec<_> = items.iter().filter(|i| i.name.eq_ignore_ascii_case(trimmed)).collect();
+            if let [item] = folded.as_slice() {
+                return Ok(Value::Int(item.value));
+            }
+            match trimmed.parse::<i64>() {
+                Ok(n) if items.is_empty() || items.iter().any(|i| i.value == n) => Ok(Value::Int(n)),
+                Ok(n) => Err(Error::msg(format!(
+                    "--set {}={text}: {n} is not an item of {}; items: {}",
+                    var.name,
+                    var.name,
+                    listing()
+                ))),
+                Err(_) => Err(Error::msg(format!(
+                    "--set {}={text}: \"{trimmed}\" is not an item of {}; items: {}",
+                    var.name,
+                    var.name,
+                    listing()
+                ))),
+            }
+        }
+        VarType::String => Ok(Value::Str(text.to_string())),
+        VarType::Binary | VarType::Clock => {
+            Err(Error::msg(format!("--set {}: {} variables cannot be set", var.name, var.ty.name())))
+        }
+        ty => {
+            let n = trimmed.parse::<i64>().map_err(|_| bad("an integer"))?;
+            let (lo, hi) = integer_range(ty);
+            if !(lo..=hi).contains(&n) {
+                return Err(Error::msg(format!(
+                    "--set {}={text}: {n} is out of range for {} ({lo} .. {hi})",
+                    var.name,
+                    ty.name()
+                )));
+            }
+            Ok(Value::Int(n))
+        }
+    }
+}
+
+/// Representable values of an integer type (UInt64 is limited to what i64 holds).
+fn integer_range(ty: VarType) -> (i64, i64) {
+    match ty {
+        VarType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+        VarType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+        VarType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+        VarType::UInt8 => (0, u8::MAX.into()),
+        VarType::UInt16 => (0, u16::MAX.into()),
+        VarType::UInt32 => (0, u32::MAX.into()),
+        VarType::UInt64 => (0, i64::MAX),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+fn unknown_variable(info: &ModelInfo, name: &str, option: &str, filter: impl Fn(&Variable) -> bool) -> Error {
+    let similar = info.similar_names(name, filter);
+    let hint = if similar.is_empty() {
+        String::new()
+    } else {
+        format!(" (did you mean {}?)", similar.iter().map(|s| format!("'{s}'")).collect::<Vec<_>>().join(" or "))
+    };
+    Error::msg(format!(
+        "unknown variable '{name}' in {option}: {} has no such variable{hint}; `mbfmu info` lists them",
+        info.model_name
+    ))
+}
+
+/// The --set assignments, checked against the model description before the FMU is loaded.
+fn resolve_overrides<'a>(info: &'a ModelInfo, assignments: &[(String, String)]) -> Result<Vec<(&'a Variable, Value)>> {
+    assignments
+        .iter()
+        .map(|(name, text)| {
+            let var =
+                info.variable(name).ok_or_else(|| unknown_variable(info, name, "--set", |v| v.settable().is_ok()))?;
+            var.settable()
+                .map_err(|why| Error::msg(format!("--set {name}: cannot set '{name}' before the run: {why}")))?;
+            Ok((var, parse_value(info, var, text)?))
+        })
+        .collect()
+}
+
+/// Variables named in --outputs / --plot-vars; each must be a numeric scalar.
+fn resolve_recorded<'a>(info: &'a ModelInfo, names: &[String], option: &str) -> Result<Vec<&'a Variable>> {
+    names
+        .iter()
+        .map(|name| {
+            let var = info.variable(name).ok_or_else(|| unknown_variable(info, name, option, |v| v.ty.is_numeric()))?;
+            if var.is_array {
+                return Err(Error::msg(format!(
+                    "{option}: '{name}' is an array; only scalar variables can be recorded"
+                )));
+            }
+            if !var.ty.is_numeric() {
+                return Err(Error::msg(format!(
+                    "{option}: '{name}' is a {} variable; only numeric ones can be recorded",
+                    var.ty.name()
+                )));
+            }
+            Ok(var)
+        })
+        .collect()
+}
+
+/// Every recordable output, and a note on those skipped.
+fn default_outputs(info: &ModelInfo) -> (Vec<&Variable>, Vec<String>) {
+    let mut skipped = Vec::new();
+    let outputs = info
+        .outputs()
+        .filter(|v| {
+            let ok = v.ty.is_numeric() && !v.is_array;
+            if !ok {
+                skipped.push(format!("{} ({}{})", v.name, v.ty.name(), if v.is_array { " array" } else { "" }));
+            }
+            ok
+        })
+        .collect();
+    (outputs, skipped)
+}
+
+fn file_stem(name: &str) -> String {
+    name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+}
+
+pub fn run(args: SimulateArgs) -> Result<()> {
+    let info = fmu::peek(&args.fmu)?;
+    let de = &info.experiment;
+    let start = args.start_time.or(de.start).unwrap_or(0.0);
+    let stop = args.stop_time.or(de.stop).unwrap_or(start + 1.0);
+    let step = args.step.or(de.step).unwrap_or((stop - start) / 500.0);
+    let tolerance = args.tolerance.or(de.tolerance);
+    let grid = Grid::new(start, stop, step)?;
+
+    // Check every name before loading the binary, so mistakes fail fast.
+    let overrides = resolve_overrides(&info, &args.set)?;
+    let (columns, skipped) = if args.outputs.is_empty() {
+        default_outputs(&info)
+    } else {
+        (resolve_recorded(&info, &split_names(&args.outputs), "--outputs")?, Vec::new())
+    };
+    if !skipped.is_empty() {
+        eprintln!("note: outputs not written (not numeric scalars): {}", skipped.join(", "));
+    }
+    let explicit_plot = resolve_recorded(&info, &split_names(&args.plot_vars), "--plot-vars")?;
+    // Recorded = CSV columns, then plot variables that are not among them.
+    let mut recorded = columns.clone();
+    for var in &explicit_plot {
+        if !recorded.iter().any(|r| r.vr == var.vr && r.ty == var.ty) {
+            recorded.push(var);
+        }
+    }
+    let groups = read_groups(&recorded);
+    let csv_path = args.csv.clone().unwrap_or_else(|| PathBuf::from(format!("{}.csv", file_stem(&info.model_name))));
+
+    let mut slave = fmu::instantiate(&args.fmu, &info, args.debug_logging)?;
+    for (var, value) in &overrides {
+        slave.set(var, value)?;
+    }
+    slave.enter_initialization(tolerance, grid.start, grid.stop)?;
+    slave.exit_initialization()?;
+
+    let mut header = vec![info.time_name()];
+    header.extend(columns.iter().map(|v| v.name.as_str()));
+    let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
+    let mut csv = CsvWriter::create(&csv_path, &header, integer)?;
+    // Kept in memory only when a plot is wanted.
+    let keep = args.plot.is_some();
+    let mut times = Vec::new();
+    let mut history: Vec<Vec<f64>> = vec![Vec::new(); if keep { recorded.len() } else { 0 }];
+    let mut row = vec![0.0; recorded.len()];
+    let mut record = |t: f64, row: &[f64], csv: &mut CsvWriter| -> Result<()> {
+        csv.row(t, &row[..columns.len()])?;
+        if keep {
+            times.push(t);
+            for (h, v) in history.iter_mut().zip(row) {
+                h.push(*v);
+            }
+        }
+        Ok(())
+    };
+
+    slave.read(&groups, &mut row)?;
+    record(grid.start, &row, &mut csv)?;
+    let wall = Instant::now();
+    let mut progress = Progress::new(!args.quiet, grid.start, grid.stop, grid.steps);
+    let mut failure = None;
+    let mut reached = grid.start;
+    for i in 0..grid.steps {
+        let (t, t_next) = (grid.time(i), grid.time(i + 1));
+        match slave.step(t, t_next - t) {
+            StepOutcome::Ok => {}
+            StepOutcome::Terminated { at } => {
+                crate::log::print_line(&format!(
+                    "note: the FMU ended the simulation during the step from t = {t} (terminateSimulation{}); results end at t = {t}",
+                    at.map_or(String::new(), |a| format!(", last successful time {a}"))
+                ));
+                break;
+            }
+            StepOutcome::Failed { status, last_successful_time } => {
+                let reached_note = match last_successful_time {
+                    Some(last) => format!("; the FMU reached t = {last} (its last successful time)"),
+                    None => String::new(),
+                };
+                failure = Some(Error::msg(format!(
+                    "the FMU returned {status} in the communication step from t = {t} to {t_next}{reached_note}. \
+                     {} holds the results up to t = {t}",
+                    csv_path.display()
+                )));
+                break;
+            }
+        }
+        if let Err(e) = slave.read(&groups, &mut row) {
+            failure = Some(e.context(format!("after the step to t = {t_next}")));
+            break;
+        }
+        record(t_next, &row, &mut csv)?;
+        reached = t_next;
+        progress.update(i + 1, t_next);
+    }
+    progress.finish();
+    let elapsed = wall.elapsed().as_secs_f64();
+    let rows = csv.rows;
+    csv.finish()?;
+    if failure.is_none() {
+        slave.terminate()?;
+    }
+    drop(slave);
+
+    if !args.quiet {
+        println!(
+            "{} ({}): simulated t = {} .. {} s in {} communication steps of {} s, {:.2} s wall clock",
+            info.model_name,
+            info.version.label(),
+            format_float(grid.start),
+            format_float(reached),
+            rows - 1,
+            format_float(grid.step),
+            elapsed
+        );
+        println!("wrote {} ({} rows, {} columns)", csv_path.display(), rows, columns.len() + 1);
+    }
+    if let Some(png) = &args.plot {
+        let plotted: Vec<usize> = if explicit_plot.is_empty() {
+            default_plot_columns(&history, columns.len())
+        } else {
+            explicit_plot
+                .iter()
+                .map(|p| recorded.iter().position(|r| r.vr == p.vr && r.ty == p.ty).expect("recorded"))
+                .collect()
+        };
+        let series: Vec<plot::Series> = plotted
+            .iter()
+            .map(|&c| plot::Series {
+                label: recorded[c].name.clone(),
+                unit: recorded[c].unit.as_deref(),
+                values: history[c].clone(),
+            })
+            .collect();
+        let time_var = info.variables.iter().find(|v| v.causality == Causality::Independent);
+        let time_label = match time_var.and_then(|v| v.unit.as_deref()) {
+            Some(unit) => format!("{} [{unit}]", info.time_name()),
+            None => info.time_name().to_string(),
+        };
+        let file = args.fmu.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let title = format!("{} ({}, {file})", info.model_name, info.version.label());
+        let panels = plot::write_png(png, &title, &time_label, &times, &series)?;
+        if !args.quiet {
+            let names: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+            println!(
+                "wrote {} ({} in {} panel{})",
+                png.display(),
+                names.join(", "),
+                panels,
+                if panels == 1 { "" } else { "s" }
+            );
+        }
+    }
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// The first outputs that change during the run by more than 1e-9 (relative to their size,
+/// at least 1): a constant is a poor default plot. If none change, the first outputs.
+fn default_plot_columns(history: &[Vec<f64>], outputs: usize) -> Vec<usize> {
+    let varies = |c: &usize| {
+        let finite = history[*c].iter().filter(|v| v.is_finite());
+        let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        // Round-off noise on a quantity that is zero by symmetry is not a change.
+        hi - lo > 1e-9 * lo.abs().max(hi.abs()).max(1.0)
+    };
+    let changing: Vec<usize> = (0..outputs).filter(varies).take(DEFAULT_PLOT_VARS).collect();
+    if changing.is_empty() {
+        (0..outputs.min(DEFAULT_PLOT_VARS)).collect()
+    } else {
+        changing
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_has_decimal_times_and_ends_at_stop() {
+        let g = Grid::new(0.0, 8.0, 0.01).unwrap();
+        assert_eq!(g.steps, 800);
+        assert_eq!(g.time(7), 0.07);
+        assert_eq!(g.time(30), 0.3);
+        assert_eq!(g.time(800), 8.0);
+        let g = Grid::new(0.0, 1.0, 0.3).unwrap();
+        assert_eq!(g.steps, 4);
+        assert_eq!((g.time(3), g.time(4)), (0.9, 1.0));
+        let g = Grid::new(-1.0, 1.0, 0.1).unwrap();
+        assert_eq!((g.steps, g.time(3)), (20, -0.7));
+    }
+
+    #[test]
+    fn grid_rejects_bad_experiments() {
+        assert!(Grid::new(1.0, 1.0, 0.1).is_err());
+        assert!(Grid::new(0.0, 1.0, 0.0).is_err());
+        assert!(Grid::new(0.0, 1.0, f64::NAN).is_err());
+        assert!(Grid::new(0.0, 1e6, 1e-6).is_err());
+    }
+
+    #[test]
+    fn default_plot_prefers_changing_outputs() {
+        let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1e-2]];
+        assert_eq!(default_plot_columns(&h, 5), vec![1]);
+        let constant = vec![vec![0.0, 0.0], vec![1.0, 1.0]];
+        assert_eq!(default_plot_columns(&constant, 2), vec![0, 1]);
+    }
+}
