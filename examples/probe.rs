@@ -7,7 +7,8 @@ fn main() {
     let form = args.get(2).map_or("ds", |s| s.as_str());
     let tangent = args.get(3).map_or("a", |s| s.as_str());
     let mut d = description::parse(mbfmu::models::find(name).unwrap().json).unwrap();
-    d.solver.formulation = if form == "pb" { Formulation::SemirecursivePenalty } else { Formulation::SemirecursiveDoubleStep };
+    d.solver.formulation =
+        if form == "pb" { Formulation::SemirecursivePenalty } else { Formulation::SemirecursiveDoubleStep };
     d.solver.tangent = if tangent == "n" { Tangent::Numerical } else { Tangent::Analytic };
     let s = SolverSettings::from_description(&d);
     let t0 = std::time::Instant::now();
