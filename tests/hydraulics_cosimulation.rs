@@ -18,8 +18,8 @@ use std::path::Path;
 
 /// One co-simulation instance of either FMI version.
 enum Instance {
-    V2(Cs2),
-    V3(Cs3),
+    V2(Box<Cs2>),
+    V3(Box<Cs3>),
 }
 
 impl Instance {
@@ -103,12 +103,12 @@ impl Import {
                 let mut cs = import.instantiate_cs(name, false, true).expect("instantiate");
                 cs.setup_experiment(None, 0.0, Some(stop)).unwrap();
                 cs.enter_initialization_mode().unwrap();
-                Instance::V2(cs)
+                Instance::V2(Box::new(cs))
             }
             Import::V3(import) => {
                 let mut cs = import.instantiate_cs(name, false, true, false, false, &[]).expect("instantiate");
                 cs.enter_initialization_mode(None, 0.0, Some(stop)).unwrap();
-                Instance::V3(cs)
+                Instance::V3(Box::new(cs))
             }
         };
         setup(&mut i);

@@ -363,7 +363,7 @@ impl Circuit {
     /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
     /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
     /// Also d(B_e/V)/d|s| of every cylinder into `d` (if given).
-    fn stiffness(&self, i: usize, strokes: &[Stroke], mut d: Option<&mut [f64]>) -> f64 {
+    fn stiffness(&self, i: usize, strokes: &[Stroke], d: Option<&mut [f64]>) -> f64 {
         let v = &self.volumes[i];
         let (mut total, mut compliance) = (v.hose, v.hose / v.hose_modulus);
         for (c, s) in self.cylinders.iter().zip(strokes) {
@@ -378,7 +378,7 @@ impl Circuit {
             }
         }
         let k = 1.0 / (total / self.oil_modulus + compliance);
-        if let Some(d) = d.as_deref_mut() {
+        if let Some(d) = d {
             for (c, dk) in self.cylinders.iter().zip(d.iter_mut()) {
                 // l_A grows with |s|, l_B shrinks.
                 let mut dv = 0.0;
@@ -405,8 +405,8 @@ impl Circuit {
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
         self.flows(p, spools, strokes, rates, forces)?;
-        for i in 0..self.volumes.len() {
-            rates[i] *= self.stiffness(i, strokes, None);
+        for (i, r) in rates.iter_mut().enumerate().take(self.volumes.len()) {
+            *r *= self.stiffness(i, strokes, None);
         }
         if rates.iter().chain(forces.iter()).any(|x| !x.is_finite()) {
             return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
@@ -481,11 +481,11 @@ impl Circuit {
         j.strokes.clear();
         j.strokes.extend_from_slice(strokes);
         self.evaluate(p, spools, strokes, &mut j.rates, &mut j.forces)?;
-        for k in 0..np {
-            let eps = increment(p[k]);
-            j.p[k] = p[k] + eps;
+        for (k, &pk) in p.iter().enumerate().take(np) {
+            let eps = increment(pk);
+            j.p[k] = pk + eps;
             self.evaluate(&j.p, spools, strokes, &mut j.rates_plus, &mut j.forces_plus)?;
-            j.p[k] = p[k];
+            j.p[k] = pk;
             for i in 0..np {
                 j.dp_dp[i * np + k] = (j.rates_plus[i] - j.rates[i]) / eps;
             }

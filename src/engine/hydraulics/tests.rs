@@ -64,8 +64,8 @@ fn by_hand(p: [f64; 3], u: f64, s: f64, sd: f64) -> ([f64; 3], f64) {
 fn pressure_rates_follow_eq_44_in_every_flow_regime() {
     let (_, c) = seed_circuit();
     let cases = [
-        ([5.0e6, 5.0e6, 3.5e6], 0.0, 1.41421, 0.0),
-        ([5.2e6, 5.0e6, 3.5e6], 10.0, 1.41421, 0.05),
+        ([5.0e6, 5.0e6, 3.5e6], 0.0, 1.35, 0.0),
+        ([5.2e6, 5.0e6, 3.5e6], 10.0, 1.35, 0.05),
         ([4.0e6, 4.05e6, 2.0e6], -10.0, 1.3, -0.08),
         ([5.0e6, 4.9e6, 1.5e5], 3.0, 1.7, 0.02), // laminar B -> T, turbulent throttle
         ([5.0e6, 5.0e6 + 1e4, 7.5e6], -2.0, 1.2, 0.0), // laminar pump -> B and throttle

@@ -94,8 +94,10 @@ impl Semirecursive {
                 *kkt.at(i, n + r) = w.phiz[r * n + i];
                 *kkt.at(n + r, i) = w.phiz[r * n + i];
             }
-            // Q' = -R^T (M_bar Z'_0 - Q_bar) with z'' = 0.
-            rhs[i] = -w.res[i];
+        }
+        // Q' = -R^T (M_bar Z'_0 - Q_bar) with z'' = 0.
+        for (r, res) in rhs[..n].iter_mut().zip(&w.res) {
+            *r = -res;
         }
         rhs[n..].copy_from_slice(&w.tmp_m[..m]);
         if !kkt.factor() {

@@ -78,18 +78,10 @@ impl Lu {
             tmp[i] = b[self.perm[i]];
         }
         for i in 0..n {
-            let mut s = tmp[i];
-            for j in 0..i {
-                s -= self.a[i * n + j] * tmp[j];
-            }
-            tmp[i] = s;
+            tmp[i] = (0..i).fold(tmp[i], |s, j| s - self.a[i * n + j] * tmp[j]);
         }
         for i in (0..n).rev() {
-            let mut s = tmp[i];
-            for j in i + 1..n {
-                s -= self.a[i * n + j] * tmp[j];
-            }
-            tmp[i] = s / self.a[i * n + i];
+            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - self.a[i * n + j] * tmp[j]) / self.a[i * n + i];
         }
         b[..n].copy_from_slice(&tmp[..n]);
     }
@@ -100,18 +92,10 @@ impl Lu {
         // A = P^T L U: A^T x = U^T L^T P x = b.
         tmp[..n].copy_from_slice(&b[..n]);
         for i in 0..n {
-            let mut s = tmp[i];
-            for j in 0..i {
-                s -= self.a[j * n + i] * tmp[j];
-            }
-            tmp[i] = s / self.a[i * n + i];
+            tmp[i] = (0..i).fold(tmp[i], |s, j| s - self.a[j * n + i] * tmp[j]) / self.a[i * n + i];
         }
         for i in (0..n).rev() {
-            let mut s = tmp[i];
-            for j in i + 1..n {
-                s -= self.a[j * n + i] * tmp[j];
-            }
-            tmp[i] = s;
+            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - self.a[j * n + i] * tmp[j]);
         }
         for i in 0..n {
             b[self.perm[i]] = tmp[i];

@@ -273,12 +273,12 @@ impl Semirecursive {
         let scale = 0.25 * s.dt * s.dt;
         if penalty {
             // M' z'' + Phi_z^T (alpha Phi + lambda) - Q' (eq. 39).
-            for j in 0..n {
+            for (j, fj) in f[..n].iter_mut().enumerate() {
                 let mut r = w.res[j];
                 for c in 0..m {
                     r += w.phiz[c * n + j] * (self.settings.penalty * w.phi[c] + w.lambda[c]);
                 }
-                f[j] = scale * r;
+                *fj = scale * r;
             }
         } else if m > 0 {
             // R_z^T (M' z'' - Q') = r^i - (Phi_z^i)^T (Phi_z^d)^-T r^d (eqs. 14, 16-17, 38).
@@ -291,8 +291,8 @@ impl Semirecursive {
                 f[k] = scale * (w.res[j] - coupling);
             }
         } else {
-            for j in 0..n {
-                f[j] = scale * w.res[j];
+            for (fj, r) in f[..n].iter_mut().zip(&w.res) {
+                *fj = scale * r;
             }
         }
         for i in 0..w.p.len() {
