@@ -109,18 +109,33 @@ pub fn page(d: &crate::description::Description, interface: &ModelInterface, ver
     }
     let _ = writeln!(
         out,
-        "<h2>Mechanism</h2>\n<p>{} bodies, {} joints, {} drivers, {} force elements; gravity {:?} m/s<sup>2</sup>. Formulation: {}.</p>",
+        "<h2>Mechanism</h2>\n<p>{} bodies, {} joints, {} drivers, {} force elements{}; gravity {:?} m/s<sup>2</sup>. Formulation: {}.</p>",
         d.bodies.len(),
         d.joints.len(),
         d.drivers.len(),
         d.forces.len(),
+        d.hydraulics.as_ref().map_or(String::new(), |h| format!(
+            ", a lumped-fluid hydraulic circuit of {} volumes, {} valves and {} cylinders (seed 004 Sect. 3)",
+            h.volumes.len(),
+            h.valves.len(),
+            h.cylinders.len()
+        )),
         d.gravity,
-        match d.solver.formulation {
-            Formulation::Index3 => "index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1)",
-            Formulation::StateSpace =>
-                "state-space ODE in independent coordinates by generalized coordinate partitioning of the index-3 absolute-coordinate constraints (seed 001 Sect. 1)",
-        }
+        escape(d.solver.formulation.summary())
     );
+    if !interface.formulations.is_empty() {
+        out.push_str("<p>Set <code>solver.formulation</code> (enumeration <code>SolverFormulation</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>formulation</th></tr>\n");
+        for f in &interface.formulations {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                f.code(),
+                f.item_name(),
+                escape(f.summary())
+            );
+        }
+        out.push_str("</table>\n");
+    }
     out.push_str("<h2>Solver choices</h2>\n<p>Set <code>solver.method</code> (enumeration <code>SolverMethod</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>order</th><th>method</th></tr>\n");
     for m in &interface.methods {
         let _ = writeln!(

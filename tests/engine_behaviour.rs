@@ -64,7 +64,17 @@ fn position_constraints_hold_to_the_newton_tolerance_after_every_step() {
         let tol = d.solver.tolerance;
         let n = ((d.experiment.stop - d.experiment.start) / d.experiment.step).round() as usize;
         let times = grid(d.experiment.start, d.experiment.step, n);
-        for method in [Method::HalfImplicit, Method::Bdf1] {
+        // The methods the model offers (semirecursive models: the trapezoidal rule); models
+        // without a mechanism have no constraints.
+        let iface = interface_of(&d).unwrap();
+        if iface.by_name("constraint_violation").is_none() {
+            continue;
+        }
+        let offered = iface.methods;
+        for method in [Method::HalfImplicit, Method::Bdf1, Method::Trapezoidal] {
+            if !offered.contains(&method) || (method == Method::Trapezoidal && offered.len() > 1) {
+                continue;
+            }
             let out = sample(&d, method, d.solver.step_size, tol, &times, &["constraint_violation"]);
             let worst = out.iter().map(|o| o[0]).fold(0.0, f64::max);
             assert!(
@@ -144,9 +154,9 @@ fn an_input_rate_driver_follows_its_input() {
         _ => unreachable!(),
     };
     let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
-    let mut inputs = sim.mechanism().inputs.clone();
+    let mut inputs = sim.inputs().to_vec();
     inputs[index] = 2.0 * std::f64::consts::PI;
-    sim.set_inputs(&inputs);
+    sim.set_inputs(&inputs).unwrap();
     sim.advance_to(0.25).unwrap();
     let rate = sim.quantity(mbfmu::interface::Quantity::JointAngleRate { joint: 0 });
     let angle = sim.quantity(mbfmu::interface::Quantity::JointAngle { joint: 0 });

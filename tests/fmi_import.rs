@@ -7,7 +7,6 @@ mod common_fmu;
 use common_fmu::*;
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation as _, Common as _};
-use fmi::fmi3::import::Fmi3Import;
 use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
 use fmi::traits::FmiImport;
 use mbfmu::interface::VarType;
@@ -18,35 +17,6 @@ fn experiment(start: Option<f64>, stop: Option<f64>, step: Option<f64>, fmu: &st
     let stop = stop.unwrap_or_else(|| panic!("{fmu}: DefaultExperiment has no stopTime"));
     let step = step.unwrap_or_else(|| panic!("{fmu}: DefaultExperiment has no stepSize"));
     (start.unwrap_or(0.0), stop, step)
-}
-
-/// The FMI 3 FMU unpacked and handed to the `fmi` crate. fmi-schema 0.8 (its XML parser)
-/// rejects valid FMI 3.0 descriptions: its Float64 knows no `unit`/`displayUnit`/`nominal`
-/// attribute and there is no `<Enumeration>` variable element. The crate therefore gets a copy
-/// of modelDescription.xml without those attributes and variables; the binary, the token and
-/// the DefaultExperiment are the archive's own (fmpy validates the unmodified XML, tests/fmpy.rs).
-fn import_fmi3(path: &std::path::Path) -> Fmi3Import {
-    let dir = tempfile::tempdir().unwrap();
-    zip::ZipArchive::new(std::fs::File::open(path).unwrap()).unwrap().extract(dir.path()).unwrap();
-    let xml = std::fs::read_to_string(dir.path().join("modelDescription.xml")).unwrap();
-    let reduced: Vec<String> = xml
-        .lines()
-        .filter(|line| !line.trim_start().starts_with("<Enumeration "))
-        .map(|line| {
-            if !line.trim_start().starts_with("<Float64 ") {
-                return line.to_string();
-            }
-            let mut line = line.to_string();
-            for attribute in [" unit=\"", " displayUnit=\"", " nominal=\""] {
-                if let Some(at) = line.find(attribute) {
-                    let end = line[at + attribute.len()..].find('"').unwrap() + at + attribute.len() + 1;
-                    line.replace_range(at..end, "");
-                }
-            }
-            line
-        })
-        .collect();
-    Fmi3Import::new(dir, &reduced.join("\n")).expect("the fmi crate reads the reduced modelDescription")
 }
 
 #[test]

@@ -41,14 +41,13 @@ impl Description {
     pub(super) fn validate_formulation(&self) -> Result<(), DescriptionError> {
         let s = &self.solver;
         let f = s.formulation;
-        if s.method.formulation() != f {
+        if !f.methods().contains(&s.method) {
             let items: Vec<&str> = f.methods().iter().map(|m| m.item_name()).collect();
             return Err(DescriptionError::Invalid {
                 location: "solver".into(),
                 reason: format!(
-                    "method {} belongs to the {} formulation; the {} formulation offers {}",
+                    "method {} is not available in the {} formulation, which offers {}",
                     s.method.item_name(),
-                    s.method.formulation().name(),
                     f.name(),
                     items.join(", ")
                 ),

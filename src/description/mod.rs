@@ -8,12 +8,15 @@
 //! serde_json only and refers to its siblings with `super::` / `crate::description::`.
 
 mod dof;
+mod hydraulics;
 mod path;
 mod solver;
 mod validate;
+mod validate_hydraulics;
 
+pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use path::{get_number, set_number, PathError};
-pub use solver::{Formulation, Method, SolverDefaults, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
+pub use solver::{Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
 pub use validate::{driven_coordinate, is_identifier, DescriptionError};
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +52,9 @@ pub struct Description {
     pub drivers: Vec<Driver>,
     #[serde(default)]
     pub forces: Vec<Force>,
+    /// Lumped-fluid hydraulic circuit (seed 004 Sect. 3), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hydraulics: Option<Hydraulics>,
     #[serde(default)]
     pub interface: Interface,
     pub experiment: Experiment,
@@ -191,6 +197,11 @@ pub struct Joint {
     /// Coulomb friction in a translational joint (seed 003 Sect. 3.4).
     #[serde(default)]
     pub friction: Option<Friction>,
+    /// Cut joint of a closed loop in the semirecursive formulations (seed 004 Sect. 2: the
+    /// loop is opened here and closed by constraint equations); ignored by the index-3
+    /// formulation. Loops without a marked cut joint are cut where the spanning tree closes them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -326,6 +337,20 @@ pub enum Force {
         #[serde(default)]
         input: Option<String>,
     },
+    /// Linear actuator between two points (global, initial configuration): a force of
+    /// magnitude value (+ input) along the line that pushes the points apart (e.g. a cylinder
+    /// whose force comes from another FMU).
+    Actuator {
+        name: String,
+        body1: String,
+        body2: String,
+        point1: [f64; 3],
+        point2: [f64; 3],
+        #[serde(default)]
+        value: f64,
+        #[serde(default)]
+        input: Option<String>,
+    },
 }
 
 impl Force {
@@ -334,7 +359,8 @@ impl Force {
             Force::Tsda { name, .. }
             | Force::Rsda { name, .. }
             | Force::Load { name, .. }
-            | Force::Torque { name, .. } => name,
+            | Force::Torque { name, .. }
+            | Force::Actuator { name, .. } => name,
         }
     }
     pub fn input(&self) -> Option<&str> {
@@ -342,7 +368,8 @@ impl Force {
             Force::Tsda { input, .. }
             | Force::Rsda { input, .. }
             | Force::Load { input, .. }
-            | Force::Torque { input, .. } => input.as_deref(),
+            | Force::Torque { input, .. }
+            | Force::Actuator { input, .. } => input.as_deref(),
         }
     }
 }
@@ -398,11 +425,40 @@ pub struct InputSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub enum OutputSpec {
-    Body { body: String, quantities: Vec<BodyQuantity> },
-    Joint { joint: String, quantities: Vec<JointQuantity> },
-    Driver { driver: String, quantities: Vec<DriverQuantity> },
-    Force { force: String, quantities: Vec<ForceQuantity> },
-    System { system: Vec<SystemQuantity> },
+    Body {
+        body: String,
+        quantities: Vec<BodyQuantity>,
+    },
+    Joint {
+        joint: String,
+        quantities: Vec<JointQuantity>,
+    },
+    Driver {
+        driver: String,
+        quantities: Vec<DriverQuantity>,
+    },
+    Force {
+        force: String,
+        quantities: Vec<ForceQuantity>,
+    },
+    System {
+        system: Vec<SystemQuantity>,
+    },
+    /// Hydraulic control volume.
+    Volume {
+        volume: String,
+        quantities: Vec<VolumeQuantity>,
+    },
+    /// Directional control valve.
+    Valve {
+        valve: String,
+        quantities: Vec<ValveQuantity>,
+    },
+    /// Hydraulic cylinder.
+    Cylinder {
+        cylinder: String,
+        quantities: Vec<CylinderQuantity>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -447,10 +503,41 @@ pub enum DriverQuantity {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ForceQuantity {
-    /// TSDA length [m] or RSDA angle [rad].
+    /// TSDA/actuator length [m] or RSDA angle [rad].
     Length,
-    /// TSDA tension [N] or RSDA torque [N m].
+    /// TSDA tension [N], actuator force [N] or RSDA torque [N m].
     Force,
+    /// Rate of the TSDA/actuator length [m/s] or RSDA angle [rad/s].
+    Rate,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum VolumeQuantity {
+    /// Pressure [Pa] (seed 004 eq. 22).
+    Pressure,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ValveQuantity {
+    /// Spool position U [V] (seed 004 eq. 27).
+    Spool,
+    /// Reference U_ref [V] held over the last internal step.
+    Reference,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CylinderQuantity {
+    /// Actuator (pin-to-pin) length |s| [m].
+    Length,
+    /// Its rate [m/s].
+    Velocity,
+    /// Force F_s = p_A A_A - p_B A_B - F_mu [N] (seed 004 eq. 29), pushing the ends apart.
+    Force,
+    /// Work of F_s on the mechanism since the start [J].
+    Work,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -505,5 +592,14 @@ impl Description {
     }
     pub fn input_index(&self, name: &str) -> Option<usize> {
         self.interface.inputs.iter().position(|i| i.name == name)
+    }
+    pub fn volume_index(&self, name: &str) -> Option<usize> {
+        self.hydraulics.as_ref()?.volumes.iter().position(|v| v.name == name)
+    }
+    pub fn valve_index(&self, name: &str) -> Option<usize> {
+        self.hydraulics.as_ref()?.valves.iter().position(|v| v.name() == name)
+    }
+    pub fn cylinder_index(&self, name: &str) -> Option<usize> {
+        self.hydraulics.as_ref()?.cylinders.iter().position(|c| c.name == name)
     }
 }

@@ -2,13 +2,20 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Equation formulations.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default)]
+/// Equation formulations. The numeric codes are the FMU enumeration values (`solver.formulation`,
+/// enumeration type `SolverFormulation`) and never change.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Formulation {
     /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
     #[default]
     Index3,
+    /// Semirecursive relative joint coordinates, cut joints by double-step coordinate
+    /// partitioning (seed 004 Sect. 2.1-2.2).
+    SemirecursiveDoubleStep,
+    /// Semirecursive relative joint coordinates, cut joints by the penalty-based augmented
+    /// Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3).
+    SemirecursivePenalty,
     /// Ordinary differential equations in independent coordinates obtained by generalized
     /// coordinate partitioning of the index-3 mechanism's constraints (seed 001 Sect. 1,
     /// eqs. 1-13); also offered as Model Exchange.
@@ -16,19 +23,29 @@ pub enum Formulation {
 }
 
 impl Formulation {
+    pub const ALL: &'static [Formulation] = &[
+        Formulation::Index3,
+        Formulation::SemirecursiveDoubleStep,
+        Formulation::SemirecursivePenalty,
+        Formulation::StateSpace,
+    ];
+    /// The formulations a semirecursive model offers as `solver.formulation`.
+    pub const SEMIRECURSIVE: &'static [Formulation] =
+        &[Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty];
+
+    pub fn is_semirecursive(self) -> bool {
+        matches!(self, Formulation::SemirecursiveDoubleStep | Formulation::SemirecursivePenalty)
+    }
+
     /// The integrators that work with this formulation (the `solver.method` items offered).
+    /// The semirecursive formulations of seed 004 integrate with the trapezoidal rule,
+    /// positions and pressures as primary variables (Sect. 4); their penalty projections and
+    /// coordinate partitioning are tied to it.
     pub fn methods(self) -> &'static [Method] {
         match self {
             Formulation::Index3 => Method::INDEX3,
+            Formulation::SemirecursiveDoubleStep | Formulation::SemirecursivePenalty => &[Method::Trapezoidal],
             Formulation::StateSpace => Method::STATE_SPACE,
-        }
-    }
-
-    /// Name in descriptions (`solver.formulation`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Formulation::Index3 => "index3",
-            Formulation::StateSpace => "state_space",
         }
     }
 
@@ -37,6 +54,67 @@ impl Formulation {
     pub fn model_exchange(self) -> bool {
         self == Formulation::StateSpace
     }
+
+    /// Enumeration value in the FMU (stable across releases).
+    pub fn code(self) -> i32 {
+        match self {
+            Formulation::Index3 => 1,
+            Formulation::SemirecursiveDoubleStep => 2,
+            Formulation::SemirecursivePenalty => 3,
+            Formulation::StateSpace => 4,
+        }
+    }
+
+    pub fn from_code(code: i64) -> Option<Formulation> {
+        Self::ALL.iter().copied().find(|f| i64::from(f.code()) == code)
+    }
+
+    /// Name in descriptions (`solver.formulation`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index3",
+            Formulation::SemirecursiveDoubleStep => "semirecursive_double_step",
+            Formulation::SemirecursivePenalty => "semirecursive_penalty",
+            Formulation::StateSpace => "state_space",
+        }
+    }
+
+    /// Enumeration item name in the FMU (a C identifier).
+    pub fn item_name(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index3",
+            Formulation::SemirecursiveDoubleStep => "doubleStep",
+            Formulation::SemirecursivePenalty => "penalty",
+            Formulation::StateSpace => "stateSpace",
+        }
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            Formulation::Index3 => "index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1)",
+            Formulation::SemirecursiveDoubleStep => {
+                "semirecursive relative joint coordinates; cut joints by double-step coordinate partitioning, independent coordinates chosen by Gaussian elimination with full pivoting (seed 004 Sect. 2.2)"
+            }
+            Formulation::SemirecursivePenalty => {
+                "semirecursive relative joint coordinates; cut joints by the penalty-based augmented Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3)"
+            }
+            Formulation::StateSpace => {
+                "state-space ODE in independent coordinates by generalized coordinate partitioning of the index-3 absolute-coordinate constraints (seed 001 Sect. 1)"
+            }
+        }
+    }
+}
+
+/// How the semirecursive formulations obtain the Newton tangent of seed 004 eq. (37).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
+#[serde(rename_all = "snake_case")]
+pub enum Tangent {
+    /// The mass (M'' or M' + penalty), damping and hydraulic coupling blocks in closed form,
+    /// with the circuit's own derivatives by forward differences.
+    #[default]
+    Analytic,
+    /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
+    Numerical,
 }
 
 /// Time integrators. The numeric codes are the FMU enumeration values and never change.
@@ -309,15 +387,6 @@ impl Method {
         }
     }
 
-    /// The formulation the method belongs to.
-    pub fn formulation(self) -> Formulation {
-        if Method::STATE_SPACE.contains(&self) {
-            Formulation::StateSpace
-        } else {
-            Formulation::Index3
-        }
-    }
-
     /// True for methods that choose their own steps under error control (absolute and
     /// relative tolerances, seed 001 eq. 21).
     pub fn variable_step(self) -> bool {
@@ -402,6 +471,16 @@ pub struct SolverDefaults {
     /// default [`DEFAULT_VELOCITY_TOLERANCE_FACTOR`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity_tolerance_factor: Option<f64>,
+    /// Penalty factor alpha of the penalty-based semirecursive formulation (seed 004 eq. 18;
+    /// the seed uses 1e11).
+    #[serde(default = "default_penalty", skip_serializing_if = "is_default_penalty")]
+    pub penalty: f64,
+    /// Newton tolerance on pressure corrections [Pa] (seed 004 Sect. 5: 1e-2 Pa).
+    #[serde(default = "default_pressure_tolerance", skip_serializing_if = "is_default_pressure_tolerance")]
+    pub pressure_tolerance: f64,
+    /// Newton tangent of the semirecursive formulations.
+    #[serde(default, skip_serializing_if = "is_default_tangent")]
+    pub tangent: Tangent,
 }
 
 /// Default Atol = Rtol of the variable-step methods (seed 001 runs with Atol = Rtol).
@@ -433,6 +512,9 @@ impl Default for SolverDefaults {
             absolute_tolerance: None,
             relative_tolerance: None,
             velocity_tolerance_factor: None,
+            penalty: default_penalty(),
+            pressure_tolerance: default_pressure_tolerance(),
+            tangent: Tangent::default(),
         }
     }
 }
@@ -448,6 +530,21 @@ fn default_max_iterations() -> u32 {
 }
 fn default_rho_inf() -> f64 {
     0.6
+}
+fn default_penalty() -> f64 {
+    1e11
+}
+fn is_default_penalty(x: &f64) -> bool {
+    *x == default_penalty()
+}
+fn default_pressure_tolerance() -> f64 {
+    1e-2
+}
+fn is_default_pressure_tolerance(x: &f64) -> bool {
+    *x == default_pressure_tolerance()
+}
+fn is_default_tangent(t: &Tangent) -> bool {
+    *t == Tangent::default()
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ impl fmt::Display for DescriptionError {
 
 impl std::error::Error for DescriptionError {}
 
-fn invalid(location: impl Into<String>, reason: impl Into<String>) -> DescriptionError {
+pub(super) fn invalid(location: impl Into<String>, reason: impl Into<String>) -> DescriptionError {
     DescriptionError::Invalid { location: location.into(), reason: reason.into() }
 }
 
@@ -41,11 +41,11 @@ fn finite3(v: &[f64; 3]) -> bool {
     v.iter().all(|x| x.is_finite())
 }
 
-fn norm3(v: &[f64; 3]) -> f64 {
+pub(super) fn norm3(v: &[f64; 3]) -> f64 {
     (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
 }
 
-fn check_vector(location: &str, what: &str, v: &[f64; 3]) -> Result<(), DescriptionError> {
+pub(super) fn check_vector(location: &str, what: &str, v: &[f64; 3]) -> Result<(), DescriptionError> {
     if !finite3(v) {
         return Err(invalid(location, format!("{what} {v:?} is not finite")));
     }
@@ -73,8 +73,8 @@ impl Description {
         if let Some(plane) = &self.plane {
             check_axis("model", "plane normal", &plane.normal)?;
         }
-        if self.bodies.is_empty() {
-            return Err(invalid("model", "there are no bodies"));
+        if self.bodies.is_empty() && self.hydraulics.is_none() {
+            return Err(invalid("model", "there are no bodies and no hydraulic circuit"));
         }
         let mut names = HashSet::new();
         for (kind, name) in self
@@ -84,6 +84,7 @@ impl Description {
             .chain(self.joints.iter().map(|j| ("joint", j.name.as_str())))
             .chain(self.drivers.iter().map(|d| ("driver", d.name.as_str())))
             .chain(self.forces.iter().map(|f| ("force", f.name())))
+            .chain(self.hydraulic_names())
         {
             if !is_identifier(name) || name == GROUND {
                 return Err(invalid(
@@ -94,7 +95,7 @@ impl Description {
             if !names.insert(name) {
                 return Err(invalid(
                     format!("{kind} '{name}'"),
-                    "the name is used twice (bodies, joints, drivers and forces share one namespace)",
+                    "the name is used twice (bodies, joints, drivers, forces and hydraulic components share one namespace)",
                 ));
             }
         }
@@ -110,6 +111,7 @@ impl Description {
         for f in &self.forces {
             self.validate_force(f)?;
         }
+        self.validate_hydraulics()?;
         self.validate_interface()?;
         let e = &self.experiment;
         if !(e.start.is_finite() && e.stop.is_finite() && e.stop > e.start) {
@@ -132,11 +134,23 @@ impl Description {
             return Err(invalid("solver", format!("rho_inf {} must lie in [0, 1]", s.rho_inf)));
         }
         s.method.check_rho_inf(s.rho_inf).map_err(|e| invalid("solver", e))?;
+        if !(s.penalty.is_finite() && s.penalty > 0.0) {
+            return Err(invalid("solver", format!("penalty {} must be positive", s.penalty)));
+        }
+        if !(s.pressure_tolerance.is_finite() && s.pressure_tolerance > 0.0) {
+            return Err(invalid("solver", format!("pressure_tolerance {} must be positive", s.pressure_tolerance)));
+        }
         self.validate_formulation()?;
         Ok(())
     }
 
-    fn body_ref(&self, location: &str, field: &str, name: &str, allow_ground: bool) -> Result<(), DescriptionError> {
+    pub(super) fn body_ref(
+        &self,
+        location: &str,
+        field: &str,
+        name: &str,
+        allow_ground: bool,
+    ) -> Result<(), DescriptionError> {
         if name == GROUND {
             return if allow_ground { Ok(()) } else { Err(invalid(location, format!("{field} cannot be '{GROUND}'"))) };
         }
@@ -379,6 +393,22 @@ impl Description {
                     return Err(invalid(loc, "value is not finite"));
                 }
             }
+            Force::Actuator { body1, body2, point1, point2, value, .. } => {
+                self.body_ref(loc, "body1", body1, true)?;
+                self.body_ref(loc, "body2", body2, true)?;
+                if body1 == body2 {
+                    return Err(invalid(loc, "body1 and body2 are the same"));
+                }
+                check_vector(loc, "point1", point1)?;
+                check_vector(loc, "point2", point2)?;
+                let d = [point2[0] - point1[0], point2[1] - point1[1], point2[2] - point1[2]];
+                if norm3(&d) < 1e-12 {
+                    return Err(invalid(loc, "point1 and point2 coincide: the force direction is undefined"));
+                }
+                if !value.is_finite() {
+                    return Err(invalid(loc, "value is not finite"));
+                }
+            }
         }
         Ok(())
     }
@@ -429,6 +459,21 @@ impl Description {
                     return Err(invalid(
                         "interface outputs",
                         format!("force '{force}' is not a force element of this model"),
+                    ))
+                }
+                Volume { volume, .. } if self.volume_index(volume).is_none() => {
+                    return Err(invalid(
+                        "interface outputs",
+                        format!("volume '{volume}' is not a hydraulic volume of this model"),
+                    ))
+                }
+                Valve { valve, .. } if self.valve_index(valve).is_none() => {
+                    return Err(invalid("interface outputs", format!("valve '{valve}' is not a valve of this model")))
+                }
+                Cylinder { cylinder, .. } if self.cylinder_index(cylinder).is_none() => {
+                    return Err(invalid(
+                        "interface outputs",
+                        format!("cylinder '{cylinder}' is not a hydraulic cylinder of this model"),
                     ))
                 }
                 _ => {}

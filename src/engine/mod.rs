@@ -1,18 +1,22 @@
 //! The simulation engine: formulations x integrators. Knows nothing of FMI.
 //!
-//! A [`Simulation`] is one formulation (so far the index-3 absolute-coordinate formulation of
-//! seed 003) with one integrator, advanced over communication intervals in equal sub-steps.
+//! A [`Simulation`] is one formulation (the index-3 absolute-coordinate formulation of seed
+//! 003, or a semirecursive formulation of seed 004 with its hydraulics) with one integrator,
+//! advanced over communication intervals in equal sub-steps.
 
+pub mod hydraulics;
 pub mod index3;
 pub mod integrators;
 pub mod linalg;
 pub mod motion;
 pub mod rotation;
+pub mod semirecursive;
 pub mod statespace;
 
 use crate::description::{Description, Formulation, Method};
 use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
 use integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError, StepStats};
+use semirecursive::{SemiState, Semirecursive};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -23,6 +27,8 @@ pub enum BuildError {
     Assembly(AssemblyError),
     /// The solver settings are not admissible (e.g. rho_inf for MSSTH4/5).
     Solver(String),
+    /// A semirecursive model could not be compiled or started.
+    Semirecursive(String),
 }
 
 impl fmt::Display for BuildError {
@@ -31,6 +37,7 @@ impl fmt::Display for BuildError {
             BuildError::Compile(e) => e.fmt(f),
             BuildError::Assembly(e) => e.fmt(f),
             BuildError::Solver(e) => f.write_str(e),
+            BuildError::Semirecursive(e) => f.write_str(e),
         }
     }
 }
@@ -60,6 +67,20 @@ impl SolverSettings {
             rho_inf: d.solver.rho_inf,
         }
     }
+
+    /// The semirecursive formulations' settings: the constraint treatment and its parameters
+    /// come from the description (`solver.formulation`, `penalty`, `pressure_tolerance`,
+    /// `tangent`), the Newton settings from here.
+    fn semirecursive(&self, d: &Description) -> semirecursive::Settings {
+        semirecursive::Settings {
+            formulation: d.solver.formulation,
+            tolerance: self.newton.tolerance,
+            pressure_tolerance: d.solver.pressure_tolerance,
+            max_iterations: self.newton.max_iterations,
+            penalty: d.solver.penalty,
+            tangent: d.solver.tangent,
+        }
+    }
 }
 
 enum Stepper {
@@ -76,10 +97,13 @@ enum Stepper {
 /// Everything that influences the rest of a run, in a self-contained form.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationSnapshot {
+    /// The state as absolute body states (the semirecursive formulations' view of theirs).
     pub state: MechState,
     /// The integrator's history besides `state` (previous states, step sizes, SS auxiliary
-    /// vectors); None for the half-implicit method.
+    /// vectors); None for the half-implicit method and the semirecursive formulations.
     pub history: Option<History<MechState>>,
+    /// The state of a semirecursive formulation (None for the index-3 formulation).
+    pub semirecursive: Option<SemiState>,
     pub inputs: Vec<f64>,
     pub steps: u64,
     pub last_iterations: u32,
@@ -88,10 +112,14 @@ pub struct SimulationSnapshot {
     pub state_space: Option<statespace::StateSpaceSnapshot>,
 }
 
-/// A running simulation of one mechanism with one integrator.
+enum Engine {
+    Index3 { dae: Box<Index3Dae>, stepper: Stepper },
+    Semirecursive(Box<Semirecursive>),
+}
+
+/// A running simulation of one model with one formulation and integrator.
 pub struct Simulation {
-    dae: Index3Dae,
-    stepper: Stepper,
+    engine: Engine,
     pub settings: SolverSettings,
     /// Internal steps taken and Newton iterations (last step, all steps).
     pub steps: u64,
@@ -103,8 +131,12 @@ pub struct Simulation {
 
 impl fmt::Debug for Simulation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = match &self.engine {
+            Engine::Index3 { dae, .. } => &dae.mech.name,
+            Engine::Semirecursive(s) => &s.tree.name,
+        };
         f.debug_struct("Simulation")
-            .field("mechanism", &self.dae.mech.name)
+            .field("model", name)
             .field("settings", &self.settings)
             .field("t", &self.time())
             .finish()
@@ -115,11 +147,28 @@ impl Simulation {
     /// Compiles the description, assembles consistent initial conditions and starts the
     /// chosen integrator.
     pub fn new(d: &Description, settings: SolverSettings) -> Result<Simulation, BuildError> {
+        if d.solver.formulation.is_semirecursive() {
+            if settings.method != Method::Trapezoidal {
+                return Err(BuildError::Solver(format!(
+                    "the semirecursive formulations integrate with the trapezoidal rule (seed 004 Sect. 4), not {}",
+                    settings.method.item_name()
+                )));
+            }
+            let semi = Semirecursive::new(d, settings.semirecursive(d)).map_err(BuildError::Semirecursive)?;
+            return Ok(Simulation {
+                assembly: semi.assembly.clone(),
+                engine: Engine::Semirecursive(Box::new(semi)),
+                settings,
+                steps: 0,
+                last_iterations: 0,
+                total_iterations: 0,
+            });
+        }
         let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
         let mut state = mech.initial.clone();
         settings.method.check_rho_inf(settings.rho_inf).map_err(BuildError::Solver)?;
         let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
-        if settings.method.formulation() == Formulation::StateSpace {
+        if d.solver.formulation == Formulation::StateSpace {
             let control = statespace::ErrorControl::of(&d.solver);
             return statespace::simulation_start(mech, state, settings, assembly, control);
         }
@@ -132,69 +181,131 @@ impl Simulation {
         settings: SolverSettings,
         assembly: AssemblyReport,
     ) -> Result<Simulation, BuildError> {
-        let dae = Index3Dae::new(mech);
+        let dae = Box::new(Index3Dae::new(mech));
         let stepper = match settings.method {
             Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
             method => Stepper::Implicit(Box::new(
-                Integrator::new(&dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
+                Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
             )),
         };
-        Ok(Simulation { dae, stepper, settings, steps: 0, last_iterations: 0, total_iterations: 0, assembly })
+        Ok(Simulation {
+            engine: Engine::Index3 { dae, stepper },
+            settings,
+            steps: 0,
+            last_iterations: 0,
+            total_iterations: 0,
+            assembly,
+        })
     }
 
-    pub fn mechanism(&self) -> &Mechanism {
-        &self.dae.mech
+    /// The compiled mechanism of the index-3 formulation.
+    pub fn mechanism(&self) -> Option<&Mechanism> {
+        match &self.engine {
+            Engine::Index3 { dae, .. } => Some(&dae.mech),
+            Engine::Semirecursive(_) => None,
+        }
     }
 
+    /// The semirecursive engine, if that is the formulation.
+    pub fn semirecursive(&self) -> Option<&Semirecursive> {
+        match &self.engine {
+            Engine::Semirecursive(s) => Some(s),
+            Engine::Index3 { .. } => None,
+        }
+    }
+
+    /// The state as absolute body states (the semirecursive formulations keep this view of
+    /// their relative coordinates up to date).
     pub fn state(&self) -> &MechState {
-        match &self.stepper {
-            Stepper::HalfImplicit { state, .. } => state,
-            Stepper::Implicit(i) => i.state(),
-            Stepper::StateSpace(s) => s.state(),
+        match &self.engine {
+            Engine::Index3 { stepper: Stepper::HalfImplicit { state, .. }, .. } => state,
+            Engine::Index3 { stepper: Stepper::Implicit(i), .. } => i.state(),
+            Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => s.state(),
+            Engine::Semirecursive(s) => &s.mirror,
         }
     }
 
     pub fn time(&self) -> f64 {
-        self.state().t
+        match &self.engine {
+            Engine::Semirecursive(s) => s.time(),
+            Engine::Index3 { .. } => self.state().t,
+        }
     }
 
-    /// Sets the input values held over the following steps.
-    pub fn set_inputs(&mut self, inputs: &[f64]) {
-        let changed = self.dae.mech.inputs.as_slice() != inputs;
-        self.dae.mech.inputs.copy_from_slice(inputs);
-        if let (true, Stepper::StateSpace(s)) = (changed, &mut self.stepper) {
-            s.invalidate();
+    /// The input values held over the following steps.
+    pub fn inputs(&self) -> &[f64] {
+        match &self.engine {
+            Engine::Index3 { dae, .. } => &dae.mech.inputs,
+            Engine::Semirecursive(s) => &s.inputs,
+        }
+    }
+
+    /// Sets the input values held over the following steps. Fails, leaving the inputs as
+    /// they were, if the model cannot be evaluated with them (e.g. a cylinder length input
+    /// outside the stroke).
+    pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
+        match &mut self.engine {
+            Engine::Index3 { dae, stepper } => {
+                let changed = dae.mech.inputs.as_slice() != inputs;
+                dae.mech.inputs.copy_from_slice(inputs);
+                if let (true, Stepper::StateSpace(s)) = (changed, stepper) {
+                    s.invalidate();
+                }
+                Ok(())
+            }
+            Engine::Semirecursive(s) => s.set_inputs(inputs),
         }
     }
 
     /// Sets input `index`, held over the following steps.
-    pub fn set_input(&mut self, index: usize, value: f64) {
-        self.dae.mech.inputs[index] = value;
+    /// Fails, keeping the previous value, if the model cannot be evaluated with it.
+    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        match &mut self.engine {
+            Engine::Index3 { dae, .. } => {
+                dae.mech.inputs[index] = value;
+                Ok(())
+            }
+            Engine::Semirecursive(s) => s.set_input(index, value),
+        }
     }
 
     /// One internal step of size `h`; the state time is set exactly to `target`.
     fn step(&mut self, target: f64) -> Result<StepStats, StepError> {
         let h = target - self.time();
-        let stats = match &mut self.stepper {
-            Stepper::HalfImplicit { state, .. } if h < NEGLIGIBLE_STEP * self.settings.step_size => {
-                self.dae.mech.drift(state, h);
+        let negligible = h < NEGLIGIBLE_STEP * self.settings.step_size;
+        let (dae, stepper) = match &mut self.engine {
+            Engine::Index3 { dae, stepper } => (dae, stepper),
+            Engine::Semirecursive(s) => {
+                let stats = if negligible {
+                    s.drift(target)?;
+                    StepStats { iterations: 0, stages: 0 }
+                } else {
+                    s.step_to(target)?
+                };
+                self.steps += 1;
+                self.last_iterations = stats.iterations;
+                self.total_iterations += u64::from(stats.iterations);
+                return Ok(stats);
+            }
+        };
+        let stats = match stepper {
+            Stepper::HalfImplicit { state, .. } if negligible => {
+                dae.mech.drift(state, h);
                 state.t = target;
                 StepStats { iterations: 0, stages: 0 }
             }
             Stepper::HalfImplicit { hi, state } => {
-                let s = hi.step(&self.dae.mech, state, h, &self.settings.newton)?;
+                let s = hi.step(&dae.mech, state, h, &self.settings.newton)?;
                 state.t = target;
                 s
             }
             // A negligible step (e.g. the 2e-14 s a master's time arithmetic leaves at the end
             // of an interval) is not solved: the index-3 equations determine accelerations and
             // multipliers only to ~eps |q| / h^2, which would spoil every later step.
-            Stepper::Implicit(i) if h < NEGLIGIBLE_STEP * self.settings.step_size => {
-                i.shift_to(&mut self.dae, target)?
-            }
-            Stepper::Implicit(i) => i.step_to(&mut self.dae, target, &self.settings.newton)?,
+            Stepper::Implicit(i) if negligible => i.shift_to(&mut **dae, target)?,
+            Stepper::Implicit(i) => i.step_to(&mut **dae, target, &self.settings.newton)?,
             Stepper::StateSpace(s) => {
-                s.advance_to(&self.dae.mech, target, &self.settings)?;
+                s.advance_to(&dae.mech, target, &self.settings)?;
                 StepStats { iterations: s.counters.last_iterations, stages: 0 }
             }
         };
@@ -215,9 +326,9 @@ impl Simulation {
         if span == 0.0 {
             return Ok(());
         }
-        if let Stepper::StateSpace(s) = &mut self.stepper {
+        if let Engine::Index3 { dae, stepper: Stepper::StateSpace(s) } = &mut self.engine {
             // The formulation's own stepping (variable-step methods choose their steps).
-            let result = s.advance_to(&self.dae.mech, t_end, &self.settings);
+            let result = s.advance_to(&dae.mech, t_end, &self.settings);
             self.steps = s.counters.steps;
             self.last_iterations = s.counters.last_iterations;
             self.total_iterations = s.counters.total_iterations;
@@ -236,17 +347,20 @@ impl Simulation {
     }
 
     pub fn snapshot(&self) -> SimulationSnapshot {
+        let (history, semirecursive) = match &self.engine {
+            Engine::Index3 { stepper: Stepper::HalfImplicit { .. } | Stepper::StateSpace(_), .. } => (None, None),
+            Engine::Index3 { stepper: Stepper::Implicit(i), .. } => (Some(i.history()), None),
+            Engine::Semirecursive(s) => (None, Some(s.state.clone())),
+        };
         SimulationSnapshot {
             state: self.state().clone(),
-            history: match &self.stepper {
-                Stepper::HalfImplicit { .. } | Stepper::StateSpace(_) => None,
-                Stepper::Implicit(i) => Some(i.history()),
-            },
-            state_space: match &self.stepper {
-                Stepper::StateSpace(s) => Some(s.snapshot()),
+            history,
+            semirecursive,
+            inputs: self.inputs().to_vec(),
+            state_space: match &self.engine {
+                Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => Some(s.snapshot()),
                 _ => None,
             },
-            inputs: self.dae.mech.inputs.clone(),
             steps: self.steps,
             last_iterations: self.last_iterations,
             total_iterations: self.total_iterations,
@@ -255,25 +369,36 @@ impl Simulation {
 
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
-        let m = &self.dae.mech;
+        let (dae, stepper, state, history) = match (&mut self.engine, &s.semirecursive) {
+            (Engine::Semirecursive(semi), Some(state)) => {
+                semi.restore(state, &s.inputs)?;
+                self.steps = s.steps;
+                self.last_iterations = s.last_iterations;
+                self.total_iterations = s.total_iterations;
+                return Ok(());
+            }
+            (Engine::Index3 { dae, stepper }, None) => (dae, stepper, &s.state, &s.history),
+            _ => return Err("the snapshot was taken with another formulation".into()),
+        };
+        let m = &dae.mech;
         let fits = |st: &MechState| {
             st.bodies.len() == m.n_bodies()
                 && st.lambda.len() == m.n_constraints()
                 && st.angles.len() == m.joints.len()
                 && st.drive_values.len() == m.drivers.len()
         };
-        let previous = s.history.as_ref().map_or(&[][..], |h| &h.previous[..]);
-        if !fits(&s.state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
+        let previous = history.as_ref().map_or(&[][..], |h| &h.previous[..]);
+        if !fits(state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
             return Err("the snapshot does not belong to this model".into());
         }
-        match (&mut self.stepper, &s.history, &s.state_space) {
-            (Stepper::HalfImplicit { state, .. }, None, None) => state.clone_from(&s.state),
-            (Stepper::Implicit(i), Some(h), None) => i.restore(s.state.clone(), h)?,
-            (Stepper::StateSpace(ss), None, Some(snap)) => ss.restore(&s.state, snap)?,
+        match (stepper, history, &s.state_space) {
+            (Stepper::HalfImplicit { state: current, .. }, None, None) => current.clone_from(state),
+            (Stepper::Implicit(i), Some(h), None) => i.restore(state.clone(), h)?,
+            (Stepper::StateSpace(ss), None, Some(snap)) => ss.restore(state, snap)?,
             _ => return Err("the snapshot was taken with another solver method".into()),
         }
-        self.dae.mech.inputs.clone_from(&s.inputs);
-        self.dae.invalidate_caches();
+        dae.mech.inputs.clone_from(&s.inputs);
+        dae.invalidate_caches();
         self.steps = s.steps;
         self.last_iterations = s.last_iterations;
         self.total_iterations = s.total_iterations;
@@ -283,16 +408,22 @@ impl Simulation {
     /// Value of an output quantity at the current state.
     pub fn quantity(&self, q: crate::interface::Quantity) -> f64 {
         use crate::interface::Quantity;
-        match q {
-            Quantity::NewtonIterations => f64::from(self.last_iterations),
-            Quantity::Steps => self.steps as f64,
-            q => self.dae.mech.quantity(q, self.state()),
+        match (q, &self.engine) {
+            (Quantity::NewtonIterations, _) => f64::from(self.last_iterations),
+            (Quantity::Steps, _) => self.steps as f64,
+            (q, Engine::Index3 { dae, .. }) => dae.mech.quantity(q, self.state()),
+            (q, Engine::Semirecursive(s)) => s.quantity(q),
         }
     }
 
     /// Dimensions of the equations (for reports): bodies, constraints, unknowns.
     pub fn dims(&self) -> (usize, usize, usize) {
-        let m = &self.dae.mech;
-        (m.n_bodies(), m.n_constraints(), self.dae.n_diff() + self.dae.n_alg())
+        match &self.engine {
+            Engine::Index3 { dae, .. } => {
+                let m = &dae.mech;
+                (m.n_bodies(), m.n_constraints(), dae.n_diff() + dae.n_alg())
+            }
+            Engine::Semirecursive(s) => (s.n_coordinates(), s.n_constraints(), s.n_unknowns()),
+        }
     }
 }

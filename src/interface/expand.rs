@@ -4,8 +4,9 @@ use super::{
     Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType, Variability, Variable,
 };
 use crate::description::{
-    get_number, BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation, JointCoordinate,
-    JointKind, JointQuantity, Method, OutputSpec, SystemQuantity,
+    get_number, BodyQuantity, CylinderQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation,
+    JointCoordinate, JointKind, JointQuantity, Method, OutputSpec, SystemQuantity, Valve, ValveQuantity,
+    VolumeQuantity,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -85,6 +86,10 @@ fn unit(u: &str) -> Option<String> {
 pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     let methods: Vec<Method> = d.solver.formulation.methods().to_vec();
     let state_space = d.solver.formulation == Formulation::StateSpace;
+    let semirecursive = d.solver.formulation.is_semirecursive();
+    // A choice of constraint treatment only where there is a mechanism.
+    let formulations: Vec<Formulation> =
+        if semirecursive && !d.bodies.is_empty() { Formulation::SEMIRECURSIVE.to_vec() } else { Vec::new() };
     let mut b = Builder { vars: Vec::new(), names: HashSet::new() };
     b.push(Variable {
         name: "time".into(),
@@ -204,6 +209,42 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             })?;
         }
     }
+    if !formulations.is_empty() {
+        let items: Vec<String> = formulations.iter().map(|f| f.item_name().to_string()).collect();
+        b.push(parameter(
+            "solver.formulation",
+            VarType::Enumeration,
+            Start::Integer(i64::from(d.solver.formulation.code())),
+            &format!("Multibody formulation and constraint treatment ({})", items.join(", ")),
+            Binding::Solver(SolverSetting::Formulation),
+        ))?;
+        b.push(Variable {
+            unit: unit(""),
+            min: Some(1e-300),
+            max: None,
+            ..parameter(
+                "solver.penaltyFactor",
+                VarType::Real,
+                Start::Real(s.penalty),
+                "Penalty factor alpha of the penalty-based formulation (seed 004 eq. 18)",
+                Binding::Solver(SolverSetting::Penalty),
+            )
+        })?;
+    }
+    if semirecursive && d.hydraulics.is_some() {
+        b.push(Variable {
+            unit: unit("Pa"),
+            min: Some(1e-300),
+            max: None,
+            ..parameter(
+                "solver.pressureTolerance",
+                VarType::Real,
+                Start::Real(s.pressure_tolerance),
+                "Newton tolerance on pressure corrections (seed 004 Sect. 5)",
+                Binding::Solver(SolverSetting::PressureTolerance),
+            )
+        })?;
+    }
 
     let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
     for p in &d.interface.parameters {
@@ -243,7 +284,7 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     if state_space {
         model_exchange_states(d, &mut b)?;
     }
-    Ok(ModelInterface { variables: b.vars, methods })
+    Ok(ModelInterface { variables: b.vars, methods, formulations })
 }
 
 /// Model Exchange of the state-space formulation: continuous states x = [v; v'] (the
@@ -372,6 +413,13 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                             )?;
                         }
                     }
+                    JointQuantity::ReactionForce | JointQuantity::ReactionTorque | JointQuantity::FrictionForce
+                        if d.solver.formulation.is_semirecursive() =>
+                    {
+                        return Err(InterfaceError(format!(
+                            "joint '{joint}': reaction and friction forces are not outputs of the semirecursive formulations"
+                        )));
+                    }
                     JointQuantity::ReactionForce | JointQuantity::ReactionTorque => {
                         let torque = *q == JointQuantity::ReactionTorque;
                         for (axis, xyz) in XYZ.iter().enumerate() {
@@ -431,7 +479,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
         OutputSpec::Force { force, quantities } => {
             let i = d.force_index(force).ok_or_else(|| missing("force", force))?;
             let (len_unit, force_unit) = match &d.forces[i] {
-                Force::Tsda { .. } => ("m", "N"),
+                Force::Tsda { .. } | Force::Actuator { .. } => ("m", "N"),
                 Force::Rsda { .. } => ("rad", "N.m"),
                 Force::Load { .. } => ("", "N"),
                 Force::Torque { .. } => ("", "N.m"),
@@ -450,14 +498,87 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         )?;
                     }
                     ForceQuantity::Force => {
+                        let text = if matches!(d.forces[i], Force::Actuator { .. }) {
+                            format!("Force of actuator {force}, pushing its ends apart")
+                        } else {
+                            format!("Tension (TSDA), torque (RSDA) or magnitude of {force}")
+                        };
+                        b.output(format!("{force}.force"), force_unit, text, Quantity::ForceValue { force: i })?;
+                    }
+                    ForceQuantity::Rate => {
+                        if len_unit.is_empty() {
+                            return Err(InterfaceError(format!("force '{force}' has no length/angle rate to output")));
+                        }
                         b.output(
-                            format!("{force}.force"),
-                            force_unit,
-                            format!("Tension (TSDA), torque (RSDA) or magnitude of {force}"),
-                            Quantity::ForceValue { force: i },
+                            format!("{force}.rate"),
+                            if len_unit == "m" { "m/s" } else { "rad/s" },
+                            format!("Rate of the length (TSDA, actuator) or angle (RSDA) of {force}"),
+                            Quantity::ForceRate { force: i },
                         )?;
                     }
                 }
+            }
+        }
+        OutputSpec::Volume { volume, quantities } => {
+            let i = d.volume_index(volume).ok_or_else(|| missing("volume", volume))?;
+            for q in quantities {
+                match q {
+                    VolumeQuantity::Pressure => b.output(
+                        format!("{volume}.pressure"),
+                        "Pa",
+                        format!("Pressure in hydraulic volume {volume} (seed 004 eq. 22)"),
+                        Quantity::VolumePressure { volume: i },
+                    )?,
+                }
+            }
+        }
+        OutputSpec::Valve { valve, quantities } => {
+            let i = d.valve_index(valve).ok_or_else(|| missing("valve", valve))?;
+            let h = d.hydraulics.as_ref().expect("a valve implies a circuit");
+            if !matches!(h.valves[i], Valve::Directional { .. }) {
+                return Err(InterfaceError(format!("valve '{valve}' has no spool to output (a throttle)")));
+            }
+            for q in quantities {
+                let (name, text, q) = match q {
+                    ValveQuantity::Spool => {
+                        ("spool", "Spool position U (seed 004 eq. 27)", Quantity::ValveSpool { valve: i })
+                    }
+                    ValveQuantity::Reference => (
+                        "reference",
+                        "Spool reference U_ref held over the last internal step (input plus work cycle)",
+                        Quantity::ValveReference { valve: i },
+                    ),
+                };
+                b.output(format!("{valve}.{name}"), "V", format!("{text} of valve {valve}"), q)?;
+            }
+        }
+        OutputSpec::Cylinder { cylinder, quantities } => {
+            let i = d.cylinder_index(cylinder).ok_or_else(|| missing("cylinder", cylinder))?;
+            for q in quantities {
+                let (name, unit, text, q) = match q {
+                    CylinderQuantity::Length => {
+                        ("length", "m", "Actuator length |s|", Quantity::CylinderLength { cylinder: i })
+                    }
+                    CylinderQuantity::Velocity => (
+                        "velocity",
+                        "m/s",
+                        "Actuator velocity (seed 004 eq. 45)",
+                        Quantity::CylinderVelocity { cylinder: i },
+                    ),
+                    CylinderQuantity::Force => (
+                        "force",
+                        "N",
+                        "Cylinder force F_s = p_A A_A - p_B A_B - F_mu, pushing the ends apart (seed 004 eq. 29)",
+                        Quantity::CylinderForce { cylinder: i },
+                    ),
+                    CylinderQuantity::Work => (
+                        "work",
+                        "J",
+                        "Work of the cylinder force on the mechanism since the start",
+                        Quantity::CylinderWork { cylinder: i },
+                    ),
+                };
+                b.output(format!("{cylinder}.{name}"), unit, format!("{text} of cylinder {cylinder}"), q)?;
             }
         }
         OutputSpec::System { system } => {

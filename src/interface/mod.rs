@@ -15,10 +15,12 @@ pub use token::instantiation_token;
 pub use units::unit_definition;
 pub use xml::{model_description_xml, FmiVersion};
 
-use crate::description::Method;
+use crate::description::{Formulation, Method};
 
 /// Name of the enumeration type of `solver.method`.
 pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
+/// Name of the enumeration type of `solver.formulation` (semirecursive models only).
+pub const SOLVER_FORMULATION_TYPE: &str = "SolverFormulation";
 
 /// Log categories declared in modelDescription.xml and honoured by SetDebugLogging.
 pub const LOG_CATEGORIES: &[(&str, &str)] = &[
@@ -36,7 +38,7 @@ pub enum VarType {
     Integer,
     Boolean,
     String,
-    /// `solver.method`: FMI 2 Integer with declaredType, FMI 3 Enumeration.
+    /// `solver.method`, `solver.formulation`: FMI 2 Integer with declaredType, FMI 3 Enumeration.
     Enumeration,
 }
 
@@ -82,6 +84,23 @@ pub enum SolverSetting {
     AbsoluteTolerance,
     RelativeTolerance,
     VelocityToleranceFactor,
+    /// Semirecursive models: double-step or penalty (seed 004 Sect. 2.2-2.3).
+    Formulation,
+    /// Penalty factor alpha (seed 004 eq. 18).
+    Penalty,
+    /// Newton tolerance on pressures [Pa] (seed 004 Sect. 5).
+    PressureTolerance,
+}
+
+impl SolverSetting {
+    /// The enumeration type of an enumeration-valued setting.
+    pub fn enumeration_type(self) -> Option<&'static str> {
+        match self {
+            SolverSetting::Method => Some(SOLVER_METHOD_TYPE),
+            SolverSetting::Formulation => Some(SOLVER_FORMULATION_TYPE),
+            _ => None,
+        }
+    }
 }
 
 /// What a variable refers to inside the simulation.
@@ -127,6 +146,14 @@ pub enum Quantity {
     DriverPrescribed { driver: usize },
     ForceLength { force: usize },
     ForceValue { force: usize },
+    ForceRate { force: usize },
+    VolumePressure { volume: usize },
+    ValveSpool { valve: usize },
+    ValveReference { valve: usize },
+    CylinderLength { cylinder: usize },
+    CylinderVelocity { cylinder: usize },
+    CylinderForce { cylinder: usize },
+    CylinderWork { cylinder: usize },
     KineticEnergy,
     PotentialEnergy,
     TotalEnergy,
@@ -160,6 +187,8 @@ pub struct ModelInterface {
     pub variables: Vec<Variable>,
     /// Integrators offered in `solver.method` (enumeration items).
     pub methods: Vec<Method>,
+    /// Formulations offered in `solver.formulation` (empty: no such parameter).
+    pub formulations: Vec<Formulation>,
 }
 
 impl ModelInterface {
@@ -179,5 +208,13 @@ impl ModelInterface {
     /// Their derivatives, in the same order.
     pub fn derivatives(&self) -> impl Iterator<Item = &Variable> {
         self.variables.iter().filter(|v| matches!(v.binding, Binding::Derivative { .. }))
+    }
+    /// (item name, code) of the enumeration `setting` offers.
+    pub fn enumeration_items(&self, setting: SolverSetting) -> Vec<(&'static str, i32)> {
+        match setting {
+            SolverSetting::Method => self.methods.iter().map(|m| (m.item_name(), m.code())).collect(),
+            SolverSetting::Formulation => self.formulations.iter().map(|f| (f.item_name(), f.code())).collect(),
+            _ => Vec::new(),
+        }
     }
 }

@@ -21,6 +21,9 @@ pub fn instantiation_token(description: &Description, interface: &ModelInterface
     for m in &interface.methods {
         h.update(format!("\nmethod {}={}", m.item_name(), m.code()).as_bytes());
     }
+    for f in &interface.formulations {
+        h.update(format!("\nformulation {}={}", f.item_name(), f.code()).as_bytes());
+    }
     let digest = h.finalize();
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
     format!("{{{}-{}-{}-{}-{}}}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])

@@ -3,7 +3,7 @@
 
 use super::{
     unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
-    LOG_CATEGORIES, SOLVER_METHOD_TYPE,
+    LOG_CATEGORIES, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
 };
 use crate::description::Description;
 use serde::Serialize;
@@ -503,6 +503,22 @@ fn items(interface: &ModelInterface) -> Vec<Item> {
     interface.methods.iter().map(|m| Item { name: m.item_name(), value: m.code(), description: m.summary() }).collect()
 }
 
+fn formulation_items(interface: &ModelInterface) -> Vec<Item> {
+    interface
+        .formulations
+        .iter()
+        .map(|f| Item { name: f.item_name(), value: f.code(), description: f.summary() })
+        .collect()
+}
+
+/// The declared type of an enumeration variable.
+fn declared_type(v: &Variable) -> &'static str {
+    match &v.binding {
+        Binding::Solver(s) => s.enumeration_type().unwrap_or(SOLVER_METHOD_TYPE),
+        _ => SOLVER_METHOD_TYPE,
+    }
+}
+
 fn log_categories() -> LogCategories {
     LogCategories {
         categories: LOG_CATEGORIES.iter().map(|(name, description)| Category { name, description }).collect(),
@@ -551,7 +567,7 @@ fn fmi2_variable(interface: &ModelInterface, v: &Variable) -> Fmi2ScalarVariable
             derivative: state_of(interface, v).map(|s| s.value_reference as usize + 1),
         },
         VarType::Integer => Fmi2Type::Integer { start: start_int(v), min: int_bound(v.min), max: int_bound(v.max) },
-        VarType::Enumeration => Fmi2Type::Enumeration { declared_type: SOLVER_METHOD_TYPE, start: start_int(v) },
+        VarType::Enumeration => Fmi2Type::Enumeration { declared_type: declared_type(v), start: start_int(v) },
         VarType::Boolean | VarType::String => {
             unreachable!("the catalog declares no Boolean or String variables")
         }
@@ -602,7 +618,7 @@ fn fmi3_variable(interface: &ModelInterface, v: &Variable) -> Fmi3Variable {
             causality,
             variability,
             initial,
-            declared_type: SOLVER_METHOD_TYPE,
+            declared_type: declared_type(v),
             start: start_int(v),
         },
         VarType::Boolean | VarType::String => {
@@ -689,10 +705,15 @@ pub fn model_description_xml(
                 },
                 units: unit_definitions(interface)?,
                 types: Fmi2TypeDefinitions {
-                    types: vec![Fmi2SimpleType {
+                    types: std::iter::once(Fmi2SimpleType {
                         name: SOLVER_METHOD_TYPE,
                         enumeration: Fmi2Enumeration { items: items(interface) },
-                    }],
+                    })
+                    .chain((!interface.formulations.is_empty()).then(|| Fmi2SimpleType {
+                        name: SOLVER_FORMULATION_TYPE,
+                        enumeration: Fmi2Enumeration { items: formulation_items(interface) },
+                    }))
+                    .collect(),
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),
@@ -757,7 +778,12 @@ pub fn model_description_xml(
                 },
                 units: unit_definitions(interface)?,
                 types: Fmi3TypeDefinitions {
-                    types: vec![Fmi3EnumerationType { name: SOLVER_METHOD_TYPE, items: items(interface) }],
+                    types: std::iter::once(Fmi3EnumerationType { name: SOLVER_METHOD_TYPE, items: items(interface) })
+                        .chain((!interface.formulations.is_empty()).then(|| Fmi3EnumerationType {
+                            name: SOLVER_FORMULATION_TYPE,
+                            items: formulation_items(interface),
+                        }))
+                        .collect(),
                 },
                 log_categories: log_categories(),
                 experiment: experiment(d),

@@ -64,6 +64,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
             length: None,
             initial_coordinate: 0.0,
             friction: None,
+            cut: false,
         })
         .collect();
     let g = 9.81;
@@ -83,6 +84,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
         joints,
         drivers: Vec::new(),
         forces: Vec::new(),
+        hydraulics: None,
         interface: Interface {
             parameters: vec![ParameterSpec {
                 name: "gravity_z".into(),

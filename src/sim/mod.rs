@@ -8,7 +8,7 @@ mod snapshot;
 pub use model_exchange::EventUpdate;
 pub use snapshot::SlaveSnapshot;
 
-use crate::description::{self, Description, Method};
+use crate::description::{self, Description, Formulation, Method};
 use crate::engine::integrators::StepError;
 use crate::engine::{Simulation, SolverSettings};
 use crate::interface::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
@@ -300,13 +300,20 @@ impl Slave {
         }
         let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
         d.experiment.start = self.start_time;
-        // The error control of variable-step methods is part of the solver description.
+        // The formulation, its parameters and the error control of variable-step methods are
+        // part of the solver description.
         for v in self.variables() {
-            let x = Some(self.values[v.value_reference as usize]);
+            let x = self.values[v.value_reference as usize];
             match v.binding {
-                Binding::Solver(SolverSetting::AbsoluteTolerance) => d.solver.absolute_tolerance = x,
-                Binding::Solver(SolverSetting::RelativeTolerance) => d.solver.relative_tolerance = x,
-                Binding::Solver(SolverSetting::VelocityToleranceFactor) => d.solver.velocity_tolerance_factor = x,
+                Binding::Solver(SolverSetting::AbsoluteTolerance) => d.solver.absolute_tolerance = Some(x),
+                Binding::Solver(SolverSetting::RelativeTolerance) => d.solver.relative_tolerance = Some(x),
+                Binding::Solver(SolverSetting::VelocityToleranceFactor) => d.solver.velocity_tolerance_factor = Some(x),
+                Binding::Solver(SolverSetting::Formulation) => {
+                    d.solver.formulation = Formulation::from_code(x as i64)
+                        .ok_or_else(|| SlaveError::Model(format!("solver.formulation {x} is not a formulation code")))?
+                }
+                Binding::Solver(SolverSetting::Penalty) => d.solver.penalty = x,
+                Binding::Solver(SolverSetting::PressureTolerance) => d.solver.pressure_tolerance = x,
                 _ => {}
             }
         }
@@ -354,14 +361,14 @@ impl Slave {
         } else {
             self.note("logNonlinearSystems", format!("initial conditions assembled: {report}"));
         }
-        self.apply_inputs(&mut sim);
+        self.apply_inputs(&mut sim)?;
         self.sim = Some(sim);
         self.built_with = self.values.clone();
         self.time = self.start_time;
         Ok(())
     }
 
-    fn apply_inputs(&self, sim: &mut Simulation) {
+    fn apply_inputs(&self, sim: &mut Simulation) -> Result<(), SlaveError> {
         let inputs: Vec<f64> = self
             .variables()
             .iter()
@@ -370,7 +377,7 @@ impl Slave {
                 _ => None,
             })
             .collect();
-        sim.set_inputs(&inputs);
+        sim.set_inputs(&inputs).map_err(SlaveError::Model)
     }
 
     /// Value of any variable as f64 (integers and enumerations exactly).
@@ -453,17 +460,16 @@ impl Slave {
         match v.ty {
             VarType::Enumeration => {
                 let code = value as i64;
-                if code as f64 != value || !self.model.interface.methods.iter().any(|m| i64::from(m.code()) == code) {
-                    let items: Vec<String> = self
-                        .model
-                        .interface
-                        .methods
-                        .iter()
-                        .map(|m| format!("{}={}", m.item_name(), m.code()))
-                        .collect();
+                let setting = match v.binding {
+                    Binding::Solver(setting) => setting,
+                    _ => SolverSetting::Method,
+                };
+                let items = self.model.interface.enumeration_items(setting);
+                if code as f64 != value || !items.iter().any(|&(_, c)| i64::from(c) == code) {
+                    let items: Vec<String> = items.iter().map(|(name, c)| format!("{name}={c}")).collect();
                     return Err(reject(&format!(
                         "not an item of {} ({})",
-                        interface::SOLVER_METHOD_TYPE,
+                        setting.enumeration_type().unwrap_or(interface::SOLVER_METHOD_TYPE),
                         items.join(", ")
                     )));
                 }
@@ -471,19 +477,28 @@ impl Slave {
             VarType::Integer if value.fract() != 0.0 => return Err(reject("not an integer")),
             _ => {}
         }
-        if matches!(v.binding, Binding::Solver(SolverSetting::StepSize | SolverSetting::Tolerance)) && value <= 0.0 {
+        if matches!(
+            v.binding,
+            Binding::Solver(
+                SolverSetting::StepSize
+                    | SolverSetting::Tolerance
+                    | SolverSetting::Penalty
+                    | SolverSetting::PressureTolerance
+            )
+        ) && value <= 0.0
+        {
             return Err(reject("must be positive"));
         }
-        self.values[vr as usize] = value;
         if v.causality == Causality::Input {
             if let Some(sim) = self.sim.as_mut() {
                 let index = match v.binding {
                     Binding::Input { index } => index,
                     _ => unreachable!("inputs bind to input slots"),
                 };
-                sim.set_input(index, value);
+                sim.set_input(index, value).map_err(|e| reject(&e))?;
             }
         }
+        self.values[vr as usize] = value;
         Ok(())
     }
 

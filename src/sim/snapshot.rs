@@ -9,7 +9,7 @@ use crate::engine::SimulationSnapshot;
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"MBFMUSTA";
-const FORMAT_VERSION: u32 = 3;
+const FORMAT_VERSION: u32 = 4;
 
 /// A slave's state at one instant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -288,6 +288,22 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                     rest_length: rest_length.unwrap_or_else(|| (p2 - p1).norm()),
                     actuator: *actuator,
                     input,
+                    sign: 1.0,
+                }
+            }
+            Force::Actuator { name, body1, body2, point1, point2, value, .. } => {
+                let pair = [bld.body(body1), bld.body(body2)];
+                let (p1, p2) = (v3(point1), v3(point2));
+                ForceElement::Tsda {
+                    name: name.clone(),
+                    pair,
+                    points: [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)],
+                    stiffness: 0.0,
+                    damping: 0.0,
+                    rest_length: (p2 - p1).norm(),
+                    actuator: *value,
+                    input,
+                    sign: -1.0,
                 }
             }
             Force::Rsda { name, joint, stiffness, damping, rest_angle, actuator, .. } => {

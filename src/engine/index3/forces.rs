@@ -106,7 +106,7 @@ impl Mechanism {
     /// reference angles (for RSDA springs).
     fn element_load(&self, e: &ForceElement, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
         match e {
-            ForceElement::Tsda { pair, points, stiffness, damping, rest_length, actuator, input, .. } => {
+            ForceElement::Tsda { pair, points, stiffness, damping, rest_length, actuator, input, sign, .. } => {
                 let (p1, v1) = point(bodies, pair[0], &points[0]);
                 let (p2, v2) = point(bodies, pair[1], &points[1]);
                 let d = p2 - p1;
@@ -115,8 +115,9 @@ impl Mechanism {
                     return;
                 }
                 let u = d / l;
-                let tension =
-                    stiffness * (l - rest_length) + damping * u.dot(&(v2 - v1)) + actuator + self.input_value(*input);
+                let tension = stiffness * (l - rest_length)
+                    + damping * u.dot(&(v2 - v1))
+                    + sign * (actuator + self.input_value(*input));
                 if let Some(b) = pair[1] {
                     point_load(bodies, b, &points[1], &(-u * tension), out);
                 }
@@ -301,9 +302,10 @@ impl Mechanism {
     /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f`.
     pub fn element_force(&self, f: usize, bodies: &[BodyState], angles: &[f64]) -> f64 {
         match &self.forces[f] {
-            ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, .. } => {
+            ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, sign, .. } => {
                 let (l, rate) = self.element_length(f, bodies, angles);
-                stiffness * (l - rest_length) + damping * rate + actuator + self.input_value(*input)
+                // An actuator (sign -1) reports the force that pushes its ends apart.
+                sign * (stiffness * (l - rest_length) + damping * rate) + actuator + self.input_value(*input)
             }
             ForceElement::Rsda { stiffness, damping, rest_angle, actuator, input, .. } => {
                 let (theta, rate) = self.element_length(f, bodies, angles);
@@ -322,10 +324,11 @@ impl Mechanism {
         let mut w = 0.0;
         for (i, f) in self.forces.iter().enumerate() {
             match f {
-                ForceElement::Tsda { damping, actuator, input, .. } => {
+                ForceElement::Tsda { damping, actuator, input, sign, .. } => {
                     let (l0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (l1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += -(actuator + self.input_value(*input)) * (l1 - l0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += -sign * (actuator + self.input_value(*input)) * (l1 - l0)
+                        - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
                 ForceElement::Rsda { damping, actuator, input, .. } => {
                     let (a0, r0) = self.element_length(i, &old.bodies, &old.angles);

@@ -173,6 +173,9 @@ pub enum ForceElement {
         rest_length: f64,
         actuator: f64,
         input: Option<usize>,
+        /// +1: a spring-damper-actuator whose actuator and input add to the tension; -1: a
+        /// linear actuator whose value and input push the points apart.
+        sign: f64,
     },
     Rsda {
         name: String,

@@ -59,6 +59,14 @@ impl Mechanism {
             Quantity::DriverPrescribed { driver } => self.driver_motion(driver, state.t, state).f,
             Quantity::ForceLength { force } => self.element_length(force, bodies, &state.angles).0,
             Quantity::ForceValue { force } => self.element_force(force, bodies, &state.angles),
+            Quantity::ForceRate { force } => self.element_length(force, bodies, &state.angles).1,
+            Quantity::VolumePressure { .. }
+            | Quantity::ValveSpool { .. }
+            | Quantity::ValveReference { .. }
+            | Quantity::CylinderLength { .. }
+            | Quantity::CylinderVelocity { .. }
+            | Quantity::CylinderForce { .. }
+            | Quantity::CylinderWork { .. } => f64::NAN,
             Quantity::KineticEnergy => self.kinetic_energy(bodies),
             Quantity::PotentialEnergy => self.potential_energy(bodies, &state.angles),
             Quantity::TotalEnergy => self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles),

@@ -29,6 +29,8 @@ pub enum StepError {
     Singular { time: f64, detail: String },
     /// The step size is not a positive finite number, or too small to make progress.
     BadStep { time: f64, h: f64 },
+    /// The model left the range where it is defined (e.g. a piston at the end of its stroke).
+    Model { time: f64, what: String },
 }
 
 impl fmt::Display for StepError {
@@ -41,6 +43,7 @@ impl fmt::Display for StepError {
             StepError::NonFinite { time, what } => write!(f, "non-finite value at t = {time}: {what}"),
             StepError::Singular { time, detail } => write!(f, "singular iteration matrix at t = {time}: {detail}"),
             StepError::BadStep { time, h } => write!(f, "invalid step size {h} at t = {time}"),
+            StepError::Model { time, what } => write!(f, "at t = {time}: {what}"),
         }
     }
 }

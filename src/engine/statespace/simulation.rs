@@ -5,7 +5,7 @@
 use super::{Chart, Counters, ErrorControl, Partition, StateSpace};
 use crate::engine::index3::{AssemblyReport, Index3Dae, MechState, Mechanism};
 use crate::engine::integrators::{NewtonSettings, StepError};
-use crate::engine::{BuildError, Simulation, SolverSettings, Stepper};
+use crate::engine::{BuildError, Engine, Simulation, SolverSettings, Stepper};
 use faer::Mat;
 use serde::{Deserialize, Serialize};
 
@@ -223,8 +223,7 @@ pub fn start(
     let ss = StateSpace::new(&mech, state, settings.method, control, &settings.newton)
         .map_err(|e| BuildError::Solver(format!("state-space formulation: {e}")))?;
     Ok(Simulation {
-        dae: Index3Dae::new(mech),
-        stepper: Stepper::StateSpace(Box::new(ss)),
+        engine: Engine::Index3 { dae: Box::new(Index3Dae::new(mech)), stepper: Stepper::StateSpace(Box::new(ss)) },
         settings,
         steps: 0,
         last_iterations: 0,
@@ -236,15 +235,15 @@ pub fn start(
 impl Simulation {
     /// The state-space solver, if this simulation uses that formulation.
     pub fn state_space(&self) -> Option<&StateSpace> {
-        match &self.stepper {
-            Stepper::StateSpace(s) => Some(s),
+        match &self.engine {
+            Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => Some(s),
             _ => None,
         }
     }
 
     fn ode(&mut self) -> Result<(&Mechanism, &mut StateSpace), StepError> {
-        match &mut self.stepper {
-            Stepper::StateSpace(s) => Ok((&self.dae.mech, s)),
+        match &mut self.engine {
+            Engine::Index3 { dae, stepper: Stepper::StateSpace(s) } => Ok((&dae.mech, s)),
             _ => Err(StepError::BadStep { time: f64::NAN, h: f64::NAN }),
         }
     }
@@ -261,13 +260,13 @@ impl Simulation {
     }
 
     pub fn set_ode_time(&mut self, t: f64) {
-        if let Stepper::StateSpace(s) = &mut self.stepper {
+        if let Ok((_, s)) = self.ode() {
             s.set_ode_time(t);
         }
     }
 
     pub fn set_ode_state(&mut self, x: &[f64]) {
-        if let Stepper::StateSpace(s) = &mut self.stepper {
+        if let Ok((_, s)) = self.ode() {
             s.set_ode_state(x);
         }
     }
@@ -276,9 +275,9 @@ impl Simulation {
     /// nothing to do in co-simulation).
     pub fn ode_evaluate(&mut self) -> Result<(), StepError> {
         let newton = self.settings.newton;
-        match &mut self.stepper {
-            Stepper::StateSpace(s) => s.ode_evaluate(&self.dae.mech, &newton),
-            _ => Ok(()),
+        match self.ode() {
+            Ok((mech, s)) => s.ode_evaluate(mech, &newton),
+            Err(_) => Ok(()),
         }
     }
 

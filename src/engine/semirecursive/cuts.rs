@@ -1,0 +1,172 @@
+//! Loop-closure constraints of the cut joints, Phi(z) = 0 (seed 004 Sect. 2.2), and line
+//! measures (spring and cylinder lengths). Each scalar row is evaluated with, per body end, a
+//! 6-vector G such that Phi' = sum G . Z (so the Jacobian column of coordinate j is
+//! sum G . b_j over the ends that z_j moves) and the velocity-product term kappa such that
+//! Phi'' = sum G . Z' + kappa (so Phi_z' z' = sum G . Z'_0 + kappa with Z'_0 at z'' = 0).
+
+use super::kinematics::BodyKin;
+use super::tree::BodyPoint;
+use nalgebra::{Vector3, Vector6};
+
+#[derive(Clone, Debug)]
+pub enum CutKind {
+    /// e . (P2 - P1) = 0 for a global direction e (planar revolute: 2 rows; spherical: 3).
+    Coincide { direction: Vector3<f64> },
+    /// No relative rotation about the plane normal: the angle from A1 f1 to A2 f2 is zero.
+    Rotation { normal: Vector3<f64>, reference: [Vector3<f64>; 2] },
+    /// P2 stays on the line through P1 fixed in body 1: m . (P2 - P1) = 0 with m = A1 m_bar.
+    Slide { across: Vector3<f64> },
+    /// |P2 - P1| = length.
+    Distance { length: f64 },
+}
+
+/// One constraint row of a cut joint between two body points.
+#[derive(Clone, Debug)]
+pub struct Cut {
+    pub kind: CutKind,
+    pub ends: [BodyPoint; 2],
+    pub label: String,
+}
+
+/// A row evaluated at one state.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowEval {
+    pub value: f64,
+    /// (tree body, G) of each end; None for ground.
+    pub g: [Option<(usize, Vector6<f64>)>; 2],
+    pub kappa: f64,
+}
+
+/// Position, velocity and acceleration-free part of a body point.
+pub struct PointKin {
+    pub p: Vector3<f64>,
+    pub v: Vector3<f64>,
+    /// w x v: the part of the point's acceleration not in G . Z'.
+    pub wv: Vector3<f64>,
+}
+
+pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
+    match end.0 {
+        Some(b) => {
+            let k = &kin[b];
+            let p = k.point(&end.1);
+            let v = k.velocity_at(&p);
+            PointKin { p, v, wv: k.omega().cross(&v) }
+        }
+        None => PointKin { p: end.1, v: Vector3::zeros(), wv: Vector3::zeros() },
+    }
+}
+
+/// Position of a body point only.
+fn point_position(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
+    let p = match end.0 {
+        Some(b) => kin[b].point(&end.1),
+        None => end.1,
+    };
+    PointKin { p, v: Vector3::zeros(), wv: Vector3::zeros() }
+}
+
+fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
+    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
+}
+
+/// G of a force-like direction `e` acting at the global point `p`: [e; p x e].
+pub fn wrench_row(e: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
+    six(*e, p.cross(e))
+}
+
+/// Length |P2 - P1| of a line between two body points, its rate and row (the G of the rate).
+pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
+    let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
+    let d = b.p - a.p;
+    let l = d.norm();
+    let u = if l > 0.0 { d / l } else { Vector3::zeros() };
+    let dd = b.v - a.v;
+    let curvature = if l > 0.0 { (dd.norm_squared() - u.dot(&dd).powi(2)) / l } else { 0.0 };
+    let row = RowEval {
+        value: l,
+        g: [ends[0].0.map(|k| (k, -wrench_row(&u, &a.p))), ends[1].0.map(|k| (k, wrench_row(&u, &b.p)))],
+        kappa: u.dot(&(b.wv - a.wv)) + curvature,
+    };
+    (row, u)
+}
+
+impl Cut {
+    /// Value, G and kappa (needs the velocities in `kin`).
+    pub fn evaluate(&self, kin: &[BodyKin]) -> RowEval {
+        self.evaluate_with(kin, true)
+    }
+
+    /// Value and G only (positions suffice); kappa is left 0.
+    pub fn evaluate_position(&self, kin: &[BodyKin]) -> RowEval {
+        self.evaluate_with(kin, false)
+    }
+
+    fn evaluate_with(&self, kin: &[BodyKin], rates: bool) -> RowEval {
+        let at = if rates { point_kin } else { point_position };
+        let (a, b) = (at(kin, &self.ends[0]), at(kin, &self.ends[1]));
+        let body = |i: usize| self.ends[i].0;
+        let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
+        let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
+        match &self.kind {
+            CutKind::Coincide { direction: e } => RowEval {
+                value: e.dot(&(b.p - a.p)),
+                g: [body(0).map(|k| (k, -wrench_row(e, &a.p))), body(1).map(|k| (k, wrench_row(e, &b.p)))],
+                kappa: e.dot(&(b.wv - a.wv)),
+            },
+            CutKind::Rotation { normal: n, reference } => {
+                let f = rot(0) * reference[0];
+                let g = rot(1) * reference[1];
+                RowEval {
+                    value: n.dot(&f.cross(&g)).atan2(f.dot(&g)),
+                    g: [
+                        body(0).map(|k| (k, six(Vector3::zeros(), -n))),
+                        body(1).map(|k| (k, six(Vector3::zeros(), *n))),
+                    ],
+                    kappa: 0.0,
+                }
+            }
+            CutKind::Slide { across } => {
+                let m = rot(0) * across;
+                let kappa = if rates {
+                    let w1 = omega(0);
+                    let v1 = self.ends[0].0.map_or(Vector3::zeros(), |k| kin[k].velocity_at(&b.p));
+                    let w = b.v - v1;
+                    w1.cross(&m).dot(&w) + m.dot(&(omega(1) - w1).cross(&b.v))
+                } else {
+                    0.0
+                };
+                RowEval {
+                    value: m.dot(&(b.p - a.p)),
+                    g: [body(0).map(|k| (k, -wrench_row(&m, &b.p))), body(1).map(|k| (k, wrench_row(&m, &b.p)))],
+                    kappa,
+                }
+            }
+            CutKind::Distance { length } => {
+                let (mut row, _) = line(kin, &self.ends);
+                row.value -= length;
+                if !rates {
+                    row.kappa = 0.0;
+                }
+                row
+            }
+        }
+    }
+}
+
+/// Jacobian entry of a row with respect to coordinate `j`: sum of G . b_j over the ends
+/// whose body z_j moves.
+pub fn column(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, j: usize) -> f64 {
+    let mut s = 0.0;
+    for (k, g) in row.g.iter().flatten() {
+        if tree.moves(j, *k) {
+            s += g.dot(&kin[j].b);
+        }
+    }
+    s
+}
+
+/// sum G . Z' over the ends (with the accelerations currently in `kin`).
+pub fn g_dot_acc(kin: &[BodyKin], row: &RowEval) -> f64 {
+    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].acc)).sum()
+}

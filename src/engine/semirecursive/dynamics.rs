@@ -1,0 +1,244 @@
+//! Equations of motion of the open tree (seed 004 eqs. 8-12): per body the mass matrix
+//! M_bar_j (eq. 9) and the force Q_bar_j (eq. 10) referred to the global origin, projected onto
+//! the joint coordinates with R = T R_d (eq. 4): M' z'' = Q' with M' = R^T M_bar R and
+//! Q' = R^T (Q_bar - M_bar T R_d' z') (eqs. 11-12). The sums over descendants that the path
+//! matrix T produces are accumulated from the leaves to the base (the "semirecursive" part).
+
+use super::cuts::{line, point_kin};
+use super::kinematics::BodyKin;
+use super::tree::{Element, JointRole, Tree};
+use crate::engine::rotation::skew;
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
+
+fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
+    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
+}
+
+/// A force f at the global point p as a wrench about the origin: [f; p x f].
+fn wrench(f: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
+    six(*f, p.cross(f))
+}
+
+impl Tree {
+    fn input(inputs: &[f64], i: Option<usize>) -> f64 {
+        i.map_or(0.0, |i| inputs[i])
+    }
+
+    /// Rotation (value, rate) of joint `ji` for the rotary elements and outputs.
+    pub fn joint_rotation(&self, ji: usize, z: &[f64], zd: &[f64], kin: &[BodyKin]) -> (f64, f64) {
+        match self.roles[ji] {
+            JointRole::Tree { body } => (z[body], zd[body]),
+            JointRole::Cut { cut } => {
+                let c = &self.cut_joints[cut];
+                let rot = |i: usize| c.pair[i].map_or(Matrix3::identity(), |k| kin[k].rot);
+                let omega = |i: usize| c.pair[i].map_or(Vector3::zeros(), |k| kin[k].omega());
+                let u = rot(0) * c.axis1;
+                let (f, g) = (rot(0) * c.reference[0], rot(1) * c.reference[1]);
+                (c.z0 + u.dot(&f.cross(&g)).atan2(f.dot(&g)), u.dot(&(omega(1) - omega(0))))
+            }
+        }
+    }
+
+    /// Sliding (value, rate) of joint `ji` (translational joints).
+    pub fn joint_slide(&self, ji: usize, z: &[f64], zd: &[f64], kin: &[BodyKin]) -> (f64, f64) {
+        match self.roles[ji] {
+            JointRole::Tree { body } => (z[body], zd[body]),
+            JointRole::Cut { cut } => {
+                let c = &self.cut_joints[cut];
+                let p1 = point_kin(kin, &(c.pair[0], c.points[0]));
+                let p2 = point_kin(kin, &(c.pair[1], c.points[1]));
+                let (a, w) = match c.pair[0] {
+                    Some(k) => (kin[k].rot * c.axis1, kin[k].omega()),
+                    None => (c.axis1, Vector3::zeros()),
+                };
+                let d = p2.p - p1.p;
+                (c.z0 + a.dot(&d), w.cross(&a).dot(&d) + a.dot(&(p2.v - p1.v)))
+            }
+        }
+    }
+
+    /// The two bodies (body1, body2) of joint `ji` and its global axis.
+    fn joint_bodies(&self, ji: usize, kin: &[BodyKin]) -> ([Option<usize>; 2], Vector3<f64>) {
+        match self.roles[ji] {
+            JointRole::Tree { body } => {
+                let b = &self.bodies[body];
+                let pair = if b.sign > 0.0 { [b.parent, Some(body)] } else { [Some(body), b.parent] };
+                (pair, kin[body].axis)
+            }
+            JointRole::Cut { cut } => {
+                let c = &self.cut_joints[cut];
+                (c.pair, c.pair[0].map_or(c.axis1, |k| kin[k].rot * c.axis1))
+            }
+        }
+    }
+
+    /// Applied wrenches about the origin on every body: gravity, force elements and the
+    /// cylinder forces `cylinders` (pushing the ends apart). Returns the power of the
+    /// non-conservative forces (for the work and energy balance).
+    pub fn loads(
+        &self,
+        kin: &[BodyKin],
+        z: &[f64],
+        zd: &[f64],
+        inputs: &[f64],
+        cylinders: &[f64],
+        out: &mut [Vector6<f64>],
+    ) -> f64 {
+        for ((o, b), k) in out.iter_mut().zip(&self.bodies).zip(kin) {
+            *o = wrench(&(self.gravity * b.mass), &k.r);
+        }
+        let mut power = 0.0;
+        let at = |end: Option<usize>, f: Vector3<f64>, p: &Vector3<f64>, out: &mut [Vector6<f64>]| {
+            if let Some(k) = end {
+                out[k] += wrench(&f, p);
+            }
+        };
+        for e in &self.elements {
+            match e {
+                Element::Line { ends, stiffness, damping, rest, value, input, sign, .. } => {
+                    let (row, u) = line(kin, ends);
+                    let rate = row_rate(kin, &row);
+                    let active = damping * rate + sign * (value + Self::input(inputs, *input));
+                    let tension = stiffness * (row.value - rest) + active;
+                    let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
+                    at(ends[1].0, -u * tension, &b.p, out);
+                    at(ends[0].0, u * tension, &a.p, out);
+                    power -= active * rate;
+                }
+                Element::Rotary { joint, stiffness, damping, rest, value, input, .. } => {
+                    let (theta, rate) = self.joint_rotation(*joint, z, zd, kin);
+                    let active = -damping * rate + value + Self::input(inputs, *input);
+                    let torque = -stiffness * (theta - rest) + active;
+                    let (pair, u) = self.joint_bodies(*joint, kin);
+                    if let Some(k) = pair[1] {
+                        out[k] += six(Vector3::zeros(), u * torque);
+                    }
+                    if let Some(k) = pair[0] {
+                        out[k] -= six(Vector3::zeros(), u * torque);
+                    }
+                    power += active * rate;
+                }
+                Element::PointForce { at: end, direction, value, input, .. } => {
+                    let p = point_kin(kin, end);
+                    let f = direction * (value + Self::input(inputs, *input));
+                    at(end.0, f, &p.p, out);
+                    power += f.dot(&p.v);
+                }
+                Element::Torque { body, axis, value, input, .. } => {
+                    let n = axis * (value + Self::input(inputs, *input));
+                    out[*body] += six(Vector3::zeros(), n);
+                    power += n.dot(&kin[*body].omega());
+                }
+            }
+        }
+        for (ends, &f) in self.cylinder_ends.iter().zip(cylinders) {
+            let Some(ends) = ends else { continue };
+            let (row, u) = line(kin, ends);
+            let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
+            at(ends[1].0, u * f, &b.p, out);
+            at(ends[0].0, -u * f, &a.p, out);
+            power += f * row_rate(kin, &row);
+        }
+        power
+    }
+
+    /// R^T (M_bar Z' - Q_bar) (the residual of eq. 12, M' z'' - Q') for the velocities and
+    /// accelerations in `kin` and the applied wrenches `loads`. Per body, M_bar Z' - Q_bar is
+    /// the Newton-Euler residual [m g'' - f; g x m g'' + J w' + w x J w - n_O] about the
+    /// origin; `acc` is scratch for the subtree sums.
+    pub fn generalized_residual(
+        &self,
+        kin: &[BodyKin],
+        loads: &[Vector6<f64>],
+        acc: &mut [Vector6<f64>],
+        out: &mut [f64],
+    ) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let k = &kin[t];
+            let w = k.omega();
+            let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
+            let j = k.rot * b.inertia * k.rot.transpose();
+            let mg = k.com_acceleration() * b.mass;
+            acc[t] = six(mg, k.r.cross(&mg) + j * wd + w.cross(&(j * w))) - loads[t];
+        }
+        for t in (0..self.bodies.len()).rev() {
+            if let Some(p) = self.bodies[t].parent {
+                let child = acc[t];
+                acc[p] += child;
+            }
+            out[t] = kin[t].b.dot(&acc[t]);
+        }
+    }
+
+    /// M' = R^T M_bar R (eqs. 9, 11, 12), row-major N x N; `acc` is scratch for the
+    /// composite mass matrices of the subtrees.
+    pub fn mass_matrix(&self, kin: &[BodyKin], acc: &mut [Matrix6<f64>], out: &mut [f64]) {
+        let n = self.bodies.len();
+        for (t, b) in self.bodies.iter().enumerate() {
+            let k = &kin[t];
+            let gt = skew(&k.r) * b.mass;
+            let j = k.rot * b.inertia * k.rot.transpose();
+            let mut m = Matrix6::zeros();
+            m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() * b.mass));
+            m.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-gt));
+            m.fixed_view_mut::<3, 3>(3, 0).copy_from(&gt);
+            m.fixed_view_mut::<3, 3>(3, 3).copy_from(&(j - gt * skew(&k.r)));
+            acc[t] = m;
+        }
+        for t in (0..n).rev() {
+            if let Some(p) = self.bodies[t].parent {
+                let child = acc[t];
+                acc[p] += child;
+            }
+        }
+        for j in 0..n {
+            let v = acc[j] * kin[j].b;
+            for &i in &self.bodies[j].path {
+                let m = kin[i].b.dot(&v);
+                out[i * n + j] = m;
+                out[j * n + i] = m;
+            }
+        }
+        for i in 0..n {
+            for j in 0..n {
+                if !self.moves(i, j) && !self.moves(j, i) {
+                    out[i * n + j] = 0.0;
+                }
+            }
+        }
+    }
+
+    pub fn kinetic_energy(&self, kin: &[BodyKin]) -> f64 {
+        self.bodies
+            .iter()
+            .zip(kin)
+            .map(|(b, k)| {
+                let w = k.omega();
+                0.5 * b.mass * k.com_velocity().norm_squared()
+                    + 0.5 * w.dot(&(k.rot * b.inertia * k.rot.transpose() * w))
+            })
+            .sum()
+    }
+
+    /// Gravity and spring potential.
+    pub fn potential_energy(&self, kin: &[BodyKin], z: &[f64], zd: &[f64]) -> f64 {
+        let mut e: f64 = self.bodies.iter().zip(kin).map(|(b, k)| -b.mass * self.gravity.dot(&k.r)).sum();
+        for el in &self.elements {
+            match el {
+                Element::Line { ends, stiffness, rest, .. } if *stiffness != 0.0 => {
+                    e += 0.5 * stiffness * (line(kin, ends).0.value - rest).powi(2);
+                }
+                Element::Rotary { joint, stiffness, rest, .. } if *stiffness != 0.0 => {
+                    e += 0.5 * stiffness * (self.joint_rotation(*joint, z, zd, kin).0 - rest).powi(2);
+                }
+                _ => {}
+            }
+        }
+        e
+    }
+}
+
+/// Rate of a line or row: sum G . Z.
+pub fn row_rate(kin: &[BodyKin], row: &super::cuts::RowEval) -> f64 {
+    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].vel)).sum()
+}

@@ -1,0 +1,127 @@
+//! Recursive kinematics of the open tree from the base to the leaves (seed 004 Sect. 2.1).
+//!
+//! Body j has the Cartesian velocity Z_j = [s'_j; w_j] (eq. 1): the velocity of its point
+//! that coincides with the global origin and its angular velocity. Then
+//!   Z_j = Z_{j-1} + b_j z'_j,                      (eq. 2)
+//!   Z'_j = Z'_{j-1} + b_j z''_j + d_j,  d_j = b'_j z'_j,   (eq. 3)
+//! with, for a revolute joint of global axis u through the point P (both moving with the
+//! parent), b = [P x u; u], and for a translational joint b = [u; 0]. Here Z' is the time
+//! derivative of Z (the convention of ref. [11]); the centre-of-mass acceleration is then
+//! g'' = s'' + w' x g + w x g' (the term e_j of eq. 7 becomes [w x g'; 0]).
+
+use super::tree::Tree;
+use nalgebra::{Matrix3, Vector3, Vector6};
+
+/// Kinematic quantities of one tree body at one configuration.
+#[derive(Clone, Debug, Default)]
+pub struct BodyKin {
+    /// Centre of mass g and orientation A (body to global).
+    pub r: Vector3<f64>,
+    pub rot: Matrix3<f64>,
+    /// Joint axis u and point P (global).
+    pub axis: Vector3<f64>,
+    pub point: Vector3<f64>,
+    /// b_j of eq. (2) and b'_j.
+    pub b: Vector6<f64>,
+    pub bdot: Vector6<f64>,
+    /// Z_j = [s'; w] and Z'_j.
+    pub vel: Vector6<f64>,
+    pub acc: Vector6<f64>,
+}
+
+impl BodyKin {
+    pub fn omega(&self) -> Vector3<f64> {
+        self.vel.fixed_rows::<3>(3).into()
+    }
+    pub fn s_dot(&self) -> Vector3<f64> {
+        self.vel.fixed_rows::<3>(0).into()
+    }
+    /// Velocity of the body's material point at the global position `p`.
+    pub fn velocity_at(&self, p: &Vector3<f64>) -> Vector3<f64> {
+        self.s_dot() + self.omega().cross(p)
+    }
+    /// Acceleration of the body's material point at `p` (moving with velocity `v`).
+    pub fn acceleration_at(&self, p: &Vector3<f64>, v: &Vector3<f64>) -> Vector3<f64> {
+        let sdd: Vector3<f64> = self.acc.fixed_rows::<3>(0).into();
+        let wd: Vector3<f64> = self.acc.fixed_rows::<3>(3).into();
+        sdd + wd.cross(p) + self.omega().cross(v)
+    }
+    /// Centre-of-mass velocity g' = s' + w x g (eq. 6).
+    pub fn com_velocity(&self) -> Vector3<f64> {
+        self.velocity_at(&self.r)
+    }
+    pub fn com_acceleration(&self) -> Vector3<f64> {
+        self.acceleration_at(&self.r, &self.com_velocity())
+    }
+    /// Global position of the body-fixed point `local`.
+    pub fn point(&self, local: &Vector3<f64>) -> Vector3<f64> {
+        self.r + self.rot * local
+    }
+}
+
+fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
+    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
+}
+
+impl Tree {
+    /// Poses of every body, the joints' global axes and points, and b_j, for coordinates `z`.
+    pub fn positions(&self, z: &[f64], kin: &mut [BodyKin]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let (pr, prot) = match b.parent {
+                Some(p) => (kin[p].r, kin[p].rot),
+                None => (Vector3::zeros(), Matrix3::identity()),
+            };
+            let q = b.sign * (z[t] - b.z0);
+            let u = prot * b.axis_parent;
+            let k = &mut kin[t];
+            k.axis = u;
+            if b.prismatic {
+                k.rot = prot * b.relative0;
+                k.point = pr + prot * (b.point_parent + b.axis_parent * q);
+            } else {
+                k.rot = crate::engine::rotation::exp(&(u * q)) * prot * b.relative0;
+                k.point = pr + prot * b.point_parent;
+            }
+            k.r = k.point - k.rot * b.point_child;
+            k.b =
+                if b.prismatic { six(k.axis, Vector3::zeros()) } else { six(k.point.cross(&k.axis), k.axis) } * b.sign;
+        }
+    }
+
+    /// Z_j (eq. 2) for rates `zd`, after [`Tree::positions`].
+    pub fn velocities(&self, zd: &[f64], kin: &mut [BodyKin]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let parent = b.parent.map_or(Vector6::zeros(), |p| kin[p].vel);
+            let k = &mut kin[t];
+            k.vel = parent + k.b * zd[t];
+        }
+    }
+
+    /// b'_j and Z'_j (eq. 3) for accelerations `zdd`, after [`Tree::velocities`].
+    pub fn accelerations(&self, zd: &[f64], zdd: &[f64], kin: &mut [BodyKin]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let (parent_acc, pv) = match b.parent {
+                Some(p) => (kin[p].acc, kin[p].vel),
+                None => (Vector6::zeros(), Vector6::zeros()),
+            };
+            let ps: Vector3<f64> = pv.fixed_rows::<3>(0).into();
+            let pw: Vector3<f64> = pv.fixed_rows::<3>(3).into();
+            let k = &mut kin[t];
+            // The axis and point move with the parent: u' = w_p x u, P' = s'_p + w_p x P.
+            let udot = pw.cross(&k.axis);
+            k.bdot = if b.prismatic {
+                six(udot, Vector3::zeros())
+            } else {
+                let pdot = ps + pw.cross(&k.point);
+                six(pdot.cross(&k.axis) + k.point.cross(&udot), udot)
+            } * b.sign;
+            k.acc = parent_acc + k.b * zdd[t] + k.bdot * zd[t];
+        }
+    }
+
+    /// True if coordinate `j` moves body `k` (j on the path from the root to k).
+    #[inline]
+    pub fn moves(&self, j: usize, k: usize) -> bool {
+        self.moves[k * self.bodies.len() + j]
+    }
+}

@@ -1,0 +1,150 @@
+//! The Newton tangent of seed 004 eq. (37) in closed form: d f / d x for the residuals of
+//! eqs. (38)/(39) with z' = 2/dt z + .., z'' = 4/dt^2 z + .. (eq. 33):
+//!   mechanical block  R_z^T [M' + dt/2 C + dt^2/4 (K + alpha Phi_z^T Phi_z)] R_z,
+//!   pressure coupling -dt^2/4 R_z^T J_s^T dF/dp,
+//!   circuit rows      -dt^2/4 (dh/ds + 2/dt dh/ds') J_s R_z  and  dt/2 I - dt^2/4 dh/dp,
+//! with J_s the Jacobians of the cylinder lengths, C and K the damping and stiffness of the
+//! cylinders (seal friction), springs and dampers, and the circuit's derivatives by forward
+//! differences (eqs. 40-41). Terms of the derivatives of M', R_z and the velocity-dependent
+//! inertia forces are left out: they change the convergence rate, not the solution.
+
+use super::eval::{line_jacobians, Step};
+use super::tree::{Element, JointRole};
+use super::Semirecursive;
+use crate::engine::integrators::StepError;
+
+impl Semirecursive {
+    /// W = M' + dt/2 C + dt^2/4 K into `w.amat` at the trial point (after
+    /// [`Semirecursive::dynamics`] or at least the cylinder strokes).
+    pub(super) fn mechanical_matrix(&mut self, s: Step) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        line_jacobians(self);
+        let w = &mut self.w;
+        if let Some(c) = &self.tree.circuit {
+            c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
+                .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
+        }
+        self.tree.mass_matrix(&w.kin, &mut w.inertias, &mut w.mass);
+        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        // A = M' + dt/2 C + dt^2/4 K (+ dt^2/4 alpha Phi_z^T Phi_z).
+        w.amat.copy_from_slice(&w.mass);
+        let nc = w.strokes.len();
+        for c in 0..nc {
+            let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
+            let js = &w.js[c * n..(c + 1) * n];
+            for i in 0..n {
+                for j in 0..n {
+                    w.amat[i * n + j] += coefficient * js[i] * js[j];
+                }
+            }
+        }
+        for (e, el) in self.tree.elements.iter().enumerate() {
+            match el {
+                Element::Line { stiffness, damping, .. } => {
+                    let coefficient = h2 * damping + h4 * stiffness;
+                    let jl = &w.jl[e * n..(e + 1) * n];
+                    for i in 0..n {
+                        for j in 0..n {
+                            w.amat[i * n + j] += coefficient * jl[i] * jl[j];
+                        }
+                    }
+                }
+                Element::Rotary { joint, stiffness, damping, .. } => {
+                    if let JointRole::Tree { body } = self.tree.roles[*joint] {
+                        w.amat[body * n + body] += h2 * damping + h4 * stiffness;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.w.amat_fresh = true;
+        Ok(())
+    }
+
+    pub(super) fn analytic_tangent(&mut self, s: Step) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        let penalty = self.is_penalty();
+        self.mechanical_matrix(s)?;
+        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        let w = &mut self.w;
+        if penalty {
+            // + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
+            let alpha = self.settings.penalty * h4;
+            for i in 0..n {
+                for j in 0..n {
+                    w.tmp_n[j] = (0..m).map(|r| w.phiz[r * n + i] * w.phiz[r * n + j]).sum::<f64>();
+                }
+                for j in 0..n {
+                    *w.tangent.at(i, j) = alpha * w.tmp_n[j];
+                }
+            }
+        }
+        let nc = w.strokes.len();
+        // R_z (eq. 14): identity for the penalty formulation.
+        let nm = if penalty { n } else { w.ind.len() };
+        w.rz.iter_mut().for_each(|x| *x = 0.0);
+        for k in 0..nm {
+            let j = if penalty { k } else { w.ind[k] };
+            w.rz[j * nm + k] = 1.0;
+            if !penalty && m > 0 {
+                for r in 0..m {
+                    w.tmp_m[r] = w.phiz[r * n + j];
+                }
+                w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+                for (i, &d) in w.dep.iter().enumerate() {
+                    w.rz[d * nm + k] = -w.tmp_m[i];
+                }
+            }
+        }
+        let np = w.p.len();
+        let nx = nm + np;
+        if !penalty {
+            w.tangent.clear();
+        } else {
+            for a in 0..nx {
+                for b in 0..nx {
+                    if a >= nm || b >= nm {
+                        *w.tangent.at(a, b) = 0.0;
+                    }
+                }
+            }
+        }
+        // R_z^T A R_z (added to the penalty term).
+        for a in 0..nm {
+            for b in 0..nm {
+                let mut sum = 0.0;
+                for i in 0..n {
+                    let ri = w.rz[i * nm + a];
+                    if ri == 0.0 {
+                        continue;
+                    }
+                    for j in 0..n {
+                        sum += ri * w.amat[i * n + j] * w.rz[j * nm + b];
+                    }
+                }
+                *w.tangent.at(a, b) += sum;
+            }
+        }
+        for c in 0..nc {
+            // g = R_z^T J_s of cylinder c.
+            for a in 0..nm {
+                w.tmp_n[a] = (0..n).map(|i| w.rz[i * nm + a] * w.js[c * n + i]).sum();
+            }
+            for a in 0..nm {
+                for q in 0..np {
+                    *w.tangent.at(a, nm + q) -= h4 * w.tmp_n[a] * w.jac.df_dp[c * np + q];
+                    *w.tangent.at(nm + q, a) -=
+                        h4 * (w.jac.dp_ds[q * nc + c] + 2.0 / s.dt * w.jac.dp_dv[q * nc + c]) * w.tmp_n[a];
+                }
+            }
+        }
+        for q in 0..np {
+            for r in 0..np {
+                *w.tangent.at(nm + q, nm + r) = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
+            }
+        }
+        debug_assert_eq!(nx, w.tangent.dim());
+        Ok(())
+    }
+}
