@@ -224,12 +224,11 @@ impl Semirecursive {
         Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &mut w.wrenches))
     }
 
-    /// Sets the trial coordinates from the unknowns `w.x` (eq. 48) and evaluates the Newton
-    /// residual (eq. 38 or 39) into `out`. In the penalty formulation the multipliers are
-    /// first updated with the new positions when `update_lambda` (eq. 19).
-    pub(super) fn residual(&mut self, s: Step, update_lambda: bool, out: Residual) -> Result<(), StepError> {
+    /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty
+    /// formulation: every coordinate; double-step: the independent ones) by the trapezoidal
+    /// rule (eqs. 33-34 for the coordinates, the pressure rates likewise).
+    pub(super) fn load_unknowns(&mut self, s: Step) {
         let n = self.tree.n_coordinates();
-        let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
         let st = &self.state;
         let w = &mut self.w;
@@ -245,6 +244,18 @@ impl Semirecursive {
             *p = w.x[nm + i];
             w.pd[i] = 2.0 / s.dt * (*p - st.p[i]) - st.pd[i];
         }
+    }
+
+    /// Sets the trial coordinates from the unknowns `w.x` (eq. 48) and evaluates the Newton
+    /// residual (eq. 38 or 39) into `out`. In the penalty formulation the multipliers are
+    /// first updated with the new positions when `update_lambda` (eq. 19).
+    pub(super) fn residual(&mut self, s: Step, update_lambda: bool, out: Residual) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        let penalty = self.is_penalty();
+        self.load_unknowns(s);
+        let w = &mut self.w;
+        let nm = if penalty { n } else { w.ind.len() };
         if penalty {
             self.tree.positions(&w.z, &mut w.kin);
             w.constraint_rows(&self.tree);

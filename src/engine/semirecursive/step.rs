@@ -157,25 +157,9 @@ impl Semirecursive {
     /// The converged step's state: dependent coordinates or projections, rates, hydraulics,
     /// work; committed to `state`.
     fn finalize(&mut self, s: Step) -> Result<(), StepError> {
-        let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
-        {
-            let st = &self.state;
-            let w = &mut self.w;
-            let nm = if penalty { n } else { w.ind.len() };
-            for k in 0..nm {
-                let j = if penalty { k } else { w.ind[k] };
-                w.z[j] = w.x[k];
-                let (zd, zdd) = s.rates(w.x[k], st.z[j], st.zd[j], st.zdd[j]);
-                w.zd[j] = zd;
-                w.zdd[j] = zdd;
-            }
-            for (i, p) in w.p.iter_mut().enumerate() {
-                *p = w.x[nm + i];
-                w.pd[i] = 2.0 / s.dt * (*p - st.p[i]) - st.pd[i];
-            }
-        }
+        self.load_unknowns(s);
         if penalty && m > 0 {
             self.project(s)?;
         } else if m > 0 {
