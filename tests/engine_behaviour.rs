@@ -163,3 +163,27 @@ fn an_input_rate_driver_follows_its_input() {
     assert!((rate - 2.0 * std::f64::consts::PI).abs() < 1e-6, "rate {rate}");
     assert!((angle - (std::f64::consts::FRAC_PI_2 + 0.5 * std::f64::consts::PI)).abs() < 1e-8, "angle {angle}");
 }
+
+/// A host that computes its communication points as k * H (FMPy, OMSimulator) with H equal to
+/// the solver step gets exactly one internal step per communication step, also late in a run
+/// where the span k H - (k-1) H differs from H by ulps of t. Half steps would double the cost
+/// of those intervals and change the result.
+#[test]
+fn communication_steps_equal_to_the_solver_step_take_one_internal_step() {
+    for (model, h) in [("DoublePendulum", 1e-3), ("HydraulicFourBar", 1e-3), ("SliderCrank", 1e-4)] {
+        let d = catalog(model);
+        let mut s = SolverSettings::from_description(&d);
+        s.step_size = h;
+        let mut sim = Simulation::new(&d, s).unwrap();
+        let n = (10.0 / h).round() as u64;
+        let mut uneven = 0;
+        for k in 1..=n {
+            let t = k as f64 * h;
+            uneven += u64::from((t - (k - 1) as f64 * h) != h);
+            sim.advance_to(t).unwrap();
+        }
+        println!("{model}: {n} communication steps ({uneven} not exactly H), {} internal steps", sim.steps);
+        assert!(uneven > n / 10, "the grid must exercise the round-off");
+        assert_eq!(sim.steps, n, "{model}");
+    }
+}
