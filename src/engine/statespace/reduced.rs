@@ -284,20 +284,7 @@ impl Reduced {
     /// Dependent velocities for independent velocities `vd` (eq. 8), the acceleration right
     /// side tau_q at these velocities, and the applied forces.
     pub fn velocities(&mut self, mech: &Mechanism, t: f64, base: &MechState, vd: &[f64]) -> Result<(), StepError> {
-        for (c, &j) in self.partition.independent.iter().enumerate() {
-            self.qd[j] = vd[c];
-        }
-        for k in 0..self.m {
-            let mut s = self.ce.nu[k];
-            for (c, x) in vd.iter().enumerate() {
-                s -= self.phi_v[(k, c)] * x;
-            }
-            self.rhs[k] = s;
-        }
-        self.phi_u.solve(&mut self.rhs);
-        for (k, &j) in self.partition.dependent.iter().enumerate() {
-            self.qd[j] = self.rhs[k];
-        }
+        complete(&self.partition, &self.phi_v, &mut self.phi_u, &self.ce.nu, vd, &mut self.rhs, &mut self.qd);
         if !self.qd.iter().all(|x| x.is_finite()) {
             return Err(StepError::NonFinite { time: t, what: "dependent velocities".into() });
         }
@@ -326,20 +313,7 @@ impl Reduced {
     /// Psi(v'') into `self.psi` at the positions and velocities of the last evaluation
     /// (eqs. 7, 14); sets the bodies' accelerations.
     pub fn residual(&mut self, mech: &Mechanism, vdd: &[f64]) {
-        for (c, &j) in self.partition.independent.iter().enumerate() {
-            self.qdd[j] = vdd[c];
-        }
-        for k in 0..self.m {
-            let mut s = self.tau_q[k];
-            for (c, x) in vdd.iter().enumerate() {
-                s -= self.phi_v[(k, c)] * x;
-            }
-            self.rhs[k] = s;
-        }
-        self.phi_u.solve(&mut self.rhs);
-        for (k, &j) in self.partition.dependent.iter().enumerate() {
-            self.qdd[j] = self.rhs[k];
-        }
+        complete(&self.partition, &self.phi_v, &mut self.phi_u, &self.tau_q, vdd, &mut self.rhs, &mut self.qdd);
         for (b, s) in self.bodies.iter_mut().enumerate() {
             let o = 6 * b;
             let p = &mech.bodies[b];
@@ -515,5 +489,29 @@ impl Reduced {
             v[c] = x;
         }
         self.evaluate(mech, chart, t, base, v, vd, vdd, newton)
+    }
+}
+
+/// The full vector `out` of a velocity-level (rhs = nu) or acceleration-level (rhs = tau_q)
+/// constraint from its independent part: out^i = x, Phi_u out^u = rhs - Phi_v x
+/// (seed 001 eqs. 7-8). `work` holds m values.
+fn complete(
+    partition: &Partition,
+    phi_v: &Mat<f64>,
+    phi_u: &mut DenseLu,
+    rhs: &[f64],
+    x: &[f64],
+    work: &mut [f64],
+    out: &mut [f64],
+) {
+    for (c, &j) in partition.independent.iter().enumerate() {
+        out[j] = x[c];
+    }
+    for (k, w) in work.iter_mut().enumerate() {
+        *w = x.iter().enumerate().fold(rhs[k], |s, (c, xc)| s - phi_v[(k, c)] * xc);
+    }
+    phi_u.solve(work);
+    for (k, &j) in partition.dependent.iter().enumerate() {
+        out[j] = work[k];
     }
 }
