@@ -29,21 +29,26 @@ impl Lu {
         self.a.iter_mut().for_each(|x| *x = 0.0);
     }
 
-    /// Factors in place; false if a pivot is zero or not finite.
+    /// Factors in place; false if a pivot is zero or not finite. Rows are handled as
+    /// slices (no per-entry index arithmetic: these run a few times per step).
     pub fn factor(&mut self) -> bool {
         let n = self.n;
-        let a = &mut self.a;
+        if n == 0 {
+            self.min_pivot = f64::INFINITY;
+            return true;
+        }
+        let a = &mut self.a[..n * n];
         self.min_pivot = f64::INFINITY;
         for (k, p) in self.perm.iter_mut().enumerate() {
             *p = k;
         }
         for k in 0..n {
             let (mut best, mut row) = (a[k * n + k].abs(), k);
-            for r in k + 1..n {
-                let v = a[r * n + k].abs();
+            for (r, x) in a[(k + 1) * n..].chunks_exact(n).enumerate() {
+                let v = x[k].abs();
                 if v > best {
                     best = v;
-                    row = r;
+                    row = k + 1 + r;
                 }
             }
             if !(best > 0.0 && best.is_finite()) {
@@ -51,19 +56,20 @@ impl Lu {
                 return false;
             }
             if row != k {
-                for c in 0..n {
-                    a.swap(k * n + c, row * n + c);
-                }
+                let (top, bottom) = a.split_at_mut(row * n);
+                top[k * n..(k + 1) * n].swap_with_slice(&mut bottom[..n]);
                 self.perm.swap(k, row);
             }
             self.min_pivot = self.min_pivot.min(best);
-            let pivot = a[k * n + k];
-            for r in k + 1..n {
-                let l = a[r * n + k] / pivot;
-                a[r * n + k] = l;
+            let (upper, lower) = a.split_at_mut((k + 1) * n);
+            let pivot_row = &upper[k * n..];
+            let pivot = pivot_row[k];
+            for x in lower.chunks_exact_mut(n) {
+                let l = x[k] / pivot;
+                x[k] = l;
                 if l != 0.0 {
-                    for c in k + 1..n {
-                        a[r * n + c] -= l * a[k * n + c];
+                    for (y, p) in x[k + 1..].iter_mut().zip(&pivot_row[k + 1..]) {
+                        *y -= l * p;
                     }
                 }
             }
@@ -74,31 +80,39 @@ impl Lu {
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
         let n = self.n;
-        for i in 0..n {
-            tmp[i] = b[self.perm[i]];
+        if n == 0 {
+            return;
         }
-        for i in 0..n {
-            tmp[i] = (0..i).fold(tmp[i], |s, j| s - self.a[i * n + j] * tmp[j]);
+        let (a, tmp) = (&self.a[..n * n], &mut tmp[..n]);
+        for (t, &p) in tmp.iter_mut().zip(&self.perm) {
+            *t = b[p];
         }
-        for i in (0..n).rev() {
-            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - self.a[i * n + j] * tmp[j]) / self.a[i * n + i];
+        for (i, row) in a.chunks_exact(n).enumerate() {
+            let (done, rest) = tmp.split_at_mut(i);
+            rest[0] = row[..i].iter().zip(done.iter()).fold(rest[0], |s, (l, x)| s - l * x);
         }
-        b[..n].copy_from_slice(&tmp[..n]);
+        for (i, row) in a.chunks_exact(n).enumerate().rev() {
+            let (head, done) = tmp.split_at_mut(i + 1);
+            head[i] = row[i + 1..].iter().zip(done.iter()).fold(head[i], |s, (u, x)| s - u * x) / row[i];
+        }
+        b[..n].copy_from_slice(tmp);
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
     pub fn solve_transpose(&self, b: &mut [f64], tmp: &mut [f64]) {
         let n = self.n;
+        let (a, tmp) = (&self.a[..n * n], &mut tmp[..n]);
         // A = P^T L U: A^T x = U^T L^T P x = b.
-        tmp[..n].copy_from_slice(&b[..n]);
+        tmp.copy_from_slice(&b[..n]);
         for i in 0..n {
-            tmp[i] = (0..i).fold(tmp[i], |s, j| s - self.a[j * n + i] * tmp[j]) / self.a[i * n + i];
+            let s = (0..i).fold(tmp[i], |s, j| s - a[j * n + i] * tmp[j]);
+            tmp[i] = s / a[i * n + i];
         }
         for i in (0..n).rev() {
-            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - self.a[j * n + i] * tmp[j]);
+            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - a[j * n + i] * tmp[j]);
         }
-        for i in 0..n {
-            b[self.perm[i]] = tmp[i];
+        for (t, &p) in tmp.iter().zip(&self.perm) {
+            b[p] = *t;
         }
     }
 }
@@ -157,6 +171,14 @@ pub fn full_pivoting(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_system_factors_and_solves() {
+        let mut lu = Lu::new(0);
+        assert!(lu.factor());
+        lu.solve(&mut [], &mut []);
+        lu.solve_transpose(&mut [], &mut []);
+    }
 
     #[test]
     fn lu_solves_and_transposed_solves() {
