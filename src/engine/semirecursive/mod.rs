@@ -110,6 +110,9 @@ struct Work {
     /// `amat` was formed during the current step.
     amat_fresh: bool,
     rz: Vec<f64>,
+    /// A R_z (N x nm) and Phi_z^T Phi_z (N x N).
+    arz: Vec<f64>,
+    gram: Vec<f64>,
     /// Newton unknowns, corrections, residuals.
     x: Vec<f64>,
     x0: Vec<f64>,
@@ -196,6 +199,8 @@ impl Semirecursive {
             amat: vec![0.0; n * n],
             amat_fresh: false,
             rz: vec![0.0; n * n],
+            arz: vec![0.0; n * n],
+            gram: vec![0.0; n * n],
             x: vec![0.0; nx],
             x0: vec![0.0; nx],
             f: vec![0.0; nx],

@@ -8,6 +8,7 @@
 
 use super::cuts::g_dot_acc;
 use super::eval::{Residual, Step};
+use super::tangent::gram;
 use super::{full_pivoting, Semirecursive};
 use crate::description::Tangent;
 use crate::engine::integrators::{StepError, StepStats};
@@ -224,10 +225,10 @@ impl Semirecursive {
         let h4 = 0.25 * s.dt * s.dt;
         let w = &mut self.w;
         // A = W + dt^2/4 alpha Phi_z^T Phi_z.
+        gram(&w.phiz, m, n, &mut w.gram);
         for i in 0..n {
             for j in 0..n {
-                let pen: f64 = (0..m).map(|r| w.phiz[r * n + i] * w.phiz[r * n + j]).sum();
-                *w.projection.at(i, j) = w.amat[i * n + j] + h4 * alpha * pen;
+                *w.projection.at(i, j) = w.amat[i * n + j] + h4 * alpha * w.gram[i * n + j];
             }
         }
         if !w.projection.factor() {

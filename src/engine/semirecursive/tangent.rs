@@ -68,62 +68,51 @@ impl Semirecursive {
         self.mechanical_matrix(s)?;
         let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
         let w = &mut self.w;
+        let nm = if penalty { n } else { w.ind.len() };
+        let (np, nc) = (w.p.len(), w.strokes.len());
+        let nx = nm + np;
+        debug_assert_eq!(nx, w.tangent.dim());
+        w.tangent.clear();
+        // R_z (eq. 14), N x nm: the identity for the penalty formulation; for double-step
+        // unit rows for the independent coordinates and -(Phi_z^d)^-1 Phi_z^i for the others.
         if penalty {
-            // + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
+            // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
+            gram(&w.phiz, m, n, &mut w.gram);
             let alpha = self.settings.penalty * h4;
             for i in 0..n {
                 for j in 0..n {
-                    w.tmp_n[j] = (0..m).map(|r| w.phiz[r * n + i] * w.phiz[r * n + j]).sum::<f64>();
-                }
-                for j in 0..n {
-                    *w.tangent.at(i, j) = alpha * w.tmp_n[j];
+                    *w.tangent.at(i, j) = alpha * w.gram[i * n + j] + w.amat[i * n + j];
                 }
             }
-        }
-        let nc = w.strokes.len();
-        // R_z (eq. 14): identity for the penalty formulation.
-        let nm = if penalty { n } else { w.ind.len() };
-        w.rz.iter_mut().for_each(|x| *x = 0.0);
-        for k in 0..nm {
-            let j = if penalty { k } else { w.ind[k] };
-            w.rz[j * nm + k] = 1.0;
-            if !penalty && m > 0 {
+            w.rz[..n * n].iter_mut().for_each(|x| *x = 0.0);
+            for k in 0..n {
+                w.rz[k * n + k] = 1.0;
+            }
+        } else {
+            for (k, &j) in w.ind.iter().enumerate() {
+                for (i, &jj) in w.ind.iter().enumerate() {
+                    w.rz[jj * nm + k] = if i == k { 1.0 } else { 0.0 };
+                }
                 for r in 0..m {
                     w.tmp_m[r] = w.phiz[r * n + j];
                 }
-                w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+                if m > 0 {
+                    w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+                }
                 for (i, &d) in w.dep.iter().enumerate() {
                     w.rz[d * nm + k] = -w.tmp_m[i];
                 }
             }
-        }
-        let np = w.p.len();
-        let nx = nm + np;
-        if !penalty {
-            w.tangent.clear();
-        } else {
-            for a in 0..nx {
-                for b in 0..nx {
-                    if a >= nm || b >= nm {
-                        *w.tangent.at(a, b) = 0.0;
-                    }
+            // R_z^T A R_z through A R_z (N x nm).
+            for i in 0..n {
+                for b in 0..nm {
+                    w.arz[i * nm + b] = (0..n).map(|j| w.amat[i * n + j] * w.rz[j * nm + b]).sum();
                 }
             }
-        }
-        // R_z^T A R_z (added to the penalty term).
-        for a in 0..nm {
-            for b in 0..nm {
-                let mut sum = 0.0;
-                for i in 0..n {
-                    let ri = w.rz[i * nm + a];
-                    if ri == 0.0 {
-                        continue;
-                    }
-                    for j in 0..n {
-                        sum += ri * w.amat[i * n + j] * w.rz[j * nm + b];
-                    }
+            for a in 0..nm {
+                for b in 0..nm {
+                    *w.tangent.at(a, b) = (0..n).map(|i| w.rz[i * nm + a] * w.arz[i * nm + b]).sum();
                 }
-                *w.tangent.at(a, b) += sum;
             }
         }
         for c in 0..nc {
@@ -144,7 +133,18 @@ impl Semirecursive {
                 *w.tangent.at(nm + q, nm + r) = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
             }
         }
-        debug_assert_eq!(nx, w.tangent.dim());
         Ok(())
+    }
+}
+
+/// Phi_z^T Phi_z (N x N) of the m x N row-major `phiz`, row by row.
+pub(super) fn gram(phiz: &[f64], m: usize, n: usize, out: &mut [f64]) {
+    out[..n * n].iter_mut().for_each(|x| *x = 0.0);
+    for row in phiz[..m * n].chunks_exact(n) {
+        for (i, &a) in row.iter().enumerate() {
+            for (o, &b) in out[i * n..(i + 1) * n].iter_mut().zip(row) {
+                *o += a * b;
+            }
+        }
     }
 }
