@@ -3,7 +3,7 @@
 //! pressures p = (F_s0 + p_rod A_rod)/A_piston; accelerations and multipliers from
 //!   [M' Phi_z^T; Phi_z 0] [z''; lambda] = [Q'; -Phi_z' z'].
 
-use super::cuts::{column, g_dot_acc, line};
+use super::cuts::{g_dot_acc, jacobian_row, line};
 use super::{full_pivoting, Lu, Semirecursive};
 use crate::engine::index3::AssemblyReport;
 
@@ -174,7 +174,8 @@ impl Semirecursive {
         for (col, &c) in statics.iter().enumerate() {
             let ends = self.tree.cylinder_ends[c].as_ref().expect("static start needs an attached cylinder");
             let row = line(&w.kin, ends).0;
-            let js: Vec<f64> = (0..n).map(|j| column(&self.tree, &w.kin, &row, j)).collect();
+            let mut js = vec![0.0; n];
+            jacobian_row(&self.tree, &w.kin, &row, &mut js);
             project(w, &js, &mut a[col]);
         }
         // Least squares: (A^T A) F = A^T b, with A the projected length Jacobians as columns

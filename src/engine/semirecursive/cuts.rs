@@ -154,16 +154,15 @@ impl Cut {
     }
 }
 
-/// Jacobian entry of a row with respect to coordinate `j`: sum of G . b_j over the ends
-/// whose body z_j moves.
-pub fn column(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, j: usize) -> f64 {
-    let mut s = 0.0;
+/// Jacobian row of `row` in z into `out` (N entries): entry j is the sum of G . b_j over
+/// the ends whose body z_j moves (the coordinates on the path from the root to that body).
+pub fn jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, out: &mut [f64]) {
+    out.iter_mut().for_each(|x| *x = 0.0);
     for (k, g) in row.g.iter().flatten() {
-        if tree.moves(j, *k) {
-            s += g.dot(&kin[j].b);
+        for &j in &tree.bodies[*k].path {
+            out[j] += g.dot(&kin[j].b);
         }
     }
-    s
 }
 
 /// sum G . Z' over the ends (with the accelerations currently in `kin`).

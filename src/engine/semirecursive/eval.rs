@@ -1,7 +1,7 @@
 //! Evaluations at a trial point of a step: dependent coordinates (double-step), hydraulics,
 //! the Newton residual of seed 004 eqs. (38)/(39) and its tangent (eqs. 37, 40-41).
 
-use super::cuts::{column, g_dot_acc, line};
+use super::cuts::{g_dot_acc, jacobian_row, line};
 use super::dynamics::row_rate;
 use super::tree::Element;
 use super::{Semirecursive, Work};
@@ -43,9 +43,7 @@ impl Work {
             let row = cut.evaluate_position(&self.kin);
             self.rows[r] = row;
             self.phi[r] = row.value;
-            for j in 0..n {
-                self.phiz[r * n + j] = column(tree, &self.kin, &row, j);
-            }
+            jacobian_row(tree, &self.kin, &row, &mut self.phiz[r * n..(r + 1) * n]);
         }
     }
 
@@ -358,18 +356,17 @@ pub(super) fn line_jacobians(s: &mut Semirecursive) {
     let n = s.tree.n_coordinates();
     let w = &mut s.w;
     for (c, ends) in s.tree.cylinder_ends.iter().enumerate() {
-        let row = ends.as_ref().map(|ends| line(&w.kin, ends).0);
-        for j in 0..n {
-            w.js[c * n + j] = row.as_ref().map_or(0.0, |row| column(&s.tree, &w.kin, row, j));
+        let out = &mut w.js[c * n..(c + 1) * n];
+        match ends {
+            Some(ends) => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
+            None => out.iter_mut().for_each(|x| *x = 0.0),
         }
     }
     for (e, el) in s.tree.elements.iter().enumerate() {
-        let row = match el {
-            Element::Line { ends, .. } => Some(line(&w.kin, ends).0),
-            _ => None,
-        };
-        for j in 0..n {
-            w.jl[e * n + j] = row.as_ref().map_or(0.0, |row| column(&s.tree, &w.kin, row, j));
+        let out = &mut w.jl[e * n..(e + 1) * n];
+        match el {
+            Element::Line { ends, .. } => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
+            _ => out.iter_mut().for_each(|x| *x = 0.0),
         }
     }
 }
