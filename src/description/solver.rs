@@ -109,8 +109,8 @@ impl Formulation {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
 #[serde(rename_all = "snake_case")]
 pub enum Tangent {
-    /// The mass (M'' or M' + penalty), damping and hydraulic coupling blocks in closed form,
-    /// with the circuit's own derivatives by forward differences.
+    /// The mass (M' or M' + penalty), damping, stiffness and hydraulic coupling blocks in
+    /// closed form, the circuit's own derivatives included.
     #[default]
     Analytic,
     /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
