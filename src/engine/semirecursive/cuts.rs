@@ -102,12 +102,37 @@ impl Cut {
         self.evaluate_with(kin, false)
     }
 
+    /// kappa alone (needs the velocities in `kin`), for a row whose value and G are known
+    /// from [`Cut::evaluate_position`] at the same positions.
+    pub fn kappa(&self, kin: &[BodyKin]) -> f64 {
+        match &self.kind {
+            CutKind::Coincide { direction: e } => {
+                let (a, b) = (point_kin(kin, &self.ends[0]), point_kin(kin, &self.ends[1]));
+                e.dot(&(b.wv - a.wv))
+            }
+            CutKind::Rotation { .. } => 0.0,
+            CutKind::Slide { across } => {
+                let m = self.ends[0].0.map_or(*across, |k| kin[k].rot * across);
+                self.slide_kappa(kin, &m, &point_kin(kin, &self.ends[1]))
+            }
+            CutKind::Distance { .. } => line(kin, &self.ends).0.kappa,
+        }
+    }
+
+    /// kappa of a slide row: m = A1 m_bar, `b` the point on body 2.
+    fn slide_kappa(&self, kin: &[BodyKin], m: &Vector3<f64>, b: &PointKin) -> f64 {
+        let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
+        let w1 = omega(0);
+        let v1 = self.ends[0].0.map_or(Vector3::zeros(), |k| kin[k].velocity_at(&b.p));
+        let w = b.v - v1;
+        w1.cross(m).dot(&w) + m.dot(&(omega(1) - w1).cross(&b.v))
+    }
+
     fn evaluate_with(&self, kin: &[BodyKin], rates: bool) -> RowEval {
         let at = if rates { point_kin } else { point_position };
         let (a, b) = (at(kin, &self.ends[0]), at(kin, &self.ends[1]));
         let body = |i: usize| self.ends[i].0;
         let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
-        let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
         match &self.kind {
             CutKind::Coincide { direction: e } => RowEval {
                 value: e.dot(&(b.p - a.p)),
@@ -128,14 +153,7 @@ impl Cut {
             }
             CutKind::Slide { across } => {
                 let m = rot(0) * across;
-                let kappa = if rates {
-                    let w1 = omega(0);
-                    let v1 = self.ends[0].0.map_or(Vector3::zeros(), |k| kin[k].velocity_at(&b.p));
-                    let w = b.v - v1;
-                    w1.cross(&m).dot(&w) + m.dot(&(omega(1) - w1).cross(&b.v))
-                } else {
-                    0.0
-                };
+                let kappa = if rates { self.slide_kappa(kin, &m, &b) } else { 0.0 };
                 RowEval {
                     value: m.dot(&(b.p - a.p)),
                     g: [body(0).map(|k| (k, -wrench_row(&m, &b.p))), body(1).map(|k| (k, wrench_row(&m, &b.p)))],

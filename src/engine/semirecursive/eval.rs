@@ -147,9 +147,9 @@ impl Semirecursive {
         // With z''^d = 0 the rows' accelerations are Phi_z^i z''^i + Phi_z' z' (eq. 15).
         self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         if m > 0 {
+            // The rows' G are those of the position evaluation (`w.rows`, same positions).
             for (r, cut) in self.tree.cuts.iter().enumerate() {
-                let row = cut.evaluate(&w.kin);
-                w.tmp_m[r] = -(g_dot_acc(&w.kin, &row) + row.kappa);
+                w.tmp_m[r] = -(g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin));
             }
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).

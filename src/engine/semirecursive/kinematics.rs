@@ -79,7 +79,7 @@ impl Tree {
                 k.rot = prot * b.relative0;
                 k.point = pr + prot * (b.point_parent + b.axis_parent * q);
             } else {
-                k.rot = crate::engine::rotation::exp(&(u * q)) * prot * b.relative0;
+                k.rot = crate::engine::rotation::about(&u, q) * prot * b.relative0;
                 k.point = pr + prot * b.point_parent;
             }
             k.r = k.point - k.rot * b.point_child;

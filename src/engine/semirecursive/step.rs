@@ -249,8 +249,7 @@ impl Semirecursive {
         w.tmp_n2[..n].iter_mut().for_each(|x| *x = 0.0);
         self.tree.accelerations(&w.zd, &w.tmp_n2[..n], &mut w.kin);
         for (r, cut) in self.tree.cuts.iter().enumerate() {
-            let row = cut.evaluate(&w.kin);
-            w.tmp_m[r] = g_dot_acc(&w.kin, &row) + row.kappa;
+            w.tmp_m[r] = g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin);
         }
         for i in 0..n {
             w.tmp_n[i] -= h4 * alpha * (0..m).map(|r| w.phiz[r * n + i] * w.tmp_m[r]).sum::<f64>();
