@@ -365,11 +365,10 @@ impl Semirecursive {
     }
 
     /// Makes the trial point of `w` the cached state view (kinematics, strokes, forces, power).
+    /// The kinematics are swapped in: every evaluation writes `w.kin` afresh before reading it.
     fn store_cache(&mut self, power: f64) {
+        std::mem::swap(&mut self.kin, &mut self.w.kin);
         let w = &self.w;
-        for (c, k) in self.kin.iter_mut().zip(&w.kin) {
-            c.clone_from(k);
-        }
         self.strokes.copy_from_slice(&w.strokes);
         self.forces.copy_from_slice(&w.forces);
         self.power = power;
