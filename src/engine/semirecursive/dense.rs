@@ -77,25 +77,29 @@ impl Lu {
         true
     }
 
-    /// Solves A x = b in place (b becomes x); `tmp` has n entries.
+    /// Solves A x = b in place (b becomes x); `tmp` has n entries. Plain index loops: the
+    /// systems have a handful of rows, too few to amortize iterator set-up.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
         let n = self.n;
-        if n == 0 {
-            return;
+        let (a, x) = (&self.a[..n * n], &mut tmp[..n]);
+        for i in 0..n {
+            x[i] = b[self.perm[i]];
         }
-        let (a, tmp) = (&self.a[..n * n], &mut tmp[..n]);
-        for (t, &p) in tmp.iter_mut().zip(&self.perm) {
-            *t = b[p];
+        for i in 1..n {
+            let mut s = x[i];
+            for j in 0..i {
+                s -= a[i * n + j] * x[j];
+            }
+            x[i] = s;
         }
-        for (i, row) in a.chunks_exact(n).enumerate() {
-            let (done, rest) = tmp.split_at_mut(i);
-            rest[0] = row[..i].iter().zip(done.iter()).fold(rest[0], |s, (l, x)| s - l * x);
+        for i in (0..n).rev() {
+            let mut s = x[i];
+            for j in i + 1..n {
+                s -= a[i * n + j] * x[j];
+            }
+            x[i] = s / a[i * n + i];
         }
-        for (i, row) in a.chunks_exact(n).enumerate().rev() {
-            let (head, done) = tmp.split_at_mut(i + 1);
-            head[i] = row[i + 1..].iter().zip(done.iter()).fold(head[i], |s, (u, x)| s - u * x) / row[i];
-        }
-        b[..n].copy_from_slice(tmp);
+        b[..n].copy_from_slice(x);
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
