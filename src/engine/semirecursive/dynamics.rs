@@ -157,9 +157,11 @@ impl Tree {
             let k = &kin[t];
             let w = k.omega();
             let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
-            let j = k.rot * b.inertia * k.rot.transpose();
+            // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
+            let rt = k.rot.transpose();
+            let (jw, jwd) = (k.rot * (b.inertia * (rt * w)), k.rot * (b.inertia * (rt * wd)));
             let mg = k.com_acceleration() * b.mass;
-            acc[t] = six(mg, k.r.cross(&mg) + j * wd + w.cross(&(j * w))) - loads[t];
+            acc[t] = six(mg, k.r.cross(&mg) + jwd + w.cross(&jw)) - loads[t];
         }
         for t in (0..self.bodies.len()).rev() {
             if let Some(p) = self.bodies[t].parent {
