@@ -130,15 +130,18 @@ impl Cut {
 
     fn evaluate_with(&self, kin: &[BodyKin], rates: bool) -> RowEval {
         let at = if rates { point_kin } else { point_position };
-        let (a, b) = (at(kin, &self.ends[0]), at(kin, &self.ends[1]));
+        let points = || (at(kin, &self.ends[0]), at(kin, &self.ends[1]));
         let body = |i: usize| self.ends[i].0;
         let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
         match &self.kind {
-            CutKind::Coincide { direction: e } => RowEval {
-                value: e.dot(&(b.p - a.p)),
-                g: [body(0).map(|k| (k, -wrench_row(e, &a.p))), body(1).map(|k| (k, wrench_row(e, &b.p)))],
-                kappa: e.dot(&(b.wv - a.wv)),
-            },
+            CutKind::Coincide { direction: e } => {
+                let (a, b) = points();
+                RowEval {
+                    value: e.dot(&(b.p - a.p)),
+                    g: [body(0).map(|k| (k, -wrench_row(e, &a.p))), body(1).map(|k| (k, wrench_row(e, &b.p)))],
+                    kappa: e.dot(&(b.wv - a.wv)),
+                }
+            }
             CutKind::Rotation { normal: n, reference } => {
                 let f = rot(0) * reference[0];
                 let g = rot(1) * reference[1];
@@ -152,6 +155,7 @@ impl Cut {
                 }
             }
             CutKind::Slide { across } => {
+                let (a, b) = points();
                 let m = rot(0) * across;
                 let kappa = if rates { self.slide_kappa(kin, &m, &b) } else { 0.0 };
                 RowEval {
