@@ -8,10 +8,12 @@
 //! form ([`crate::engine::hydraulics::Circuit::jacobian`]). Terms of the derivatives of M', R_z and the velocity-dependent
 //! inertia forces are left out: they change the convergence rate, not the solution.
 
+use super::cuts::{line, RowEval};
 use super::eval::{line_jacobians, Step};
 use super::tree::{Element, JointRole};
-use super::Semirecursive;
+use super::{Semirecursive, Work};
 use crate::engine::integrators::StepError;
+use nalgebra::{Vector3, Vector6};
 
 impl Semirecursive {
     /// W = M' + dt/2 C + dt^2/4 K into `w.amat` at the trial point (after
@@ -61,11 +63,87 @@ impl Semirecursive {
         Ok(())
     }
 
+    /// Double-step: R_z^T (M' + dt/2 C + dt^2/4 K) R_z into the tangent's leading nm x nm
+    /// block without forming M'. Column a of R_z is a velocity field of the tree (eq. 2 with
+    /// z' = R_z e_a); M'_ab = sum over bodies of m g'_a . g'_b + w_a . J w_b (the kinetic
+    /// energy's bilinear form, eqs. 9-11), and a force element's J R_z column is its length
+    /// rate under that field. Also leaves R_z^T J_s of every cylinder in `w.gs`.
+    fn reduced_mechanical_block(&mut self, s: Step) {
+        let n = self.tree.n_coordinates();
+        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        let tree = &self.tree;
+        let w = &mut self.w;
+        let nm = w.ind.len();
+        // Per column a and body t: centre-of-mass velocity, angular velocity, J w.
+        for a in 0..nm {
+            for (t, b) in tree.bodies.iter().enumerate() {
+                let k = &w.kin[t];
+                let parent = b.parent.map_or(Vector6::zeros(), |p| w.twists[a * n + p]);
+                let twist = parent + k.b * w.rz[t * nm + a];
+                w.twists[a * n + t] = twist;
+                let omega = Vector3::new(twist[3], twist[4], twist[5]);
+                let velocity = Vector3::new(twist[0], twist[1], twist[2]) + omega.cross(&k.r);
+                let j_omega = k.rot * (b.inertia * (k.rot.transpose() * omega));
+                w.column_kin[a * n + t] = [velocity, omega, j_omega];
+            }
+        }
+        for a in 0..nm {
+            for c in a..nm {
+                let mut m = 0.0;
+                for (t, b) in tree.bodies.iter().enumerate() {
+                    let [va, oa, _] = &w.column_kin[a * n + t];
+                    let [vc, _, joc] = &w.column_kin[c * n + t];
+                    m += b.mass * va.dot(vc) + oa.dot(joc);
+                }
+                *w.tangent.at(a, c) = m;
+                *w.tangent.at(c, a) = m;
+            }
+        }
+        // Rate of a line's length under column a: sum of G . Z_a over its ends.
+        let rate = |w: &Work, row: &RowEval, a: usize| -> f64 {
+            row.g.iter().flatten().map(|(k, g)| g.dot(&w.twists[a * n + k])).sum()
+        };
+        for (c, ends) in tree.cylinder_ends.iter().enumerate() {
+            let row = ends.as_ref().map(|ends| line(&w.kin, ends).0);
+            for a in 0..nm {
+                w.gs[c * n + a] = row.as_ref().map_or(0.0, |row| rate(w, row, a));
+            }
+            let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
+            add_rank_one(&mut w.tangent, coefficient, &w.gs[c * n..c * n + nm]);
+        }
+        for el in &tree.elements {
+            match el {
+                Element::Line { ends, stiffness, damping, .. } => {
+                    let row = line(&w.kin, ends).0;
+                    for a in 0..nm {
+                        w.tmp_n2[a] = rate(w, &row, a);
+                    }
+                    add_rank_one(&mut w.tangent, h2 * damping + h4 * stiffness, &w.tmp_n2[..nm]);
+                }
+                Element::Rotary { joint, stiffness, damping, .. } => {
+                    if let JointRole::Tree { body } = tree.roles[*joint] {
+                        for a in 0..nm {
+                            w.tmp_n2[a] = w.rz[body * nm + a];
+                        }
+                        add_rank_one(&mut w.tangent, h2 * damping + h4 * stiffness, &w.tmp_n2[..nm]);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
     pub(super) fn analytic_tangent(&mut self, s: Step) -> Result<(), StepError> {
         let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
-        self.mechanical_matrix(s)?;
+        if penalty {
+            self.mechanical_matrix(s)?;
+        } else if let Some(c) = &self.tree.circuit {
+            let w = &mut self.w;
+            c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
+                .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
+        }
         let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
         let w = &mut self.w;
         let nm = if penalty { n } else { w.ind.len() };
@@ -103,22 +181,16 @@ impl Semirecursive {
                     w.rz[d * nm + k] = -w.tmp_m[i];
                 }
             }
-            // R_z^T A R_z through A R_z (N x nm).
-            for i in 0..n {
-                for b in 0..nm {
-                    w.arz[i * nm + b] = (0..n).map(|j| w.amat[i * n + j] * w.rz[j * nm + b]).sum();
-                }
-            }
-            for a in 0..nm {
-                for b in 0..nm {
-                    *w.tangent.at(a, b) = (0..n).map(|i| w.rz[i * nm + a] * w.arz[i * nm + b]).sum();
-                }
-            }
         }
+        if !penalty {
+            self.reduced_mechanical_block(s);
+        }
+        let w = &mut self.w;
         for c in 0..nc {
-            // g = R_z^T J_s of cylinder c.
+            // g = R_z^T J_s of cylinder c (double-step: from the velocity passes).
             for a in 0..nm {
-                w.tmp_n[a] = (0..n).map(|i| w.rz[i * nm + a] * w.js[c * n + i]).sum();
+                w.tmp_n[a] =
+                    if penalty { (0..n).map(|i| w.rz[i * nm + a] * w.js[c * n + i]).sum() } else { w.gs[c * n + a] };
             }
             for a in 0..nm {
                 for q in 0..np {
@@ -145,6 +217,15 @@ pub(super) fn gram(phiz: &[f64], m: usize, n: usize, out: &mut [f64]) {
             for (o, &b) in out[i * n..(i + 1) * n].iter_mut().zip(row) {
                 *o += a * b;
             }
+        }
+    }
+}
+
+/// tangent[a][b] += coefficient g_a g_b over the leading block of size g.len().
+fn add_rank_one(tangent: &mut super::Lu, coefficient: f64, g: &[f64]) {
+    for (a, ga) in g.iter().enumerate() {
+        for (b, gb) in g.iter().enumerate() {
+            *tangent.at(a, b) += coefficient * ga * gb;
         }
     }
 }
