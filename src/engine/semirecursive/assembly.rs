@@ -148,11 +148,14 @@ impl Semirecursive {
         // Generalized forces without the static cylinders (zero force here); the others push
         // with their start pressures.
         let pre = circuit.initial_pressures(&forces);
+        let t = self.state.t;
+        self.cylinder_strokes(t);
+        let Some(circuit) = &self.tree.circuit else { return Ok(Vec::new()) };
         let w = &mut self.w;
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
         }
-        self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &mut w.wrenches);
+        self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &mut w.wrenches);
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         // Project onto the independent coordinates: g = R_z^T v (eq. 14).
         let project = |w: &mut super::Work, v: &[f64], out: &mut [f64]| {

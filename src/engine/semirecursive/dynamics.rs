@@ -4,7 +4,7 @@
 //! Q' = R^T (Q_bar - M_bar T R_d' z') (eqs. 11-12). The sums over descendants that the path
 //! matrix T produces are accumulated from the leaves to the base (the "semirecursive" part).
 
-use super::cuts::{line, point_kin};
+use super::cuts::{line, point_kin, RowEval};
 use super::kinematics::BodyKin;
 use super::tree::{Element, JointRole, Tree};
 use crate::engine::rotation::skew;
@@ -73,8 +73,10 @@ impl Tree {
     }
 
     /// Applied wrenches about the origin on every body: gravity, force elements and the
-    /// cylinder forces `cylinders` (pushing the ends apart). Returns the power of the
+    /// cylinder forces `cylinders` (pushing the ends apart) along their line rows
+    /// `cylinder_rows` (None: not attached to the mechanism). Returns the power of the
     /// non-conservative forces (for the work and energy balance).
+    #[allow(clippy::too_many_arguments)]
     pub fn loads(
         &self,
         kin: &[BodyKin],
@@ -82,6 +84,7 @@ impl Tree {
         zd: &[f64],
         inputs: &[f64],
         cylinders: &[f64],
+        cylinder_rows: &[Option<RowEval>],
         out: &mut [Vector6<f64>],
     ) -> f64 {
         for ((o, b), k) in out.iter_mut().zip(&self.bodies).zip(kin) {
@@ -131,13 +134,14 @@ impl Tree {
                 }
             }
         }
-        for (ends, &f) in self.cylinder_ends.iter().zip(cylinders) {
-            let Some(ends) = ends else { continue };
-            let (row, u) = line(kin, ends);
-            let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
-            at(ends[1].0, u * f, &b.p, out);
-            at(ends[0].0, -u * f, &a.p, out);
-            power += f * row_rate(kin, &row);
+        // The row's G of each end is the wrench of a unit tension along the line (pushing
+        // the ends apart for f > 0).
+        for (row, &f) in cylinder_rows.iter().zip(cylinders) {
+            let Some(row) = row else { continue };
+            for (k, g) in row.g.iter().flatten() {
+                out[*k] += g * f;
+            }
+            power += f * row_rate(kin, row);
         }
         power
     }

@@ -191,6 +191,7 @@ impl Semirecursive {
             self.w.strokes[c] = match (&self.tree.cylinder_ends[c], &cyl.attachment) {
                 (Some(ends), _) => {
                     let (row, _) = line(&self.w.kin, ends);
+                    self.w.cylinder_rows[c] = Some(row);
                     Stroke { length: row.value, velocity: row_rate(&self.w.kin, &row) }
                 }
                 (None, Attachment::Inputs { length, velocity }) => {
@@ -219,7 +220,7 @@ impl Semirecursive {
             c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
-        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &mut w.wrenches))
+        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &mut w.wrenches))
     }
 
     /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty

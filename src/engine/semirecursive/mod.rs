@@ -130,6 +130,8 @@ struct Work {
     h: Vec<f64>,
     forces: Vec<f64>,
     strokes: Vec<Stroke>,
+    /// Line rows of the cylinders attached to the mechanism (G: the wrenches of unit force).
+    cylinder_rows: Vec<Option<RowEval>>,
     spools: Vec<f64>,
     references: Vec<f64>,
     jac: CircuitJacobian,
@@ -218,6 +220,7 @@ impl Semirecursive {
             h: vec![0.0; np],
             forces: vec![0.0; nc],
             strokes: vec![Stroke::default(); nc],
+            cylinder_rows: vec![None; nc],
             spools: vec![0.0; ns],
             references: vec![0.0; ns],
             jac: CircuitJacobian::default(),
