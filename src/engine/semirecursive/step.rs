@@ -123,6 +123,10 @@ impl Semirecursive {
     fn load_partition(&mut self) {
         let n = self.tree.n_coordinates();
         let w = &mut self.w;
+        // `dep` is always the ascending complement of `ind`.
+        if w.ind == self.state.independent && w.ind.len() + w.dep.len() == n {
+            return;
+        }
         w.ind.clone_from(&self.state.independent);
         w.dep.clear();
         w.dep.extend((0..n).filter(|j| !self.state.independent.contains(j)));
