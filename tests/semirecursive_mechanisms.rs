@@ -109,3 +109,22 @@ fn mechanisms_the_formulation_cannot_describe_are_refused_with_the_reason() {
         assert!(error.contains(reason), "{name}: {error}");
     }
 }
+
+#[test]
+fn the_absolute_view_lists_the_bodies_in_the_description_order() {
+    // Listed leaf first, the bodies enter the tree in the other order.
+    let mut d = with_formulation("DoublePendulum", Formulation::SemirecursiveDoubleStep);
+    d.bodies.reverse();
+    let iface = mbfmu::interface::interface_of(&d).expect("interface");
+    let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).expect("builds");
+    sim.advance_to(0.25).expect("runs");
+    let state = sim.state();
+    for (b, body) in d.bodies.iter().enumerate() {
+        for (axis, name) in ["x", "y", "z"].iter().enumerate() {
+            let output = iface.by_name(&format!("{}.position.{name}", body.name)).expect("position output");
+            let mbfmu::interface::Binding::Output(q) = output.binding else { panic!("not an output") };
+            assert_eq!(state.bodies[b].r[axis], sim.quantity(q), "{} {name}", body.name);
+        }
+    }
+    assert!(state.bodies[0].r != state.bodies[1].r);
+}

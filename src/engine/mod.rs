@@ -221,7 +221,7 @@ impl Simulation {
             Engine::Index3 { stepper: Stepper::HalfImplicit { state, .. }, .. } => state,
             Engine::Index3 { stepper: Stepper::Implicit(i), .. } => i.state(),
             Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => s.state(),
-            Engine::Semirecursive(s) => &s.mirror,
+            Engine::Semirecursive(s) => s.mirror(),
         }
     }
 

@@ -165,8 +165,8 @@ pub struct Semirecursive {
     /// step integrates it by the trapezoidal rule).
     power: f64,
     cylinder_power: Vec<f64>,
-    /// The state as absolute body states (for callers that want the index-3 view).
-    pub mirror: MechState,
+    /// The state as absolute body states (see [`Semirecursive::mirror`]).
+    mirror: std::cell::OnceCell<MechState>,
     w: Work,
     pub assembly: AssemblyReport,
     /// Static cylinder forces F_s0 found at the start (None where not a static start).
@@ -235,25 +235,6 @@ impl Semirecursive {
             scratch_phiz: vec![0.0; m * n],
         };
         let inputs: Vec<f64> = d.interface.inputs.iter().map(|i| i.start).collect();
-        let bodies = (0..n)
-            .map(|t| BodyState {
-                r: tree.initial_pose[t].0,
-                rot: tree.initial_pose[t].1,
-                v: Vector3::zeros(),
-                w: Vector3::zeros(),
-                acc: Vector3::zeros(),
-                wdot: Vector3::zeros(),
-            })
-            .collect();
-        let mirror = MechState {
-            t: d.experiment.start,
-            bodies,
-            lambda: vec![0.0; m],
-            drive_values: Vec::new(),
-            angles: vec![0.0; d.joints.len()],
-            work: 0.0,
-            energy0: 0.0,
-        };
         let state = SemiState {
             t: d.experiment.start,
             z: vec![0.0; n],
@@ -283,7 +264,7 @@ impl Semirecursive {
             forces: vec![0.0; nc],
             power: 0.0,
             cylinder_power: vec![0.0; nc],
-            mirror,
+            mirror: std::cell::OnceCell::new(),
             w,
             assembly: AssemblyReport::default(),
             static_forces: vec![None; nc],
@@ -384,19 +365,36 @@ impl Semirecursive {
         for (c, (f, s)) in self.cylinder_power.iter_mut().zip(w.forces.iter().zip(&w.strokes)) {
             *c = f * s.velocity;
         }
-        let m = &mut self.mirror;
-        m.t = self.state.t;
-        for (b, k) in m.bodies.iter_mut().zip(&self.kin) {
-            b.r = k.r;
-            b.rot = k.rot;
-            b.v = k.com_velocity();
-            b.w = k.rot.transpose() * k.omega();
-            b.acc = k.com_acceleration();
-            b.wdot = k.rot.transpose() * Vector3::from(k.acc.fixed_rows::<3>(3));
-        }
-        m.lambda.copy_from_slice(&self.state.lambda);
-        m.work = self.state.work;
-        m.energy0 = self.state.energy0;
+        self.mirror.take();
+    }
+
+    /// The state as absolute body states in the description's body order (the index-3
+    /// view), formed when first asked for after a change.
+    pub fn mirror(&self) -> &MechState {
+        self.mirror.get_or_init(|| MechState {
+            t: self.state.t,
+            bodies: self
+                .tree
+                .tree_index
+                .iter()
+                .map(|&t| {
+                    let k = &self.kin[t];
+                    BodyState {
+                        r: k.r,
+                        rot: k.rot,
+                        v: k.com_velocity(),
+                        w: k.rot.transpose() * k.omega(),
+                        acc: k.com_acceleration(),
+                        wdot: k.rot.transpose() * Vector3::from(k.acc.fixed_rows::<3>(3)),
+                    }
+                })
+                .collect(),
+            lambda: self.state.lambda.clone(),
+            drive_values: Vec::new(),
+            angles: vec![0.0; self.tree.roles.len()],
+            work: self.state.work,
+            energy0: self.state.energy0,
+        })
     }
 
     pub fn time(&self) -> f64 {
