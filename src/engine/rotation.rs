@@ -27,25 +27,6 @@ pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::identity() + k * a + k * k * b
 }
 
-/// exp(angle u~) for a unit axis u: cos I + sin u~ + (1 - cos) u u^T (Rodrigues' formula with
-/// u~ u~ = u u^T - I), without the square root and the matrix product of [`exp`].
-pub fn about(u: &Vector3<f64>, angle: f64) -> Matrix3<f64> {
-    let (s, c) = angle.sin_cos();
-    let k = 1.0 - c;
-    let (x, y, z) = (u.x, u.y, u.z);
-    Matrix3::new(
-        c + k * x * x,
-        k * x * y - s * z,
-        k * x * z + s * y,
-        k * x * y + s * z,
-        c + k * y * y,
-        k * y * z - s * x,
-        k * x * z - s * y,
-        k * y * z + s * x,
-        c + k * z * z,
-    )
-}
-
 /// Rotation vector theta with exp(theta~) = r, |theta| <= pi (r must be a rotation).
 pub fn log(r: &Matrix3<f64>) -> Vector3<f64> {
     UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(*r)).scaled_axis()
@@ -130,14 +111,6 @@ mod tests {
             let r = exp(&theta);
             assert!(close(&(r.transpose() * r), &Matrix3::identity(), 1e-14));
             assert!((log(&r) - theta).norm() < 1e-12, "{theta}");
-        }
-    }
-
-    #[test]
-    fn rotation_about_a_unit_axis_is_the_exponential() {
-        let u = Vector3::new(0.2, -0.6, 0.5).normalize();
-        for angle in [0.0, 1e-9, 0.7, -2.9, 3.5] {
-            assert!(close(&about(&u, angle), &exp(&(u * angle)), 1e-15), "{angle}");
         }
     }
 

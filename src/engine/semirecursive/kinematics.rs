@@ -79,7 +79,9 @@ impl Tree {
                 k.rot = prot * b.relative0;
                 k.point = pr + prot * (b.point_parent + b.axis_parent * q);
             } else {
-                k.rot = crate::engine::rotation::about(&u, q) * prot * b.relative0;
+                // exp(q u~) A_p = A_p exp(q a~) with u = A_p a (seed 004 eq. 2's joint rotation).
+                let (sin, cos) = q.sin_cos();
+                k.rot = prot * (b.relative0 * cos + b.relative_skew * sin + b.relative_axial * (1.0 - cos));
                 k.point = pr + prot * b.point_parent;
             }
             k.r = k.point - k.rot * b.point_child;

@@ -41,6 +41,11 @@ pub struct TreeBody {
     pub point_child: Vector3<f64>,
     /// A_parent0^T A_child0: the child's orientation relative to the parent at z = z0.
     pub relative0: Matrix3<f64>,
+    /// a~ relative0 and a a^T relative0 for the parent-frame axis a: the relative rotation of
+    /// a revolute joint is exp(q a~) relative0 = cos q relative0 + sin q (a~ relative0) +
+    /// (1 - cos q) (a a^T relative0) (Rodrigues), a combination of constants.
+    pub relative_skew: Matrix3<f64>,
+    pub relative_axial: Matrix3<f64>,
     /// Coordinate value at the initial configuration (the joint's `initial_coordinate`).
     pub z0: f64,
     /// Tree bodies on the path from the root to this body, this one included.
@@ -248,6 +253,11 @@ impl Tree {
                 point_parent: local_point(parent, &p),
                 point_child: local_point(Some(b), &p),
                 relative0: parent_rot.transpose() * pose[b].1,
+                relative_skew: crate::engine::rotation::skew(&local_dir(parent, &axis))
+                    * (parent_rot.transpose() * pose[b].1),
+                relative_axial: local_dir(parent, &axis)
+                    * local_dir(parent, &axis).transpose()
+                    * (parent_rot.transpose() * pose[b].1),
                 z0: j.initial_coordinate,
                 path,
             });
