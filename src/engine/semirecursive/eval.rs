@@ -155,11 +155,9 @@ impl Semirecursive {
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
             for (k, &d) in w.dep.iter().enumerate() {
                 w.zdd[d] = w.tmp_m[k];
-                for body in 0..n {
-                    if self.tree.moves(d, body) {
-                        let b = w.kin[d].b;
-                        w.kin[body].acc += b * w.tmp_m[k];
-                    }
+                let b = w.kin[d].b;
+                for &body in &self.tree.subtree[d] {
+                    w.kin[body].acc += b * w.tmp_m[k];
                 }
             }
         }

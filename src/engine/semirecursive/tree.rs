@@ -126,6 +126,8 @@ pub struct Tree {
     pub plane: Option<Vector3<f64>>,
     /// moves[k * N + j]: coordinate j is on the path of body k (the path matrix T, eq. 4).
     pub moves: Vec<bool>,
+    /// The bodies coordinate j moves (j's subtree, j included), for every j.
+    pub subtree: Vec<Vec<usize>>,
 }
 
 fn v3(a: &[f64; 3]) -> Vector3<f64> {
@@ -418,9 +420,11 @@ impl Tree {
             })
             .unwrap_or_default();
         let mut moves = vec![false; nb * nb];
+        let mut subtree = vec![Vec::new(); nb];
         for (k, b) in bodies.iter().enumerate() {
             for &j in &b.path {
                 moves[k * nb + j] = true;
+                subtree[j].push(k);
             }
         }
         let initial_pose = order.iter().map(|&b| pose[b]).collect();
@@ -440,6 +444,7 @@ impl Tree {
             initial_velocity,
             plane,
             moves,
+            subtree,
         })
     }
 
