@@ -5,8 +5,10 @@
 //!   circuit rows      -dt^2/4 (dh/ds + 2/dt dh/ds') J_s R_z  and  dt/2 I - dt^2/4 dh/dp,
 //! with J_s the Jacobians of the cylinder lengths, C and K the damping and stiffness of the
 //! cylinders (seal friction), springs and dampers, and the circuit's derivatives in closed
-//! form ([`crate::engine::hydraulics::Circuit::jacobian`]). Terms of the derivatives of M', R_z and the velocity-dependent
-//! inertia forces are left out: they change the convergence rate, not the solution.
+//! form ([`crate::engine::hydraulics::Circuit::jacobian`]). Terms of the derivatives of M',
+//! R_z and the velocity-dependent inertia forces are left out: they change the convergence
+//! rate, not the solution. The penalty formulation forms M' (its projections need W anyway);
+//! double-step forms the reduced block R_z^T W R_z directly from velocity passes.
 
 use super::cuts::{line, RowEval};
 use super::eval::{line_jacobians, Step};
