@@ -177,6 +177,8 @@ impl Semirecursive {
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
         let power = self.applied(s.t)?;
+        // The last fallible part: the state is committed only after it.
+        self.review_partition(s.t)?;
         // Work: trapezoidal rule on the power of the non-conservative forces.
         let st = &mut self.state;
         let w = &mut self.w;
@@ -200,7 +202,7 @@ impl Semirecursive {
         st.spools.copy_from_slice(&w.spools);
         st.references.copy_from_slice(&w.references);
         self.store_cache(power);
-        self.review_partition(s.t)
+        Ok(())
     }
 
     /// Penalty formulation after convergence: last multiplier update (eq. 19) and the
