@@ -190,17 +190,19 @@ impl Semirecursive {
         let st = &mut self.state;
         let w = &mut self.w;
         st.t = s.t;
-        st.z.copy_from_slice(&w.z);
-        st.zd.copy_from_slice(&w.zd);
-        st.zdd.copy_from_slice(&w.zdd);
-        st.lambda.copy_from_slice(&w.lambda);
         for i in 0..st.p.len() {
             st.pdd[i] = (w.pd[i] - st.pd[i]) / s.dt;
         }
-        st.p.copy_from_slice(&w.p);
-        st.pd.copy_from_slice(&w.pd);
-        st.spools.copy_from_slice(&w.spools);
-        st.references.copy_from_slice(&w.references);
+        // Swapped, not copied: every step writes these scratch vectors afresh (predictor,
+        // trapezoidal rates, spools) before reading them.
+        std::mem::swap(&mut st.z, &mut w.z);
+        std::mem::swap(&mut st.zd, &mut w.zd);
+        std::mem::swap(&mut st.zdd, &mut w.zdd);
+        std::mem::swap(&mut st.lambda, &mut w.lambda);
+        std::mem::swap(&mut st.p, &mut w.p);
+        std::mem::swap(&mut st.pd, &mut w.pd);
+        std::mem::swap(&mut st.spools, &mut w.spools);
+        std::mem::swap(&mut st.references, &mut w.references);
         self.store_cache(power);
         Ok(())
     }
