@@ -423,12 +423,40 @@ impl Circuit {
         strokes: &[Stroke],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
+        j.resize(self.n_pressures(), self.n_cylinders());
+        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
+        self.jacobian_from_flows(p, spools, strokes, false, j)
+    }
+
+    /// As [`Circuit::jacobian`] at a point where `rates` are [`Circuit::evaluate`]'s pressure
+    /// rates (the net flows follow as rates / (B_e/V) instead of being evaluated again).
+    pub fn jacobian_at_rates(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        rates: &[f64],
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        j.resize(self.n_pressures(), self.n_cylinders());
+        j.rates.copy_from_slice(rates);
+        self.jacobian_from_flows(p, spools, strokes, true, j)
+    }
+
+    /// The Jacobians with the net flows of the point in `j.rates`, or the pressure rates
+    /// (flows times B_e/V) if `scaled`.
+    fn jacobian_from_flows(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        scaled: bool,
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
         let (np, nc) = (self.n_pressures(), self.n_cylinders());
-        j.resize(np, nc);
         for x in j.dp_dp.iter_mut().chain(&mut j.dp_ds).chain(&mut j.dp_dv).chain(&mut j.df_dp) {
             *x = 0.0;
         }
-        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
         let dp_dp = &mut j.dp_dp;
         self.orifices(spools, |from, to, coefficient, laminar| {
             let slope = coefficient * laws::orifice_slope(self.pressure(p, from) - self.pressure(p, to), laminar);
@@ -452,12 +480,13 @@ impl Circuit {
         }
         for i in 0..np {
             let k = self.stiffness(i, strokes, Some(&mut j.forces_plus[..nc]));
+            let flow = if scaled { j.rates[i] / k } else { j.rates[i] };
             for a in 0..np {
                 j.dp_dp[i * np + a] *= k;
             }
             for c in 0..nc {
                 j.dp_dv[i * nc + c] *= k;
-                j.dp_ds[i * nc + c] = j.forces_plus[c] * j.rates[i];
+                j.dp_ds[i * nc + c] = j.forces_plus[c] * flow;
             }
         }
         if j.dp_dp.iter().chain(&j.dp_ds).chain(&j.dp_dv).chain(&j.df_dv).any(|x| !x.is_finite()) {

@@ -228,7 +228,7 @@ impl Semirecursive {
         // (formed at the predictor), else at the converged point.
         if !self.w.amat_fresh {
             self.cylinder_strokes(s.t);
-            self.mechanical_matrix(s)?;
+            self.mechanical_matrix(s, false)?;
         }
         let h4 = 0.25 * s.dt * s.dt;
         let w = &mut self.w;

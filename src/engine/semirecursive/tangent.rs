@@ -19,14 +19,19 @@ use nalgebra::{Vector3, Vector6};
 
 impl Semirecursive {
     /// W = M' + dt/2 C + dt^2/4 K into `w.amat` at the trial point (after
-    /// [`Semirecursive::dynamics`] or at least the cylinder strokes).
-    pub(super) fn mechanical_matrix(&mut self, s: Step) -> Result<(), StepError> {
+    /// [`Semirecursive::dynamics`] or at least the cylinder strokes); `at_residual` if the
+    /// circuit's pressure rates in `w.h` are those of this point.
+    pub(super) fn mechanical_matrix(&mut self, s: Step, at_residual: bool) -> Result<(), StepError> {
         let n = self.tree.n_coordinates();
         line_jacobians(self);
         let w = &mut self.w;
         if let Some(c) = &self.tree.circuit {
-            c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
-                .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
+            if at_residual {
+                c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.h, &mut w.jac)
+            } else {
+                c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
+            }
+            .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
         self.tree.mass_matrix(&w.kin, &mut w.inertias, &mut w.mass);
         let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
@@ -140,10 +145,11 @@ impl Semirecursive {
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
         if penalty {
-            self.mechanical_matrix(s)?;
+            self.mechanical_matrix(s, true)?;
         } else if let Some(c) = &self.tree.circuit {
+            // At the point of the last residual, whose pressure rates are in `w.h`.
             let w = &mut self.w;
-            c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
+            c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.h, &mut w.jac)
                 .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
         let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
