@@ -154,6 +154,13 @@ fn closed_form_jacobians_match_forward_differences_in_every_regime() {
         let (mut a, mut f) = (CircuitJacobian::default(), CircuitJacobian::default());
         c.jacobian(&p, &[u], &[stroke], &mut a).unwrap();
         c.jacobian_fd(&p, &[u], &[stroke], &mut f).unwrap();
+        // The same from the pressure rates of the point (the engine's path).
+        let (mut rates, mut forces, mut r) = ([0.0; 3], [0.0; 1], CircuitJacobian::default());
+        c.evaluate(&p, &[u], &[stroke], &mut rates, &mut forces).unwrap();
+        c.jacobian_at_rates(&p, &[u], &[stroke], &rates, &mut r).unwrap();
+        for (x, y) in a.dp_ds.iter().chain(&a.dp_dp).zip(r.dp_ds.iter().chain(&r.dp_dp)) {
+            assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "from rates {y:e} vs {x:e}");
+        }
         let close = |x: f64, y: f64, what: &str| {
             assert!(
                 (x - y).abs() <= 1e-5 * x.abs().max(y.abs()) + 1e-9,
