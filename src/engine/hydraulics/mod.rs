@@ -454,8 +454,8 @@ impl Circuit {
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         let (np, nc) = (self.n_pressures(), self.n_cylinders());
-        for x in j.dp_dp.iter_mut().chain(&mut j.dp_ds).chain(&mut j.dp_dv).chain(&mut j.df_dp) {
-            *x = 0.0;
+        for v in [&mut j.dp_dp, &mut j.dp_ds, &mut j.dp_dv, &mut j.df_dp] {
+            v.fill(0.0);
         }
         let dp_dp = &mut j.dp_dp;
         self.orifices(spools, |from, to, coefficient, laminar| {
@@ -489,7 +489,7 @@ impl Circuit {
                 j.dp_ds[i * nc + c] = j.forces_plus[c] * flow;
             }
         }
-        if j.dp_dp.iter().chain(&j.dp_ds).chain(&j.dp_dv).chain(&j.df_dv).any(|x| !x.is_finite()) {
+        if ![&j.dp_dp, &j.dp_ds, &j.dp_dv, &j.df_dv].iter().all(|v| v.iter().all(|x| x.is_finite())) {
             return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
         }
         Ok(())
