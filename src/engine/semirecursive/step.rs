@@ -221,12 +221,12 @@ impl Semirecursive {
             for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
                 *l += alpha * phi;
             }
-            self.tree.velocities(&w.zd, &mut w.kin);
-            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
         // W = M' + dt/2 C + dt^2/4 K, from this step's closed-form tangent if there is one
-        // (formed at the predictor), else at the converged point.
+        // (formed at the predictor), else at the converged point (with the unprojected rates
+        // for the cylinders' strokes).
         if !self.w.amat_fresh {
+            self.tree.velocities(&self.w.zd, &mut self.w.kin);
             self.cylinder_strokes(s.t);
             self.mechanical_matrix(s, false)?;
         }
