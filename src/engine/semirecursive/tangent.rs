@@ -170,10 +170,6 @@ impl Semirecursive {
                     *w.tangent.at(i, j) = alpha * w.gram[i * n + j] + w.amat[i * n + j];
                 }
             }
-            w.rz[..n * n].iter_mut().for_each(|x| *x = 0.0);
-            for k in 0..n {
-                w.rz[k * n + k] = 1.0;
-            }
         } else {
             for (k, &j) in w.ind.iter().enumerate() {
                 for (i, &jj) in w.ind.iter().enumerate() {
@@ -195,10 +191,10 @@ impl Semirecursive {
         }
         let w = &mut self.w;
         for c in 0..nc {
-            // g = R_z^T J_s of cylinder c (double-step: from the velocity passes).
+            // g = R_z^T J_s of cylinder c (penalty: R_z = I; double-step: from the velocity
+            // passes).
             for a in 0..nm {
-                w.tmp_n[a] =
-                    if penalty { (0..n).map(|i| w.rz[i * nm + a] * w.js[c * n + i]).sum() } else { w.gs[c * n + a] };
+                w.tmp_n[a] = if penalty { w.js[c * n + a] } else { w.gs[c * n + a] };
             }
             for a in 0..nm {
                 for q in 0..np {
@@ -217,14 +213,16 @@ impl Semirecursive {
     }
 }
 
-/// Phi_z^T Phi_z (N x N) of the m x N row-major `phiz`, row by row.
+/// Phi_z^T Phi_z (N x N, symmetric) of the m x N row-major `phiz`.
 pub(super) fn gram(phiz: &[f64], m: usize, n: usize, out: &mut [f64]) {
-    out[..n * n].iter_mut().for_each(|x| *x = 0.0);
-    for row in phiz[..m * n].chunks_exact(n) {
-        for (i, &a) in row.iter().enumerate() {
-            for (o, &b) in out[i * n..(i + 1) * n].iter_mut().zip(row) {
-                *o += a * b;
+    for i in 0..n {
+        for j in i..n {
+            let mut s = 0.0;
+            for r in 0..m {
+                s += phiz[r * n + i] * phiz[r * n + j];
             }
+            out[i * n + j] = s;
+            out[j * n + i] = s;
         }
     }
 }
