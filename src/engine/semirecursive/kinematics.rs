@@ -79,7 +79,8 @@ impl Tree {
                 k.rot = prot * b.relative0;
                 k.point = pr + prot * (b.point_parent + b.axis_parent * q);
             } else {
-                // exp(q u~) A_p = A_p exp(q a~) with u = A_p a (seed 004 eq. 2's joint rotation).
+                // exp(q u~) A_p = A_p exp(q a~) with u = A_p a; Rodrigues' formula for
+                // exp(q a~) relative0 from the constants of `TreeBody`.
                 let (sin, cos) = q.sin_cos();
                 k.rot = prot * (b.relative0 * cos + b.relative_skew * sin + b.relative_axial * (1.0 - cos));
                 k.point = pr + prot * b.point_parent;

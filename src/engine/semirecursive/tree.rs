@@ -243,6 +243,7 @@ impl Tree {
             let mut path = parent_t.map_or(Vec::new(), |q| bodies[q].path.clone());
             path.push(t);
             let src = &d.bodies[b];
+            let (axis_parent, relative0) = (local_dir(parent, &axis), parent_rot.transpose() * pose[b].1);
             bodies.push(TreeBody {
                 name: src.name.clone(),
                 mass: src.mass,
@@ -251,15 +252,12 @@ impl Tree {
                 joint: ji,
                 prismatic: j.kind == JointKind::Translational,
                 sign,
-                axis_parent: local_dir(parent, &axis),
+                axis_parent,
                 point_parent: local_point(parent, &p),
                 point_child: local_point(Some(b), &p),
-                relative0: parent_rot.transpose() * pose[b].1,
-                relative_skew: crate::engine::rotation::skew(&local_dir(parent, &axis))
-                    * (parent_rot.transpose() * pose[b].1),
-                relative_axial: local_dir(parent, &axis)
-                    * local_dir(parent, &axis).transpose()
-                    * (parent_rot.transpose() * pose[b].1),
+                relative0,
+                relative_skew: crate::engine::rotation::skew(&axis_parent) * relative0,
+                relative_axial: axis_parent * axis_parent.transpose() * relative0,
                 z0: j.initial_coordinate,
                 path,
             });
