@@ -134,6 +134,8 @@ impl Semirecursive {
     /// R_z^T (Q' + sum J_c F_c) = 0 (least squares if there are fewer cylinders than degrees
     /// of freedom); `initial_force` where given. Friction is ignored (seed 004 Sect. 5).
     fn static_cylinder_forces(&mut self) -> Result<Vec<Option<f64>>, String> {
+        // The cylinders' line rows at the start configuration (for their wrenches below).
+        self.cylinder_strokes(self.state.t);
         let Some(circuit) = &self.tree.circuit else { return Ok(Vec::new()) };
         let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
@@ -148,9 +150,6 @@ impl Semirecursive {
         // Generalized forces without the static cylinders (zero force here); the others push
         // with their start pressures.
         let pre = circuit.initial_pressures(&forces);
-        let t = self.state.t;
-        self.cylinder_strokes(t);
-        let Some(circuit) = &self.tree.circuit else { return Ok(Vec::new()) };
         let w = &mut self.w;
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
