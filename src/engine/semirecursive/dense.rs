@@ -29,95 +29,161 @@ impl Lu {
         self.a.iter_mut().for_each(|x| *x = 0.0);
     }
 
-    /// Factors in place; false if a pivot is zero or not finite. Rows are handled as
-    /// slices (no per-entry index arithmetic: these run a few times per step).
+    /// Factors in place; false if a pivot is zero or not finite. The systems here have a
+    /// handful of rows (coordinates and pressures): sizes up to 8 run kernels unrolled for
+    /// their size, where loop set-up and bounds checks would otherwise dominate.
     pub fn factor(&mut self) -> bool {
-        let n = self.n;
-        if n == 0 {
-            self.min_pivot = f64::INFINITY;
-            return true;
-        }
-        let a = &mut self.a[..n * n];
-        self.min_pivot = f64::INFINITY;
-        for (k, p) in self.perm.iter_mut().enumerate() {
-            *p = k;
-        }
-        for k in 0..n {
-            let (mut best, mut row) = (a[k * n + k].abs(), k);
-            for (r, x) in a[(k + 1) * n..].chunks_exact(n).enumerate() {
-                let v = x[k].abs();
-                if v > best {
-                    best = v;
-                    row = k + 1 + r;
-                }
+        match self.n {
+            0 => {
+                self.min_pivot = f64::INFINITY;
+                true
             }
-            if !(best > 0.0 && best.is_finite()) {
-                self.min_pivot = 0.0;
-                return false;
-            }
-            if row != k {
-                let (top, bottom) = a.split_at_mut(row * n);
-                top[k * n..(k + 1) * n].swap_with_slice(&mut bottom[..n]);
-                self.perm.swap(k, row);
-            }
-            self.min_pivot = self.min_pivot.min(best);
-            let (upper, lower) = a.split_at_mut((k + 1) * n);
-            let pivot_row = &upper[k * n..];
-            let pivot = pivot_row[k];
-            for x in lower.chunks_exact_mut(n) {
-                let l = x[k] / pivot;
-                x[k] = l;
-                if l != 0.0 {
-                    for (y, p) in x[k + 1..].iter_mut().zip(&pivot_row[k + 1..]) {
-                        *y -= l * p;
-                    }
-                }
+            1 => self.factor_sized::<1>(),
+            2 => self.factor_sized::<2>(),
+            3 => self.factor_sized::<3>(),
+            4 => self.factor_sized::<4>(),
+            5 => self.factor_sized::<5>(),
+            6 => self.factor_sized::<6>(),
+            7 => self.factor_sized::<7>(),
+            8 => self.factor_sized::<8>(),
+            n => {
+                let (ok, min_pivot) = factor_in_place(&mut self.a[..n * n], &mut self.perm[..n], n);
+                self.min_pivot = min_pivot;
+                ok
             }
         }
-        true
     }
 
-    /// Solves A x = b in place (b becomes x); `tmp` has n entries. Plain index loops: the
-    /// systems have a handful of rows, too few to amortize iterator set-up.
+    fn factor_sized<const N: usize>(&mut self) -> bool {
+        let (ok, min_pivot) = factor_in_place(&mut self.a[..N * N], &mut self.perm[..N], N);
+        self.min_pivot = min_pivot;
+        ok
+    }
+
+    /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let n = self.n;
-        let (a, x) = (&self.a[..n * n], &mut tmp[..n]);
-        for i in 0..n {
-            x[i] = b[self.perm[i]];
+        match self.n {
+            0 => {}
+            1 => self.solve_sized::<1>(b, tmp),
+            2 => self.solve_sized::<2>(b, tmp),
+            3 => self.solve_sized::<3>(b, tmp),
+            4 => self.solve_sized::<4>(b, tmp),
+            5 => self.solve_sized::<5>(b, tmp),
+            6 => self.solve_sized::<6>(b, tmp),
+            7 => self.solve_sized::<7>(b, tmp),
+            8 => self.solve_sized::<8>(b, tmp),
+            n => solve_in_place(&self.a[..n * n], &self.perm[..n], &mut b[..n], &mut tmp[..n], n),
         }
-        for i in 1..n {
-            let mut s = x[i];
-            for j in 0..i {
-                s -= a[i * n + j] * x[j];
-            }
-            x[i] = s;
-        }
-        for i in (0..n).rev() {
-            let mut s = x[i];
-            for j in i + 1..n {
-                s -= a[i * n + j] * x[j];
-            }
-            x[i] = s / a[i * n + i];
-        }
-        b[..n].copy_from_slice(x);
+    }
+
+    fn solve_sized<const N: usize>(&self, b: &mut [f64], tmp: &mut [f64]) {
+        solve_in_place(&self.a[..N * N], &self.perm[..N], &mut b[..N], &mut tmp[..N], N)
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
     pub fn solve_transpose(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let n = self.n;
-        let (a, tmp) = (&self.a[..n * n], &mut tmp[..n]);
-        // A = P^T L U: A^T x = U^T L^T P x = b.
-        tmp.copy_from_slice(&b[..n]);
-        for i in 0..n {
-            let s = (0..i).fold(tmp[i], |s, j| s - a[j * n + i] * tmp[j]);
-            tmp[i] = s / a[i * n + i];
+        match self.n {
+            0 => {}
+            1 => self.solve_transpose_sized::<1>(b, tmp),
+            2 => self.solve_transpose_sized::<2>(b, tmp),
+            3 => self.solve_transpose_sized::<3>(b, tmp),
+            4 => self.solve_transpose_sized::<4>(b, tmp),
+            5 => self.solve_transpose_sized::<5>(b, tmp),
+            6 => self.solve_transpose_sized::<6>(b, tmp),
+            7 => self.solve_transpose_sized::<7>(b, tmp),
+            8 => self.solve_transpose_sized::<8>(b, tmp),
+            n => solve_transpose_in_place(&self.a[..n * n], &self.perm[..n], &mut b[..n], &mut tmp[..n], n),
         }
-        for i in (0..n).rev() {
-            tmp[i] = (i + 1..n).fold(tmp[i], |s, j| s - a[j * n + i] * tmp[j]);
+    }
+
+    fn solve_transpose_sized<const N: usize>(&self, b: &mut [f64], tmp: &mut [f64]) {
+        solve_transpose_in_place(&self.a[..N * N], &self.perm[..N], &mut b[..N], &mut tmp[..N], N)
+    }
+}
+
+/// LU with partial pivoting of the row-major n x n `a` in place, row permutation in `perm`
+/// (A = P^T L U, unit L below the diagonal); (success, smallest |pivot|). Inlined into the
+/// sized kernels, where n is a constant and the loops unroll.
+#[inline(always)]
+fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
+    let mut min_pivot = f64::INFINITY;
+    for (k, p) in perm.iter_mut().enumerate() {
+        *p = k;
+    }
+    for k in 0..n {
+        let (mut best, mut row) = (a[k * n + k].abs(), k);
+        for r in k + 1..n {
+            let v = a[r * n + k].abs();
+            if v > best {
+                best = v;
+                row = r;
+            }
         }
-        for (t, &p) in tmp.iter().zip(&self.perm) {
-            b[p] = *t;
+        if !(best > 0.0 && best.is_finite()) {
+            return (false, 0.0);
         }
+        if row != k {
+            for c in 0..n {
+                a.swap(k * n + c, row * n + c);
+            }
+            perm.swap(k, row);
+        }
+        min_pivot = min_pivot.min(best);
+        let pivot = a[k * n + k];
+        for r in k + 1..n {
+            let l = a[r * n + k] / pivot;
+            a[r * n + k] = l;
+            for c in k + 1..n {
+                a[r * n + c] -= l * a[k * n + c];
+            }
+        }
+    }
+    (true, min_pivot)
+}
+
+/// Forward and back substitution with the factors of [`factor_in_place`]: b becomes x.
+#[inline(always)]
+fn solve_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
+    for i in 0..n {
+        x[i] = b[perm[i]];
+    }
+    for i in 1..n {
+        let mut s = x[i];
+        for j in 0..i {
+            s -= a[i * n + j] * x[j];
+        }
+        x[i] = s;
+    }
+    for i in (0..n).rev() {
+        let mut s = x[i];
+        for j in i + 1..n {
+            s -= a[i * n + j] * x[j];
+        }
+        x[i] = s / a[i * n + i];
+    }
+    b.copy_from_slice(x);
+}
+
+/// A^T x = b with A = P^T L U: U^T L^T P x = b; b becomes x.
+#[inline(always)]
+fn solve_transpose_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
+    x.copy_from_slice(b);
+    for i in 0..n {
+        let mut s = x[i];
+        for j in 0..i {
+            s -= a[j * n + i] * x[j];
+        }
+        x[i] = s / a[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut s = x[i];
+        for j in i + 1..n {
+            s -= a[j * n + i] * x[j];
+        }
+        x[i] = s;
+    }
+    for i in 0..n {
+        b[perm[i]] = x[i];
     }
 }
 

@@ -7,8 +7,7 @@
 use super::cuts::{line, point_kin, RowEval};
 use super::kinematics::BodyKin;
 use super::tree::{Element, JointRole, Tree};
-use crate::engine::rotation::skew;
-use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
+use nalgebra::{Matrix3, Vector3, Vector6};
 
 fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
     Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
@@ -177,28 +176,21 @@ impl Tree {
     }
 
     /// M' = R^T M_bar R (eqs. 9, 11, 12), row-major N x N; `acc` is scratch for the
-    /// composite mass matrices of the subtrees.
-    pub fn mass_matrix(&self, kin: &[BodyKin], acc: &mut [Matrix6<f64>], out: &mut [f64]) {
+    /// composite inertias of the subtrees.
+    pub fn mass_matrix(&self, kin: &[BodyKin], acc: &mut [Inertia], out: &mut [f64]) {
         let n = self.bodies.len();
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
-            let gt = skew(&k.r) * b.mass;
-            let j = k.rot * b.inertia * k.rot.transpose();
-            let mut m = Matrix6::zeros();
-            m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() * b.mass));
-            m.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-gt));
-            m.fixed_view_mut::<3, 3>(3, 0).copy_from(&gt);
-            m.fixed_view_mut::<3, 3>(3, 3).copy_from(&(j - gt * skew(&k.r)));
-            acc[t] = m;
+            acc[t] = Inertia::of_body(b.mass, &k.r, &(k.rot * b.inertia * k.rot.transpose()));
         }
         for t in (0..n).rev() {
             if let Some(p) = self.bodies[t].parent {
                 let child = acc[t];
-                acc[p] += child;
+                acc[p].add(&child);
             }
         }
         for j in 0..n {
-            let v = acc[j] * kin[j].b;
+            let v = acc[j].apply(&kin[j].b);
             for &i in &self.bodies[j].path {
                 let m = kin[i].b.dot(&v);
                 out[i * n + j] = m;
@@ -241,6 +233,39 @@ impl Tree {
             }
         }
         e
+    }
+}
+
+/// The spatial inertia M_bar of eq. (9) about the global origin,
+///   [m I, -m g~; m g~, J - m g~ g~],
+/// kept as its ten distinct numbers (mass, first moment m g, symmetric rotational part):
+/// composite inertias of subtrees are sums of these.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Inertia {
+    mass: f64,
+    moment: Vector3<f64>,
+    rotational: Matrix3<f64>,
+}
+
+impl Inertia {
+    /// A body of mass `m`, centre of mass `g` and global inertia `j` about it; the
+    /// rotational part about the origin is j - m g~ g~ = j + m (|g|^2 I - g g^T).
+    fn of_body(m: f64, g: &Vector3<f64>, j: &Matrix3<f64>) -> Inertia {
+        let rotational = j + (Matrix3::identity() * g.norm_squared() - g * g.transpose()) * m;
+        Inertia { mass: m, moment: g * m, rotational }
+    }
+
+    fn add(&mut self, other: &Inertia) {
+        self.mass += other.mass;
+        self.moment += other.moment;
+        self.rotational += other.rotational;
+    }
+
+    /// M_bar [s; w] = [m s - m g x w; m g x s + J_O w].
+    fn apply(&self, b: &Vector6<f64>) -> Vector6<f64> {
+        let s = Vector3::new(b[0], b[1], b[2]);
+        let w = Vector3::new(b[3], b[4], b[5]);
+        six(s * self.mass - self.moment.cross(&w), self.moment.cross(&s) + self.rotational * w)
     }
 }
 

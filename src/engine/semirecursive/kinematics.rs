@@ -67,27 +67,30 @@ impl Tree {
     /// Poses of every body, the joints' global axes and points, and b_j, for coordinates `z`.
     pub fn positions(&self, z: &[f64], kin: &mut [BodyKin]) {
         for (t, b) in self.bodies.iter().enumerate() {
-            let (pr, prot) = match b.parent {
-                Some(p) => (kin[p].r, kin[p].rot),
-                None => (Vector3::zeros(), Matrix3::identity()),
-            };
             let q = b.sign * (z[t] - b.z0);
-            let u = prot * b.axis_parent;
-            let k = &mut kin[t];
-            k.axis = u;
-            if b.prismatic {
-                k.rot = prot * b.relative0;
-                k.point = pr + prot * (b.point_parent + b.axis_parent * q);
+            // The orientation relative to the parent and the joint point in the parent's
+            // frame; exp(q a~) relative0 by Rodrigues' formula from the constants of
+            // `TreeBody`.
+            let (relative, point_parent) = if b.prismatic {
+                (b.relative0, b.point_parent + b.axis_parent * q)
             } else {
-                // exp(q u~) A_p = A_p exp(q a~) with u = A_p a; Rodrigues' formula for
-                // exp(q a~) relative0 from the constants of `TreeBody`.
                 let (sin, cos) = q.sin_cos();
-                k.rot = prot * (b.relative0 * cos + b.relative_skew * sin + b.relative_axial * (1.0 - cos));
-                k.point = pr + prot * b.point_parent;
-            }
-            k.r = k.point - k.rot * b.point_child;
-            k.b =
-                if b.prismatic { six(k.axis, Vector3::zeros()) } else { six(k.point.cross(&k.axis), k.axis) } * b.sign;
+                (b.relative_axial + b.relative_planar * cos + b.relative_skew * sin, b.point_parent)
+            };
+            // Children of ground need no composition with the parent's pose.
+            let (rot, point, axis) = match b.parent {
+                Some(p) => {
+                    let parent = &kin[p];
+                    (parent.rot * relative, parent.r + parent.rot * point_parent, parent.rot * b.axis_parent)
+                }
+                None => (relative, point_parent, b.axis_parent),
+            };
+            let k = &mut kin[t];
+            k.r = point - rot * b.point_child;
+            k.rot = rot;
+            k.point = point;
+            k.axis = axis;
+            k.b = if b.prismatic { six(axis, Vector3::zeros()) } else { six(point.cross(&axis), axis) } * b.sign;
         }
     }
 

@@ -34,7 +34,7 @@ use crate::engine::hydraulics::{CircuitJacobian, Stroke};
 use crate::engine::index3::{AssemblyReport, BodyState, MechState};
 use cuts::RowEval;
 use kinematics::BodyKin;
-use nalgebra::{Matrix6, Vector3, Vector6};
+use nalgebra::{Vector3, Vector6};
 use serde::{Deserialize, Serialize};
 
 /// Solver settings of the semirecursive formulations.
@@ -90,7 +90,7 @@ struct Work {
     kin: Vec<BodyKin>,
     wrenches: Vec<Vector6<f64>>,
     sums: Vec<Vector6<f64>>,
-    inertias: Vec<Matrix6<f64>>,
+    inertias: Vec<dynamics::Inertia>,
     rows: Vec<RowEval>,
     phi: Vec<f64>,
     /// Phi_z, m x N row-major.
@@ -189,7 +189,7 @@ impl Semirecursive {
             kin: vec![BodyKin::default(); n],
             wrenches: vec![Vector6::zeros(); n],
             sums: vec![Vector6::zeros(); n],
-            inertias: vec![Matrix6::zeros(); n],
+            inertias: vec![dynamics::Inertia::default(); n],
             rows: vec![RowEval::default(); m],
             phi: vec![0.0; m],
             phiz: vec![0.0; m * n],

@@ -213,16 +213,23 @@ impl Semirecursive {
     }
 }
 
-/// Phi_z^T Phi_z (N x N, symmetric) of the m x N row-major `phiz`.
+/// Phi_z^T Phi_z (N x N, symmetric) of the m x N row-major `phiz`: the upper triangle as
+/// a sum of the rows' outer products, then mirrored.
 pub(super) fn gram(phiz: &[f64], m: usize, n: usize, out: &mut [f64]) {
-    for i in 0..n {
-        for j in i..n {
-            let mut s = 0.0;
-            for r in 0..m {
-                s += phiz[r * n + i] * phiz[r * n + j];
+    let out = &mut out[..n * n];
+    out.iter_mut().for_each(|x| *x = 0.0);
+    for row in phiz[..m * n].chunks_exact(n) {
+        for (i, (&ri, out_row)) in row.iter().zip(out.chunks_exact_mut(n)).enumerate() {
+            if ri != 0.0 {
+                for (o, &rj) in out_row[i..].iter_mut().zip(&row[i..]) {
+                    *o += ri * rj;
+                }
             }
-            out[i * n + j] = s;
-            out[j * n + i] = s;
+        }
+    }
+    for i in 0..n {
+        for j in 0..i {
+            out[i * n + j] = out[j * n + i];
         }
     }
 }

@@ -41,11 +41,13 @@ pub struct TreeBody {
     pub point_child: Vector3<f64>,
     /// A_parent0^T A_child0: the child's orientation relative to the parent at z = z0.
     pub relative0: Matrix3<f64>,
-    /// a~ relative0 and a a^T relative0 for the parent-frame axis a: the relative rotation of
-    /// a revolute joint is exp(q a~) relative0 = cos q relative0 + sin q (a~ relative0) +
-    /// (1 - cos q) (a a^T relative0) (Rodrigues), a combination of constants.
+    /// a~ relative0, a a^T relative0 and (I - a a^T) relative0 for the parent-frame axis a:
+    /// the relative rotation of a revolute joint is exp(q a~) relative0 = a a^T relative0 +
+    /// cos q (I - a a^T) relative0 + sin q a~ relative0 (Rodrigues), a combination of
+    /// constants.
     pub relative_skew: Matrix3<f64>,
     pub relative_axial: Matrix3<f64>,
+    pub relative_planar: Matrix3<f64>,
     /// Coordinate value at the initial configuration (the joint's `initial_coordinate`).
     pub z0: f64,
     /// Tree bodies on the path from the root to this body, this one included.
@@ -258,6 +260,7 @@ impl Tree {
                 relative0,
                 relative_skew: crate::engine::rotation::skew(&axis_parent) * relative0,
                 relative_axial: axis_parent * axis_parent.transpose() * relative0,
+                relative_planar: (Matrix3::identity() - axis_parent * axis_parent.transpose()) * relative0,
                 z0: j.initial_coordinate,
                 path,
             });
