@@ -2,6 +2,25 @@
 //! LU with partial pivoting in preallocated storage, and Gaussian elimination with full
 //! pivoting to choose independent coordinates (seed 004 Sect. 2.2, ref. [21]).
 
+/// Calls the kernel with its size `n` as a literal for 1 to 8 (the systems here: a handful of
+/// coordinates and pressures), where the inlined loops unroll and lose their bounds checks;
+/// loop set-up would otherwise dominate.
+macro_rules! by_size {
+    ($n:expr, $kernel:ident($($arg:expr),*)) => {
+        match $n {
+            1 => $kernel($($arg,)* 1),
+            2 => $kernel($($arg,)* 2),
+            3 => $kernel($($arg,)* 3),
+            4 => $kernel($($arg,)* 4),
+            5 => $kernel($($arg,)* 5),
+            6 => $kernel($($arg,)* 6),
+            7 => $kernel($($arg,)* 7),
+            8 => $kernel($($arg,)* 8),
+            n => $kernel($($arg,)* n),
+        }
+    };
+}
+
 /// A row-major n x n matrix and its LU factors (partial pivoting), allocated once.
 #[derive(Clone, Debug, Default)]
 pub struct Lu {
@@ -29,83 +48,30 @@ impl Lu {
         self.a.iter_mut().for_each(|x| *x = 0.0);
     }
 
-    /// Factors in place; false if a pivot is zero or not finite. The systems here have a
-    /// handful of rows (coordinates and pressures): sizes up to 8 run kernels unrolled for
-    /// their size, where loop set-up and bounds checks would otherwise dominate.
+    /// Factors in place; false if a pivot is zero or not finite.
     pub fn factor(&mut self) -> bool {
-        match self.n {
-            0 => {
-                self.min_pivot = f64::INFINITY;
-                true
-            }
-            1 => self.factor_sized::<1>(),
-            2 => self.factor_sized::<2>(),
-            3 => self.factor_sized::<3>(),
-            4 => self.factor_sized::<4>(),
-            5 => self.factor_sized::<5>(),
-            6 => self.factor_sized::<6>(),
-            7 => self.factor_sized::<7>(),
-            8 => self.factor_sized::<8>(),
-            n => {
-                let (ok, min_pivot) = factor_in_place(&mut self.a[..n * n], &mut self.perm[..n], n);
-                self.min_pivot = min_pivot;
-                ok
-            }
-        }
-    }
-
-    fn factor_sized<const N: usize>(&mut self) -> bool {
-        let (ok, min_pivot) = factor_in_place(&mut self.a[..N * N], &mut self.perm[..N], N);
+        let (ok, min_pivot) = by_size!(self.n, factor_in_place(&mut self.a, &mut self.perm));
         self.min_pivot = min_pivot;
         ok
     }
 
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        match self.n {
-            0 => {}
-            1 => self.solve_sized::<1>(b, tmp),
-            2 => self.solve_sized::<2>(b, tmp),
-            3 => self.solve_sized::<3>(b, tmp),
-            4 => self.solve_sized::<4>(b, tmp),
-            5 => self.solve_sized::<5>(b, tmp),
-            6 => self.solve_sized::<6>(b, tmp),
-            7 => self.solve_sized::<7>(b, tmp),
-            8 => self.solve_sized::<8>(b, tmp),
-            n => solve_in_place(&self.a[..n * n], &self.perm[..n], &mut b[..n], &mut tmp[..n], n),
-        }
-    }
-
-    fn solve_sized<const N: usize>(&self, b: &mut [f64], tmp: &mut [f64]) {
-        solve_in_place(&self.a[..N * N], &self.perm[..N], &mut b[..N], &mut tmp[..N], N)
+        by_size!(self.n, solve_in_place(&self.a, &self.perm, b, tmp))
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
     pub fn solve_transpose(&self, b: &mut [f64], tmp: &mut [f64]) {
-        match self.n {
-            0 => {}
-            1 => self.solve_transpose_sized::<1>(b, tmp),
-            2 => self.solve_transpose_sized::<2>(b, tmp),
-            3 => self.solve_transpose_sized::<3>(b, tmp),
-            4 => self.solve_transpose_sized::<4>(b, tmp),
-            5 => self.solve_transpose_sized::<5>(b, tmp),
-            6 => self.solve_transpose_sized::<6>(b, tmp),
-            7 => self.solve_transpose_sized::<7>(b, tmp),
-            8 => self.solve_transpose_sized::<8>(b, tmp),
-            n => solve_transpose_in_place(&self.a[..n * n], &self.perm[..n], &mut b[..n], &mut tmp[..n], n),
-        }
-    }
-
-    fn solve_transpose_sized<const N: usize>(&self, b: &mut [f64], tmp: &mut [f64]) {
-        solve_transpose_in_place(&self.a[..N * N], &self.perm[..N], &mut b[..N], &mut tmp[..N], N)
+        by_size!(self.n, solve_transpose_in_place(&self.a, &self.perm, b, tmp))
     }
 }
 
 /// LU with partial pivoting of the row-major n x n `a` in place, row permutation in `perm`
 /// (A = P^T L U, unit L below the diagonal); (success, smallest |pivot|). Inlined into the
-/// sized kernels, where n is a constant and the loops unroll.
+/// callers of [`by_size`], where n is a constant.
 #[inline(always)]
 fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
+    let (a, perm) = (&mut a[..n * n], &mut perm[..n]);
     let mut min_pivot = f64::INFINITY;
     for (k, p) in perm.iter_mut().enumerate() {
         *p = k;
@@ -144,6 +110,7 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
 /// Forward and back substitution with the factors of [`factor_in_place`]: b becomes x.
 #[inline(always)]
 fn solve_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
+    let (a, perm, b, x) = (&a[..n * n], &perm[..n], &mut b[..n], &mut x[..n]);
     for i in 0..n {
         x[i] = b[perm[i]];
     }
@@ -167,6 +134,7 @@ fn solve_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: us
 /// A^T x = b with A = P^T L U: U^T L^T P x = b; b becomes x.
 #[inline(always)]
 fn solve_transpose_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
+    let (a, perm, b, x) = (&a[..n * n], &perm[..n], &mut b[..n], &mut x[..n]);
     x.copy_from_slice(b);
     for i in 0..n {
         let mut s = x[i];
