@@ -214,8 +214,8 @@ impl Simulation {
         }
     }
 
-    /// The state as absolute body states (the semirecursive formulations keep this view of
-    /// their relative coordinates up to date).
+    /// The state as absolute body states (the semirecursive formulations form this view of
+    /// their relative coordinates when it is first asked for after a step).
     pub fn state(&self) -> &MechState {
         match &self.engine {
             Engine::Index3 { stepper: Stepper::HalfImplicit { state, .. }, .. } => state,
