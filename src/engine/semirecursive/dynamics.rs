@@ -158,6 +158,10 @@ impl Tree {
     ) {
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
+            if self.planar {
+                acc[t] = self.body_residual_planar(t, k, &loads[t]);
+                continue;
+            }
             let w = k.omega();
             let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
             // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
@@ -181,7 +185,11 @@ impl Tree {
         let n = self.bodies.len();
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
-            acc[t] = Inertia::of_body(b.mass, &k.r, &(k.rot * b.inertia * k.rot.transpose()));
+            acc[t] = if self.planar {
+                self.body_inertia_planar(t, k)
+            } else {
+                Inertia::of_body(b.mass, &k.r, &(k.rot * b.inertia * k.rot.transpose()))
+            };
         }
         for t in (0..n).rev() {
             if let Some(p) = self.bodies[t].parent {
@@ -252,6 +260,14 @@ impl Inertia {
     /// rotational part about the origin is j - m g~ g~ = j + m (|g|^2 I - g g^T).
     fn of_body(m: f64, g: &Vector3<f64>, j: &Matrix3<f64>) -> Inertia {
         let rotational = j + (Matrix3::identity() * g.norm_squared() - g * g.transpose()) * m;
+        Inertia { mass: m, moment: g * m, rotational }
+    }
+
+    /// The planar part (see `planar.rs`) of a body of mass `m` and centre of mass `g`: first
+    /// moment m g and, of the rotational part, only the moment `io` about the z axis.
+    pub(super) fn planar(m: f64, g: &Vector3<f64>, io: f64) -> Inertia {
+        let mut rotational = Matrix3::zeros();
+        rotational[(2, 2)] = io;
         Inertia { mass: m, moment: g * m, rotational }
     }
 

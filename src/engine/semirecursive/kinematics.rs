@@ -66,6 +66,9 @@ fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
 impl Tree {
     /// Poses of every body, the joints' global axes and points, and b_j, for coordinates `z`.
     pub fn positions(&self, z: &[f64], kin: &mut [BodyKin]) {
+        if self.planar {
+            return self.positions_planar(z, kin);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let q = b.sign * (z[t] - b.z0);
             // The orientation relative to the parent and the joint point in the parent's
@@ -105,6 +108,9 @@ impl Tree {
 
     /// b'_j and Z'_j (eq. 3) for accelerations `zdd`, after [`Tree::velocities`].
     pub fn accelerations(&self, zd: &[f64], zdd: &[f64], kin: &mut [BodyKin]) {
+        if self.planar {
+            return self.accelerations_planar(zd, zdd, kin);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let (parent_acc, pv) = match b.parent {
                 Some(p) => (kin[p].acc, kin[p].vel),

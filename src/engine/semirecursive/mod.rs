@@ -22,6 +22,7 @@ pub mod dynamics;
 mod eval;
 pub mod kinematics;
 mod outputs;
+mod planar;
 mod step;
 mod tangent;
 pub mod tree;

@@ -50,8 +50,39 @@ pub struct TreeBody {
     pub relative_planar: Matrix3<f64>,
     /// Coordinate value at the initial configuration (the joint's `initial_coordinate`).
     pub z0: f64,
+    /// The joint in the x-y plane, if it moves the body there (see [`Tree::planar`]).
+    pub planar: Option<PlanarJoint>,
     /// Tree bodies on the path from the root to this body, this one included.
     pub path: Vec<usize>,
+}
+
+/// A joint whose relative motion stays in the global x-y plane: the relative rotation is
+/// about e_z by `angle0 + turn q` (revolute, `turn` = +-1 the axis' z component; prismatic,
+/// `turn` = 0), and a prismatic axis lies in the plane.
+#[derive(Clone, Copy, Debug)]
+pub struct PlanarJoint {
+    pub angle0: f64,
+    pub turn: f64,
+    /// (sin, cos) of `angle0`.
+    pub sin_cos0: (f64, f64),
+}
+
+impl PlanarJoint {
+    /// The joint's planar form, if `relative0` is a rotation about e_z and the axis is
+    /// along e_z (revolute) or in the x-y plane (prismatic), to round-off.
+    fn of(relative0: &Matrix3<f64>, axis_parent: &Vector3<f64>, prismatic: bool) -> Option<PlanarJoint> {
+        const EPS: f64 = 1e-12;
+        let r = relative0;
+        let about_z =
+            (r[(2, 2)] - 1.0).abs() < EPS && [r[(0, 2)], r[(1, 2)], r[(2, 0)], r[(2, 1)]].iter().all(|x| x.abs() < EPS);
+        let axis_ok =
+            if prismatic { axis_parent.z.abs() < EPS } else { axis_parent.x.abs() < EPS && axis_parent.y.abs() < EPS };
+        (about_z && axis_ok).then(|| {
+            let angle0 = r[(1, 0)].atan2(r[(0, 0)]);
+            let turn = if prismatic { 0.0 } else { axis_parent.z.signum() };
+            PlanarJoint { angle0, turn, sin_cos0: angle0.sin_cos() }
+        })
+    }
 }
 
 /// A point on a tree body (None: ground), in body coordinates (global for ground).
@@ -126,6 +157,10 @@ pub struct Tree {
     pub initial_pose: Vec<(Vector3<f64>, Matrix3<f64>)>,
     pub initial_velocity: Vec<(Vector3<f64>, Vector3<f64>)>,
     pub plane: Option<Vector3<f64>>,
+    /// Every body moves in the global x-y plane (every joint has a [`PlanarJoint`] form):
+    /// the kinematics and dynamics kernels then work with the in-plane components only
+    /// (`planar.rs`).
+    pub planar: bool,
     /// moves[k * N + j]: coordinate j is on the path of body k (the path matrix T, eq. 4).
     pub moves: Vec<bool>,
     /// The bodies coordinate j moves (j's subtree, j included), for every j.
@@ -262,6 +297,7 @@ impl Tree {
                 relative_axial: axis_parent * axis_parent.transpose() * relative0,
                 relative_planar: (Matrix3::identity() - axis_parent * axis_parent.transpose()) * relative0,
                 z0: j.initial_coordinate,
+                planar: PlanarJoint::of(&relative0, &axis_parent, j.kind == JointKind::Translational),
                 path,
             });
             roles[ji] = JointRole::Tree { body: t };
@@ -428,6 +464,7 @@ impl Tree {
                 subtree[j].push(k);
             }
         }
+        let planar = bodies.iter().all(|b| b.planar.is_some());
         let initial_pose = order.iter().map(|&b| pose[b]).collect();
         let initial_velocity = order.iter().map(|&b| velocity[b]).collect();
         Ok(Tree {
@@ -444,6 +481,7 @@ impl Tree {
             initial_pose,
             initial_velocity,
             plane,
+            planar,
             moves,
             subtree,
         })

@@ -1,0 +1,101 @@
+//! Kernels of a planar tree ([`Tree::planar`]: every joint turns about e_z or slides in the
+//! x-y plane). The recursions are those of `kinematics.rs` and `dynamics.rs` (seed 004
+//! eqs. 2-3 and 9-12); here every b_j = [P x u; u] has only the components (x, y; z) of
+//! [s'; w], so the Newton-Euler residuals and inertias are needed only in those three
+//! components: the others meet zeros of b in every projection R^T (eqs. 11-12). Rotations are
+//! about e_z, so the global inertia about e_z is the body's J_bar_zz and w x J w has no z
+//! component. Each kernel fills the same `BodyKin` quantities as its spatial counterpart
+//! (equal to round-off), so every other part of the formulation reads them unchanged.
+
+use super::dynamics::Inertia;
+use super::kinematics::BodyKin;
+use super::tree::Tree;
+use nalgebra::{Matrix3, Vector3, Vector6};
+
+/// c a + s e_z x a for the in-plane part of `a` (z kept): rotation about e_z by (s, c).
+#[inline(always)]
+fn turn(c: f64, s: f64, a: &Vector3<f64>) -> Vector3<f64> {
+    Vector3::new(c * a.x - s * a.y, s * a.x + c * a.y, a.z)
+}
+
+impl Tree {
+    /// [`Tree::positions`] for a planar tree: the relative rotation is about e_z by
+    /// `angle0 + turn q`, so composing with the parent is one product of (cos, sin) pairs.
+    pub(super) fn positions_planar(&self, z: &[f64], kin: &mut [BodyKin]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let joint = b.planar.expect("a planar tree has planar joints");
+            let q = b.sign * (z[t] - b.z0);
+            let (sr, cr) = if b.prismatic { joint.sin_cos0 } else { (joint.angle0 + joint.turn * q).sin_cos() };
+            // The parent's rotation (cos, sin) and centre of mass; ground: identity, origin.
+            let (c0, s0, origin) = match b.parent {
+                Some(p) => (kin[p].rot[(0, 0)], kin[p].rot[(1, 0)], kin[p].r),
+                None => (1.0, 0.0, Vector3::zeros()),
+            };
+            let (c, s) = (c0 * cr - s0 * sr, s0 * cr + c0 * sr);
+            let (point, axis) = if b.prismatic {
+                let local = b.point_parent + b.axis_parent * q;
+                (origin + turn(c0, s0, &local), turn(c0, s0, &b.axis_parent))
+            } else {
+                (origin + turn(c0, s0, &b.point_parent), Vector3::new(0.0, 0.0, joint.turn))
+            };
+            let k = &mut kin[t];
+            k.r = point - turn(c, s, &b.point_child);
+            k.rot = Matrix3::new(c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0);
+            k.point = point;
+            k.axis = axis;
+            // b = [P x u; u] with u = (0, 0, turn), or [u; 0].
+            k.b = if b.prismatic {
+                Vector6::new(axis.x, axis.y, 0.0, 0.0, 0.0, 0.0)
+            } else {
+                Vector6::new(point.y * joint.turn, -point.x * joint.turn, 0.0, 0.0, 0.0, joint.turn)
+            } * b.sign;
+        }
+    }
+
+    /// [`Tree::accelerations`] for a planar tree: u' = w_p x u vanishes for a revolute
+    /// joint (u along e_z), so b' = [P' x u; 0]; for a prismatic one b' = [w_p x u; 0].
+    pub(super) fn accelerations_planar(&self, zd: &[f64], zdd: &[f64], kin: &mut [BodyKin]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let (parent_acc, pv) = match b.parent {
+                Some(p) => (kin[p].acc, kin[p].vel),
+                None => (Vector6::zeros(), Vector6::zeros()),
+            };
+            let pw = pv[5];
+            let k = &mut kin[t];
+            k.bdot = if b.prismatic {
+                Vector6::new(-pw * k.axis.y, pw * k.axis.x, 0.0, 0.0, 0.0, 0.0)
+            } else {
+                // P' = s'_p + w_p x P; P' x (0, 0, u_z) = u_z (P'_y, -P'_x, 0).
+                let (px, py) = (pv[0] - pw * k.point.y, pv[1] + pw * k.point.x);
+                Vector6::new(py * k.axis.z, -px * k.axis.z, 0.0, 0.0, 0.0, 0.0)
+            } * b.sign;
+            k.acc = parent_acc + k.b * zdd[t] + k.bdot * zd[t];
+        }
+    }
+
+    /// The Newton-Euler residual about the origin of body `t` (see
+    /// [`Tree::generalized_residual`]) in its planar components [f_x, f_y, 0; 0, 0, n_z],
+    /// with the loads' wrench `load`.
+    #[inline]
+    pub(super) fn body_residual_planar(&self, t: usize, k: &BodyKin, load: &Vector6<f64>) -> Vector6<f64> {
+        let b = &self.bodies[t];
+        let (w, wd) = (k.vel[5], k.acc[5]);
+        let (gx, gy) = (k.r.x, k.r.y);
+        // g' = s' + w x g, g'' = s'' + w' x g + w x g' (eq. 6 and its rate).
+        let (vx, vy) = (k.vel[0] - w * gy, k.vel[1] + w * gx);
+        let (ax, ay) = (k.acc[0] - wd * gy - w * vy, k.acc[1] + wd * gx + w * vx);
+        let (fx, fy) = (b.mass * ax, b.mass * ay);
+        let nz = gx * fy - gy * fx + b.inertia[(2, 2)] * wd;
+        Vector6::new(fx - load[0], fy - load[1], 0.0, 0.0, 0.0, nz - load[5])
+    }
+
+    /// The spatial inertia of body `t` about the origin in its planar part: mass, first
+    /// moment and the moment of inertia about the z axis through the origin,
+    /// J_bar_zz + m (g_x^2 + g_y^2).
+    #[inline]
+    pub(super) fn body_inertia_planar(&self, t: usize, k: &BodyKin) -> Inertia {
+        let b = &self.bodies[t];
+        let io = b.inertia[(2, 2)] + b.mass * (k.r.x * k.r.x + k.r.y * k.r.y);
+        Inertia::planar(b.mass, &k.r, io)
+    }
+}
