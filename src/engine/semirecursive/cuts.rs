@@ -58,6 +58,7 @@ pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
 }
 
 /// Position of a body point only.
+#[inline]
 fn point_position(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
     let p = match end.0 {
         Some(b) => kin[b].point(&end.1),
@@ -94,12 +95,12 @@ pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
 impl Cut {
     /// Value, G and kappa (needs the velocities in `kin`).
     pub fn evaluate(&self, kin: &[BodyKin]) -> RowEval {
-        self.evaluate_with(kin, true)
+        self.evaluate_with::<true>(kin)
     }
 
     /// Value and G only (positions suffice); kappa is left 0.
     pub fn evaluate_position(&self, kin: &[BodyKin]) -> RowEval {
-        self.evaluate_with(kin, false)
+        self.evaluate_with::<false>(kin)
     }
 
     /// kappa alone (needs the velocities in `kin`), for a row whose value and G are known
@@ -128,9 +129,11 @@ impl Cut {
         w1.cross(m).dot(&w) + m.dot(&(omega(1) - w1).cross(&b.v))
     }
 
-    fn evaluate_with(&self, kin: &[BodyKin], rates: bool) -> RowEval {
-        let at = if rates { point_kin } else { point_position };
-        let points = || (at(kin, &self.ends[0]), at(kin, &self.ends[1]));
+    /// With `RATES` a constant, the position-only evaluation compiles without the rates.
+    #[inline]
+    fn evaluate_with<const RATES: bool>(&self, kin: &[BodyKin]) -> RowEval {
+        let at = |end: &BodyPoint| if RATES { point_kin(kin, end) } else { point_position(kin, end) };
+        let points = || (at(&self.ends[0]), at(&self.ends[1]));
         let body = |i: usize| self.ends[i].0;
         let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
         match &self.kind {
@@ -157,7 +160,7 @@ impl Cut {
             CutKind::Slide { across } => {
                 let (a, b) = points();
                 let m = rot(0) * across;
-                let kappa = if rates { self.slide_kappa(kin, &m, &b) } else { 0.0 };
+                let kappa = if RATES { self.slide_kappa(kin, &m, &b) } else { 0.0 };
                 RowEval {
                     value: m.dot(&(b.p - a.p)),
                     g: [body(0).map(|k| (k, -wrench_row(&m, &b.p))), body(1).map(|k| (k, wrench_row(&m, &b.p)))],
@@ -167,7 +170,7 @@ impl Cut {
             CutKind::Distance { length } => {
                 let (mut row, _) = line(kin, &self.ends);
                 row.value -= length;
-                if !rates {
+                if !RATES {
                     row.kappa = 0.0;
                 }
                 row
@@ -182,7 +185,9 @@ pub fn jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, ou
     out.iter_mut().for_each(|x| *x = 0.0);
     for (k, g) in row.g.iter().flatten() {
         for &j in &tree.bodies[*k].path {
-            out[j] += g.dot(&kin[j].b);
+            let b = &kin[j].b;
+            // A planar tree's b has only the components x, y and w_z (`planar.rs`).
+            out[j] += if tree.planar { g[0] * b[0] + g[1] * b[1] + g[5] * b[5] } else { g.dot(b) };
         }
     }
 }

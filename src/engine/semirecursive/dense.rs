@@ -50,7 +50,13 @@ impl Lu {
 
     /// Factors in place; false if a pivot is zero or not finite.
     pub fn factor(&mut self) -> bool {
-        let (ok, min_pivot) = by_size!(self.n, factor_in_place(&mut self.a, &mut self.perm));
+        // Up to 6 unknowns the in-place kernel unrolls completely; beyond, the compiler keeps
+        // its loops and the stack copy with array rows is faster (measured, callgrind).
+        let (ok, min_pivot) = match self.n {
+            7 => factor_fixed::<7>(&mut self.a, &mut self.perm),
+            8 => factor_fixed::<8>(&mut self.a, &mut self.perm),
+            n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm)),
+        };
         self.min_pivot = min_pivot;
         ok
     }
@@ -104,6 +110,52 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
             }
         }
     }
+    (true, min_pivot)
+}
+
+/// [`factor_in_place`] for a size known at compile time, on a stack copy whose rows are
+/// arrays (constant loop bounds, no bounds checks, rows swapped whole); the same operations
+/// in the same order, so the same factors bit for bit.
+fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize]) -> (bool, f64) {
+    let mut m = [[0.0; N]; N];
+    for (row, src) in m.iter_mut().zip(a.chunks_exact(N)) {
+        row.copy_from_slice(src);
+    }
+    let mut p = [0usize; N];
+    for (k, pk) in p.iter_mut().enumerate() {
+        *pk = k;
+    }
+    let mut min_pivot = f64::INFINITY;
+    for k in 0..N {
+        let (mut best, mut row) = (m[k][k].abs(), k);
+        for (r, mr) in m.iter().enumerate().skip(k + 1) {
+            let v = mr[k].abs();
+            if v > best {
+                best = v;
+                row = r;
+            }
+        }
+        if !(best > 0.0 && best.is_finite()) {
+            return (false, 0.0);
+        }
+        if row != k {
+            m.swap(k, row);
+            p.swap(k, row);
+        }
+        min_pivot = min_pivot.min(best);
+        let pivot_row = m[k];
+        for mr in m.iter_mut().skip(k + 1) {
+            let l = mr[k] / pivot_row[k];
+            mr[k] = l;
+            for c in k + 1..N {
+                mr[c] -= l * pivot_row[c];
+            }
+        }
+    }
+    for (dst, row) in a.chunks_exact_mut(N).zip(&m) {
+        dst.copy_from_slice(row);
+    }
+    perm[..N].copy_from_slice(&p);
     (true, min_pivot)
 }
 
