@@ -76,20 +76,33 @@ pub fn wrench_row(e: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
     six(*e, p.cross(e))
 }
 
-/// Length |P2 - P1| of a line between two body points, its rate and row (the G of the rate).
+/// Length |P2 - P1| of a line between two body points and its row (the G of its rate;
+/// kappa is left 0: positions suffice), with the unit vector from P1 to P2.
 pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
-    let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
+    let (a, b) = (point_position(kin, &ends[0]), point_position(kin, &ends[1]));
     let d = b.p - a.p;
     let l = d.norm();
     let u = if l > 0.0 { d / l } else { Vector3::zeros() };
-    let dd = b.v - a.v;
-    let curvature = if l > 0.0 { (dd.norm_squared() - u.dot(&dd).powi(2)) / l } else { 0.0 };
     let row = RowEval {
         value: l,
         g: [ends[0].0.map(|k| (k, -wrench_row(&u, &a.p))), ends[1].0.map(|k| (k, wrench_row(&u, &b.p)))],
-        kappa: u.dot(&(b.wv - a.wv)) + curvature,
+        kappa: 0.0,
     };
     (row, u)
+}
+
+/// kappa of a line's length (needs the velocities): u . (w2 x v2 - w1 x v1) plus the
+/// curvature term (|d'|^2 - (u . d')^2) / l of the unit vector's rotation.
+fn line_kappa(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> f64 {
+    let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
+    let d = b.p - a.p;
+    let l = d.norm();
+    if l == 0.0 {
+        return 0.0;
+    }
+    let u = d / l;
+    let dd = b.v - a.v;
+    u.dot(&(b.wv - a.wv)) + (dd.norm_squared() - u.dot(&dd).powi(2)) / l
 }
 
 impl Cut {
@@ -116,7 +129,7 @@ impl Cut {
                 let m = self.ends[0].0.map_or(*across, |k| kin[k].rot * across);
                 self.slide_kappa(kin, &m, &point_kin(kin, &self.ends[1]))
             }
-            CutKind::Distance { .. } => line(kin, &self.ends).0.kappa,
+            CutKind::Distance { .. } => line_kappa(kin, &self.ends),
         }
     }
 
@@ -170,8 +183,8 @@ impl Cut {
             CutKind::Distance { length } => {
                 let (mut row, _) = line(kin, &self.ends);
                 row.value -= length;
-                if !RATES {
-                    row.kappa = 0.0;
+                if RATES {
+                    row.kappa = line_kappa(kin, &self.ends);
                 }
                 row
             }
