@@ -50,9 +50,12 @@ impl Lu {
 
     /// Factors in place; false if a pivot is zero or not finite.
     pub fn factor(&mut self) -> bool {
-        // Up to 6 unknowns the in-place kernel unrolls completely; beyond, the compiler keeps
-        // its loops and the stack copy with array rows is faster (measured, callgrind).
+        // Up to 3 unknowns the in-place kernel unrolls completely; from 4 on the compiler
+        // keeps its loops and the stack copy with array rows is faster (measured, callgrind).
         let (ok, min_pivot) = match self.n {
+            4 => factor_fixed::<4>(&mut self.a, &mut self.perm),
+            5 => factor_fixed::<5>(&mut self.a, &mut self.perm),
+            6 => factor_fixed::<6>(&mut self.a, &mut self.perm),
             7 => factor_fixed::<7>(&mut self.a, &mut self.perm),
             8 => factor_fixed::<8>(&mut self.a, &mut self.perm),
             n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm)),
