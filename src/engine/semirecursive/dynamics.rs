@@ -197,19 +197,14 @@ impl Tree {
                 acc[p].add(&child);
             }
         }
+        // Coordinates on no common path are not coupled.
+        out[..n * n].fill(0.0);
         for j in 0..n {
             let v = acc[j].apply(&kin[j].b);
             for &i in &self.bodies[j].path {
                 let m = kin[i].b.dot(&v);
                 out[i * n + j] = m;
                 out[j * n + i] = m;
-            }
-        }
-        for i in 0..n {
-            for j in 0..n {
-                if !self.moves(i, j) && !self.moves(j, i) {
-                    out[i * n + j] = 0.0;
-                }
             }
         }
     }

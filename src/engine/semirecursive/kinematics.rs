@@ -130,10 +130,4 @@ impl Tree {
             k.acc = parent_acc + k.b * zdd[t] + k.bdot * zd[t];
         }
     }
-
-    /// True if coordinate `j` moves body `k` (j on the path from the root to k).
-    #[inline]
-    pub fn moves(&self, j: usize, k: usize) -> bool {
-        self.moves[k * self.bodies.len() + j]
-    }
 }

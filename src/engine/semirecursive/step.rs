@@ -233,7 +233,7 @@ impl Semirecursive {
         let h4 = 0.25 * s.dt * s.dt;
         let w = &mut self.w;
         // A = W + dt^2/4 alpha Phi_z^T Phi_z.
-        gram(&w.phiz, m, n, &mut w.gram);
+        gram(&w.phiz, &self.tree.row_columns, n, &mut w.gram);
         for i in 0..n {
             for j in 0..n {
                 *w.projection.at(i, j) = w.amat[i * n + j] + h4 * alpha * w.gram[i * n + j];

@@ -163,7 +163,7 @@ impl Semirecursive {
         // unit rows for the independent coordinates and -(Phi_z^d)^-1 Phi_z^i for the others.
         if penalty {
             // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
-            gram(&w.phiz, m, n, &mut w.gram);
+            gram(&w.phiz, &self.tree.row_columns, n, &mut w.gram);
             let alpha = self.settings.penalty * h4;
             for i in 0..n {
                 for j in 0..n {
@@ -213,17 +213,17 @@ impl Semirecursive {
     }
 }
 
-/// Phi_z^T Phi_z (N x N, symmetric) of the m x N row-major `phiz`: the upper triangle as
-/// a sum of the rows' outer products, then mirrored.
-pub(super) fn gram(phiz: &[f64], m: usize, n: usize, out: &mut [f64]) {
+/// Phi_z^T Phi_z (N x N, symmetric) of the row-major `phiz` (N columns) whose row r is
+/// nonzero only in `columns[r]` (ascending): the upper triangle as a sum of the rows' outer
+/// products over those columns, then mirrored.
+pub(super) fn gram(phiz: &[f64], columns: &[Vec<usize>], n: usize, out: &mut [f64]) {
     let out = &mut out[..n * n];
-    out.iter_mut().for_each(|x| *x = 0.0);
-    for row in phiz[..m * n].chunks_exact(n) {
-        for (i, (&ri, out_row)) in row.iter().zip(out.chunks_exact_mut(n)).enumerate() {
-            if ri != 0.0 {
-                for (o, &rj) in out_row[i..].iter_mut().zip(&row[i..]) {
-                    *o += ri * rj;
-                }
+    out.fill(0.0);
+    for (row, cols) in phiz.chunks_exact(n).zip(columns) {
+        for (a, &i) in cols.iter().enumerate() {
+            let ri = row[i];
+            for &j in &cols[a..] {
+                out[i * n + j] += ri * row[j];
             }
         }
     }

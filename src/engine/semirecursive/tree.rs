@@ -161,8 +161,9 @@ pub struct Tree {
     /// the kinematics and dynamics kernels then work with the in-plane components only
     /// (`planar.rs`).
     pub planar: bool,
-    /// moves[k * N + j]: coordinate j is on the path of body k (the path matrix T, eq. 4).
-    pub moves: Vec<bool>,
+    /// The coordinates a cut row depends on (on the paths of its two end bodies), ascending:
+    /// the structural nonzeros of its row of Phi_z.
+    pub row_columns: Vec<Vec<usize>>,
     /// The bodies coordinate j moves (j's subtree, j included), for every j.
     pub subtree: Vec<Vec<usize>>,
 }
@@ -456,11 +457,19 @@ impl Tree {
                     .collect()
             })
             .unwrap_or_default();
-        let mut moves = vec![false; nb * nb];
+        let row_columns = cuts
+            .iter()
+            .map(|c| {
+                let mut columns: Vec<usize> =
+                    c.ends.iter().filter_map(|e| e.0).flat_map(|k| bodies[k].path.iter().copied()).collect();
+                columns.sort_unstable();
+                columns.dedup();
+                columns
+            })
+            .collect();
         let mut subtree = vec![Vec::new(); nb];
         for (k, b) in bodies.iter().enumerate() {
             for &j in &b.path {
-                moves[k * nb + j] = true;
                 subtree[j].push(k);
             }
         }
@@ -482,7 +491,7 @@ impl Tree {
             initial_velocity,
             plane,
             planar,
-            moves,
+            row_columns,
             subtree,
         })
     }
