@@ -350,14 +350,16 @@ pub(super) enum Residual {
     Perturbed,
 }
 
-/// Jacobians of the cylinder lengths and line elements in z at the trial kinematics.
+/// Jacobians of the cylinder lengths and line elements in z at the trial kinematics (after
+/// [`Semirecursive::cylinder_strokes`] there).
 pub(super) fn line_jacobians(s: &mut Semirecursive) {
     let n = s.tree.n_coordinates();
     let w = &mut s.w;
-    for (c, ends) in s.tree.cylinder_ends.iter().enumerate() {
+    // The cylinders' rows are those of the last strokes, at these kinematics.
+    for (c, row) in w.cylinder_rows.iter().enumerate() {
         let out = &mut w.js[c * n..(c + 1) * n];
-        match ends {
-            Some(ends) => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
+        match row {
+            Some(row) => jacobian_row(&s.tree, &w.kin, row, out),
             None => out.iter_mut().for_each(|x| *x = 0.0),
         }
     }

@@ -110,8 +110,9 @@ impl Semirecursive {
         let rate = |w: &Work, row: &RowEval, a: usize| -> f64 {
             row.g.iter().flatten().map(|(k, g)| g.dot(&w.twists[a * n + k])).sum()
         };
-        for (c, ends) in tree.cylinder_ends.iter().enumerate() {
-            let row = ends.as_ref().map(|ends| line(&w.kin, ends).0);
+        for c in 0..w.strokes.len() {
+            // The row of the strokes at this point.
+            let row = w.cylinder_rows[c];
             for a in 0..nm {
                 w.gs[c * n + a] = row.as_ref().map_or(0.0, |row| rate(w, row, a));
             }
