@@ -154,10 +154,19 @@ impl Semirecursive {
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
             for (k, &d) in w.dep.iter().enumerate() {
-                w.zdd[d] = w.tmp_m[k];
+                let x = w.tmp_m[k];
+                w.zdd[d] = x;
                 let b = w.kin[d].b;
                 for &body in &self.tree.subtree[d] {
-                    w.kin[body].acc += b * w.tmp_m[k];
+                    let acc = &mut w.kin[body].acc;
+                    if self.tree.planar {
+                        // b has only the in-plane components (`planar.rs`).
+                        acc[0] += b[0] * x;
+                        acc[1] += b[1] * x;
+                        acc[5] += b[5] * x;
+                    } else {
+                        *acc += b * x;
+                    }
                 }
             }
         }

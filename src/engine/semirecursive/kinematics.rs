@@ -99,6 +99,9 @@ impl Tree {
 
     /// Z_j (eq. 2) for rates `zd`, after [`Tree::positions`].
     pub fn velocities(&self, zd: &[f64], kin: &mut [BodyKin]) {
+        if self.planar {
+            return self.velocities_planar(zd, kin);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let parent = b.parent.map_or(Vector6::zeros(), |p| kin[p].vel);
             let k = &mut kin[t];

@@ -18,6 +18,12 @@ fn turn(c: f64, s: f64, a: &Vector3<f64>) -> Vector3<f64> {
     Vector3::new(c * a.x - s * a.y, s * a.x + c * a.y, a.z)
 }
 
+/// [s'; w] or its rate with only the in-plane components s_x, s_y and w_z.
+#[inline(always)]
+fn planar6(x: f64, y: f64, wz: f64) -> Vector6<f64> {
+    Vector6::new(x, y, 0.0, 0.0, 0.0, wz)
+}
+
 impl Tree {
     /// [`Tree::positions`] for a planar tree: the relative rotation is about e_z by
     /// `angle0 + turn q`, so composing with the parent is one product of (cos, sin) pairs.
@@ -69,7 +75,22 @@ impl Tree {
                 let (px, py) = (pv[0] - pw * k.point.y, pv[1] + pw * k.point.x);
                 Vector6::new(py * k.axis.z, -px * k.axis.z, 0.0, 0.0, 0.0, 0.0)
             } * b.sign;
-            k.acc = parent_acc + k.b * zdd[t] + k.bdot * zd[t];
+            let (b, bd, x, xd) = (&k.b, &k.bdot, zdd[t], zd[t]);
+            k.acc = planar6(
+                parent_acc[0] + b[0] * x + bd[0] * xd,
+                parent_acc[1] + b[1] * x + bd[1] * xd,
+                parent_acc[5] + b[5] * x + bd[5] * xd,
+            );
+        }
+    }
+
+    /// [`Tree::velocities`] for a planar tree (in-plane components only).
+    pub(super) fn velocities_planar(&self, zd: &[f64], kin: &mut [BodyKin]) {
+        for (t, body) in self.bodies.iter().enumerate() {
+            let parent = body.parent.map_or(Vector6::zeros(), |p| kin[p].vel);
+            let k = &mut kin[t];
+            let (b, x) = (&k.b, zd[t]);
+            k.vel = planar6(parent[0] + b[0] * x, parent[1] + b[1] * x, parent[5] + b[5] * x);
         }
     }
 
