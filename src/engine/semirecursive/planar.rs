@@ -120,3 +120,100 @@ impl Tree {
         Inertia::planar(b.mass, &k.r, io)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::CATALOG;
+
+    /// The planar catalog mechanisms the semirecursive formulation compiles, as trees, and the
+    /// quick-return mechanism with its slider joint J in the tree (revolute I cut instead):
+    /// a prismatic tree joint.
+    fn planar_trees() -> Vec<(String, Tree)> {
+        let mut trees: Vec<(String, Tree)> = CATALOG
+            .iter()
+            .filter_map(|e| {
+                let d = crate::description::parse(e.json).ok()?;
+                Some((e.name.to_string(), Tree::from_description(&d).ok()?))
+            })
+            .filter(|(_, t)| t.planar)
+            .collect();
+        let mut d = crate::description::parse(crate::models::find("HydraulicQuickReturn").expect("catalog").json)
+            .expect("parses");
+        for j in &mut d.joints {
+            j.cut = match j.name.as_str() {
+                "J" => false,
+                "I" => true,
+                _ => j.cut,
+            };
+        }
+        trees.push(("HydraulicQuickReturn (slider in the tree)".into(), Tree::from_description(&d).expect("compiles")));
+        trees
+    }
+
+    /// Kinematics, generalized residual and mass matrix of `tree` at an arbitrary state, with
+    /// loads that also have out-of-plane components.
+    fn evaluate(tree: &Tree) -> (Vec<BodyKin>, Vec<f64>, Vec<f64>) {
+        let n = tree.n_coordinates();
+        let z: Vec<f64> = tree.bodies.iter().enumerate().map(|(t, b)| b.z0 + 0.3 * (t as f64 + 1.0).sin()).collect();
+        let zd: Vec<f64> = (0..n).map(|t| 1.7 * (t as f64 + 0.5).cos()).collect();
+        let zdd: Vec<f64> = (0..n).map(|t| -2.3 + 0.9 * t as f64).collect();
+        let mut kin = vec![BodyKin::default(); n];
+        tree.positions(&z, &mut kin);
+        tree.velocities(&zd, &mut kin);
+        tree.accelerations(&zd, &zdd, &mut kin);
+        let loads: Vec<Vector6<f64>> =
+            (0..n).map(|t| Vector6::from_fn(|i, _| (i as f64 + 1.0) * (t as f64 - 1.5))).collect();
+        let (mut sums, mut residual) = (vec![Vector6::zeros(); n], vec![0.0; n]);
+        tree.generalized_residual(&kin, &loads, &mut sums, &mut residual);
+        let (mut inertias, mut mass) = (vec![Inertia::default(); n], vec![0.0; n * n]);
+        tree.mass_matrix(&kin, &mut inertias, &mut mass);
+        (kin, residual, mass)
+    }
+
+    fn assert_close(what: &str, a: &[f64], b: &[f64]) {
+        let scale = b.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-12 * scale, "{what}: planar {a:?} vs spatial {b:?}");
+        }
+    }
+
+    #[test]
+    fn the_planar_kernels_agree_with_the_spatial_ones() {
+        let trees = planar_trees();
+        assert!(trees.len() >= 6, "the planar catalog mechanisms compile");
+        assert!(trees.iter().all(|(_, t)| t.planar), "and are planar");
+        assert!(trees.iter().any(|(_, t)| t.bodies.iter().any(|b| b.prismatic)), "a prismatic tree joint is covered");
+        for (name, tree) in trees {
+            let mut spatial = tree.clone();
+            spatial.planar = false;
+            let (kp, rp, mp) = evaluate(&tree);
+            let (ks, rs, ms) = evaluate(&spatial);
+            for (t, (p, s)) in kp.iter().zip(&ks).enumerate() {
+                let what = format!("{name} body {t}");
+                assert_close(&format!("{what} r"), p.r.as_slice(), s.r.as_slice());
+                assert_close(&format!("{what} rot"), p.rot.as_slice(), s.rot.as_slice());
+                assert_close(&format!("{what} point"), p.point.as_slice(), s.point.as_slice());
+                assert_close(&format!("{what} axis"), p.axis.as_slice(), s.axis.as_slice());
+                assert_close(&format!("{what} b"), p.b.as_slice(), s.b.as_slice());
+                assert_close(&format!("{what} b'"), p.bdot.as_slice(), s.bdot.as_slice());
+                assert_close(&format!("{what} Z"), p.vel.as_slice(), s.vel.as_slice());
+                assert_close(&format!("{what} Z'"), p.acc.as_slice(), s.acc.as_slice());
+            }
+            assert_close(&format!("{name} residual"), &rp, &rs);
+            assert_close(&format!("{name} mass matrix"), &mp, &ms);
+        }
+    }
+
+    #[test]
+    fn a_joint_axis_out_of_the_plane_makes_the_tree_spatial() {
+        let entry = crate::models::find("StiffDoublePendulum").expect("catalog model");
+        let mut d = crate::description::parse(entry.json).expect("parses");
+        assert!(Tree::from_description(&d).expect("compiles").planar);
+        d.plane = None;
+        d.joints[1].axis = Some([1.0, 0.0, 1.0]);
+        let tree = Tree::from_description(&d).expect("compiles");
+        assert!(!tree.planar, "a tilted axis is not planar");
+        assert!(tree.bodies[0].planar.is_some() && tree.bodies[1].planar.is_none());
+    }
+}
