@@ -27,13 +27,15 @@ pub struct Lu {
     n: usize,
     pub a: Vec<f64>,
     perm: Vec<usize>,
+    /// 1 / U_kk: the substitutions multiply (a division's latency would chain through them).
+    inverse_pivots: Vec<f64>,
     /// Smallest |pivot| of the last factorization.
     pub min_pivot: f64,
 }
 
 impl Lu {
     pub fn new(n: usize) -> Lu {
-        Lu { n, a: vec![0.0; n * n], perm: (0..n).collect(), min_pivot: 0.0 }
+        Lu { n, a: vec![0.0; n * n], perm: (0..n).collect(), inverse_pivots: vec![0.0; n], min_pivot: 0.0 }
     }
 
     pub fn dim(&self) -> usize {
@@ -53,12 +55,12 @@ impl Lu {
         // Up to 3 unknowns the in-place kernel unrolls completely; from 4 on the compiler
         // keeps its loops and the stack copy with array rows is faster (measured, callgrind).
         let (ok, min_pivot) = match self.n {
-            4 => factor_fixed::<4>(&mut self.a, &mut self.perm),
-            5 => factor_fixed::<5>(&mut self.a, &mut self.perm),
-            6 => factor_fixed::<6>(&mut self.a, &mut self.perm),
-            7 => factor_fixed::<7>(&mut self.a, &mut self.perm),
-            8 => factor_fixed::<8>(&mut self.a, &mut self.perm),
-            n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm)),
+            4 => factor_fixed::<4>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
+            5 => factor_fixed::<5>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
+            6 => factor_fixed::<6>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
+            7 => factor_fixed::<7>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
+            8 => factor_fixed::<8>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
+            n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm, &mut self.inverse_pivots)),
         };
         self.min_pivot = min_pivot;
         ok
@@ -66,12 +68,12 @@ impl Lu {
 
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        by_size!(self.n, solve_in_place(&self.a, &self.perm, b, tmp))
+        by_size!(self.n, solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp))
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
     pub fn solve_transpose(&self, b: &mut [f64], tmp: &mut [f64]) {
-        by_size!(self.n, solve_transpose_in_place(&self.a, &self.perm, b, tmp))
+        by_size!(self.n, solve_transpose_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp))
     }
 }
 
@@ -79,8 +81,8 @@ impl Lu {
 /// (A = P^T L U, unit L below the diagonal); (success, smallest |pivot|). Inlined into the
 /// callers of [`by_size`], where n is a constant.
 #[inline(always)]
-fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
-    let (a, perm) = (&mut a[..n * n], &mut perm[..n]);
+fn factor_in_place(a: &mut [f64], perm: &mut [usize], inverse_pivots: &mut [f64], n: usize) -> (bool, f64) {
+    let (a, perm, inverse_pivots) = (&mut a[..n * n], &mut perm[..n], &mut inverse_pivots[..n]);
     let mut min_pivot = f64::INFINITY;
     for (k, p) in perm.iter_mut().enumerate() {
         *p = k;
@@ -104,9 +106,10 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
             perm.swap(k, row);
         }
         min_pivot = min_pivot.min(best);
-        let pivot = a[k * n + k];
+        let inverse = 1.0 / a[k * n + k];
+        inverse_pivots[k] = inverse;
         for r in k + 1..n {
-            let l = a[r * n + k] / pivot;
+            let l = a[r * n + k] * inverse;
             a[r * n + k] = l;
             for c in k + 1..n {
                 a[r * n + c] -= l * a[k * n + c];
@@ -119,7 +122,7 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], n: usize) -> (bool, f64) {
 /// [`factor_in_place`] for a size known at compile time, on a stack copy whose rows are
 /// arrays (constant loop bounds, no bounds checks, rows swapped whole); the same operations
 /// in the same order, so the same factors bit for bit.
-fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize]) -> (bool, f64) {
+fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivots: &mut [f64]) -> (bool, f64) {
     let mut m = [[0.0; N]; N];
     for (row, src) in m.iter_mut().zip(a.chunks_exact(N)) {
         row.copy_from_slice(src);
@@ -147,8 +150,10 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize]) -> (bool, f64
         }
         min_pivot = min_pivot.min(best);
         let pivot_row = m[k];
+        let inverse = 1.0 / pivot_row[k];
+        inverse_pivots[k] = inverse;
         for mr in m.iter_mut().skip(k + 1) {
-            let l = mr[k] / pivot_row[k];
+            let l = mr[k] * inverse;
             mr[k] = l;
             for c in k + 1..N {
                 mr[c] -= l * pivot_row[c];
@@ -164,8 +169,8 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize]) -> (bool, f64
 
 /// Forward and back substitution with the factors of [`factor_in_place`]: b becomes x.
 #[inline(always)]
-fn solve_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
-    let (a, perm, b, x) = (&a[..n * n], &perm[..n], &mut b[..n], &mut x[..n]);
+fn solve_in_place(a: &[f64], perm: &[usize], inverse_pivots: &[f64], b: &mut [f64], x: &mut [f64], n: usize) {
+    let (a, perm, inv, b, x) = (&a[..n * n], &perm[..n], &inverse_pivots[..n], &mut b[..n], &mut x[..n]);
     for i in 0..n {
         x[i] = b[perm[i]];
     }
@@ -181,22 +186,22 @@ fn solve_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: us
         for j in i + 1..n {
             s -= a[i * n + j] * x[j];
         }
-        x[i] = s / a[i * n + i];
+        x[i] = s * inv[i];
     }
     b.copy_from_slice(x);
 }
 
 /// A^T x = b with A = P^T L U: U^T L^T P x = b; b becomes x.
 #[inline(always)]
-fn solve_transpose_in_place(a: &[f64], perm: &[usize], b: &mut [f64], x: &mut [f64], n: usize) {
-    let (a, perm, b, x) = (&a[..n * n], &perm[..n], &mut b[..n], &mut x[..n]);
+fn solve_transpose_in_place(a: &[f64], perm: &[usize], inverse_pivots: &[f64], b: &mut [f64], x: &mut [f64], n: usize) {
+    let (a, perm, inv, b, x) = (&a[..n * n], &perm[..n], &inverse_pivots[..n], &mut b[..n], &mut x[..n]);
     x.copy_from_slice(b);
     for i in 0..n {
         let mut s = x[i];
         for j in 0..i {
             s -= a[j * n + i] * x[j];
         }
-        x[i] = s / a[i * n + i];
+        x[i] = s * inv[i];
     }
     for i in (0..n).rev() {
         let mut s = x[i];
