@@ -78,6 +78,7 @@ pub fn wrench_row(e: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
 
 /// Length |P2 - P1| of a line between two body points and its row (the G of its rate;
 /// kappa is left 0: positions suffice), with the unit vector from P1 to P2.
+#[inline(always)]
 pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
     let (a, b) = (point_position(kin, &ends[0]), point_position(kin, &ends[1]));
     let d = b.p - a.p;
@@ -111,7 +112,9 @@ impl Cut {
         self.evaluate_with::<true>(kin)
     }
 
-    /// Value and G only (positions suffice); kappa is left 0.
+    /// Value and G only (positions suffice); kappa is left 0. Inlined, so that the row is
+    /// built where the caller keeps it rather than copied there.
+    #[inline(always)]
     pub fn evaluate_position(&self, kin: &[BodyKin]) -> RowEval {
         self.evaluate_with::<false>(kin)
     }
