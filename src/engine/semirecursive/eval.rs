@@ -40,10 +40,10 @@ impl Work {
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
         for (r, cut) in tree.cuts.iter().enumerate() {
-            let row = cut.evaluate_position(&self.kin);
-            self.rows[r] = row;
+            self.rows[r] = cut.evaluate_position(&self.kin);
+            let row = &self.rows[r];
             self.phi[r] = row.value;
-            jacobian_row(tree, &self.kin, &row, &mut self.phiz[r * n..(r + 1) * n]);
+            jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
         }
     }
 
@@ -197,9 +197,9 @@ impl Semirecursive {
         for (c, cyl) in circuit.cylinders.iter().enumerate() {
             self.w.strokes[c] = match (&self.tree.cylinder_ends[c], &cyl.attachment) {
                 (Some(ends), _) => {
-                    let (row, _) = line(&self.w.kin, ends);
-                    self.w.cylinder_rows[c] = Some(row);
-                    Stroke { length: row.value, velocity: row_rate(&self.w.kin, &row) }
+                    self.w.cylinder_rows[c] = Some(line(&self.w.kin, ends).0);
+                    let row = self.w.cylinder_rows[c].as_ref().expect("just set");
+                    Stroke { length: row.value, velocity: row_rate(&self.w.kin, row) }
                 }
                 (None, Attachment::Inputs { length, velocity }) => {
                     let v = self.inputs[*velocity];
