@@ -153,7 +153,7 @@ impl Semirecursive {
             c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.h, &mut w.jac)
                 .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
-        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        let (h2, h4, two_over_dt) = (0.5 * s.dt, 0.25 * s.dt * s.dt, 2.0 / s.dt);
         let w = &mut self.w;
         let nm = if penalty { n } else { w.ind.len() };
         let (np, nc) = (w.p.len(), w.strokes.len());
@@ -197,11 +197,12 @@ impl Semirecursive {
             for a in 0..nm {
                 w.tmp_n[a] = if penalty { w.js[c * n + a] } else { w.gs[c * n + a] };
             }
-            for a in 0..nm {
-                for q in 0..np {
-                    *w.tangent.at(a, nm + q) -= h4 * w.tmp_n[a] * w.jac.df_dp[c * np + q];
-                    *w.tangent.at(nm + q, a) -=
-                        h4 * (w.jac.dp_ds[q * nc + c] + 2.0 / s.dt * w.jac.dp_dv[q * nc + c]) * w.tmp_n[a];
+            for q in 0..np {
+                let column = h4 * w.jac.df_dp[c * np + q];
+                let row = h4 * (w.jac.dp_ds[q * nc + c] + two_over_dt * w.jac.dp_dv[q * nc + c]);
+                for a in 0..nm {
+                    *w.tangent.at(a, nm + q) -= column * w.tmp_n[a];
+                    *w.tangent.at(nm + q, a) -= row * w.tmp_n[a];
                 }
             }
         }
