@@ -111,8 +111,6 @@ struct Work {
     /// `amat` was formed during the current step.
     amat_fresh: bool,
     rz: Vec<f64>,
-    /// Phi_z^T Phi_z (N x N).
-    gram: Vec<f64>,
     /// Double-step tangent: per column of R_z and body, the twist and (g', w, J w); R_z^T J_s
     /// of every cylinder (nc x N).
     twists: Vec<Vector6<f64>>,
@@ -206,7 +204,6 @@ impl Semirecursive {
             amat: vec![0.0; n * n],
             amat_fresh: false,
             rz: vec![0.0; n * n],
-            gram: vec![0.0; n * n],
             twists: vec![Vector6::zeros(); n * n],
             column_kin: vec![[Vector3::zeros(); 3]; n * n],
             gs: vec![0.0; nc * n],

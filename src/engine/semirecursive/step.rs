@@ -8,7 +8,7 @@
 
 use super::cuts::g_dot_acc;
 use super::eval::{Residual, Step};
-use super::tangent::gram;
+use super::tangent::add_gram;
 use super::{full_pivoting, Semirecursive};
 use crate::description::Tangent;
 use crate::engine::integrators::{StepError, StepStats};
@@ -233,12 +233,8 @@ impl Semirecursive {
         let h4 = 0.25 * s.dt * s.dt;
         let w = &mut self.w;
         // A = W + dt^2/4 alpha Phi_z^T Phi_z.
-        gram(&w.phiz, &self.tree.row_columns, n, &mut w.gram);
-        for i in 0..n {
-            for j in 0..n {
-                *w.projection.at(i, j) = w.amat[i * n + j] + h4 * alpha * w.gram[i * n + j];
-            }
-        }
+        w.projection.a.copy_from_slice(&w.amat);
+        add_gram(&w.phiz, &self.tree.row_columns, n, h4 * alpha, &mut w.projection.a, n);
         if !w.projection.factor() {
             return Err(StepError::Singular { time: s.t, detail: "projection matrix of eqs. (20)-(21)".into() });
         }

@@ -164,13 +164,11 @@ impl Semirecursive {
         // unit rows for the independent coordinates and -(Phi_z^d)^-1 Phi_z^i for the others.
         if penalty {
             // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
-            gram(&w.phiz, &self.tree.row_columns, n, &mut w.gram);
-            let alpha = self.settings.penalty * h4;
-            for i in 0..n {
-                for j in 0..n {
-                    *w.tangent.at(i, j) = alpha * w.gram[i * n + j] + w.amat[i * n + j];
-                }
+            let nx = w.tangent.dim();
+            for (dst, src) in w.tangent.a.chunks_exact_mut(nx).zip(w.amat.chunks_exact(n)) {
+                dst[..n].copy_from_slice(src);
             }
+            add_gram(&w.phiz, &self.tree.row_columns, n, self.settings.penalty * h4, &mut w.tangent.a, nx);
         } else {
             for (k, &j) in w.ind.iter().enumerate() {
                 for (i, &jj) in w.ind.iter().enumerate() {
@@ -215,23 +213,17 @@ impl Semirecursive {
     }
 }
 
-/// Phi_z^T Phi_z (N x N, symmetric) of the row-major `phiz` (N columns) whose row r is
-/// nonzero only in `columns[r]` (ascending): the upper triangle as a sum of the rows' outer
-/// products over those columns, then mirrored.
-pub(super) fn gram(phiz: &[f64], columns: &[Vec<usize>], n: usize, out: &mut [f64]) {
-    let out = &mut out[..n * n];
-    out.fill(0.0);
+/// out += coefficient Phi_z^T Phi_z in the leading N x N block of the row-major `out` (row
+/// stride `stride`), for the row-major `phiz` (N columns) whose row r is nonzero only in
+/// `columns[r]`: the rows' outer products over those columns.
+pub(super) fn add_gram(phiz: &[f64], columns: &[Vec<usize>], n: usize, coefficient: f64, out: &mut [f64], stride: usize) {
     for (row, cols) in phiz.chunks_exact(n).zip(columns) {
-        for (a, &i) in cols.iter().enumerate() {
-            let ri = row[i];
-            for &j in &cols[a..] {
-                out[i * n + j] += ri * row[j];
+        for &i in cols {
+            let ci = coefficient * row[i];
+            let out_row = &mut out[i * stride..i * stride + n];
+            for &j in cols {
+                out_row[j] += ci * row[j];
             }
-        }
-    }
-    for i in 0..n {
-        for j in 0..i {
-            out[i * n + j] = out[j * n + i];
         }
     }
 }
