@@ -33,10 +33,9 @@ impl Semirecursive {
             }
             .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
-        self.tree.mass_matrix(&w.kin, &mut w.inertias, &mut w.mass);
         let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
         // A = M' + dt/2 C + dt^2/4 K (+ dt^2/4 alpha Phi_z^T Phi_z).
-        w.amat.copy_from_slice(&w.mass);
+        self.tree.mass_matrix(&w.kin, &mut w.inertias, &mut w.amat);
         let nc = w.strokes.len();
         for c in 0..nc {
             let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
