@@ -182,14 +182,13 @@ impl Tree {
     /// M' = R^T M_bar R (eqs. 9, 11, 12), row-major N x N; `acc` is scratch for the
     /// composite inertias of the subtrees.
     pub fn mass_matrix(&self, kin: &[BodyKin], acc: &mut [Inertia], out: &mut [f64]) {
+        if self.planar {
+            return self.mass_matrix_planar(kin, acc, out);
+        }
         let n = self.bodies.len();
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
-            acc[t] = if self.planar {
-                self.body_inertia_planar(t, k)
-            } else {
-                Inertia::of_body(b.mass, &k.r, &(k.rot * b.inertia * k.rot.transpose()))
-            };
+            acc[t] = Inertia::of_body(b.mass, &k.r, &(k.rot * b.inertia * k.rot.transpose()));
         }
         for t in (0..n).rev() {
             if let Some(p) = self.bodies[t].parent {
@@ -245,9 +244,9 @@ impl Tree {
 /// composite inertias of subtrees are sums of these.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Inertia {
-    mass: f64,
-    moment: Vector3<f64>,
-    rotational: Matrix3<f64>,
+    pub(super) mass: f64,
+    pub(super) moment: Vector3<f64>,
+    pub(super) rotational: Matrix3<f64>,
 }
 
 impl Inertia {
@@ -255,14 +254,6 @@ impl Inertia {
     /// rotational part about the origin is j - m g~ g~ = j + m (|g|^2 I - g g^T).
     fn of_body(m: f64, g: &Vector3<f64>, j: &Matrix3<f64>) -> Inertia {
         let rotational = j + (Matrix3::identity() * g.norm_squared() - g * g.transpose()) * m;
-        Inertia { mass: m, moment: g * m, rotational }
-    }
-
-    /// The planar part (see `planar.rs`) of a body of mass `m` and centre of mass `g`: first
-    /// moment m g and, of the rotational part, only the moment `io` about the z axis.
-    pub(super) fn planar(m: f64, g: &Vector3<f64>, io: f64) -> Inertia {
-        let mut rotational = Matrix3::zeros();
-        rotational[(2, 2)] = io;
         Inertia { mass: m, moment: g * m, rotational }
     }
 

@@ -110,14 +110,43 @@ impl Tree {
         Vector6::new(fx - load[0], fy - load[1], 0.0, 0.0, 0.0, nz - load[5])
     }
 
-    /// The spatial inertia of body `t` about the origin in its planar part: mass, first
-    /// moment and the moment of inertia about the z axis through the origin,
-    /// J_bar_zz + m (g_x^2 + g_y^2).
-    #[inline]
-    pub(super) fn body_inertia_planar(&self, t: usize, k: &BodyKin) -> Inertia {
-        let b = &self.bodies[t];
-        let io = b.inertia[(2, 2)] + b.mass * (k.r.x * k.r.x + k.r.y * k.r.y);
-        Inertia::planar(b.mass, &k.r, io)
+    /// [`Tree::mass_matrix`] for a planar tree: a composite inertia about the origin needs only
+    /// its mass m, first moment (m g_x, m g_y) and moment of inertia about the z axis,
+    /// I_O = J_bar_zz + m (g_x^2 + g_y^2) per body (kept in the `Inertia` fields `mass`,
+    /// `moment` and `rotational[(2, 2)]`), and M_bar b has the components
+    /// (m b_x - m g_y b_w, m b_y + m g_x b_w; m g_x b_y - m g_y b_x + I_O b_w).
+    pub(super) fn mass_matrix_planar(&self, kin: &[BodyKin], acc: &mut [Inertia], out: &mut [f64]) {
+        let n = self.bodies.len();
+        for (t, b) in self.bodies.iter().enumerate() {
+            let g = &kin[t].r;
+            let a = &mut acc[t];
+            a.mass = b.mass;
+            a.moment = Vector3::new(b.mass * g.x, b.mass * g.y, 0.0);
+            a.rotational[(2, 2)] = b.inertia[(2, 2)] + b.mass * (g.x * g.x + g.y * g.y);
+        }
+        for t in (0..n).rev() {
+            if let Some(p) = self.bodies[t].parent {
+                let (m, (mx, my), io) = (acc[t].mass, (acc[t].moment.x, acc[t].moment.y), acc[t].rotational[(2, 2)]);
+                let a = &mut acc[p];
+                a.mass += m;
+                a.moment.x += mx;
+                a.moment.y += my;
+                a.rotational[(2, 2)] += io;
+            }
+        }
+        out[..n * n].fill(0.0);
+        for j in 0..n {
+            let (a, b) = (&acc[j], &kin[j].b);
+            let (m, mx, my, io) = (a.mass, a.moment.x, a.moment.y, a.rotational[(2, 2)]);
+            let (fx, fy) = (m * b[0] - my * b[5], m * b[1] + mx * b[5]);
+            let nz = mx * b[1] - my * b[0] + io * b[5];
+            for &i in &self.bodies[j].path {
+                let bi = &kin[i].b;
+                let mij = bi[0] * fx + bi[1] * fy + bi[5] * nz;
+                out[i * n + j] = mij;
+                out[j * n + i] = mij;
+            }
+        }
     }
 }
 

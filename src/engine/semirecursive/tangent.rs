@@ -215,7 +215,14 @@ impl Semirecursive {
 /// out += coefficient Phi_z^T Phi_z in the leading N x N block of the row-major `out` (row
 /// stride `stride`), for the row-major `phiz` (N columns) whose row r is nonzero only in
 /// `columns[r]`: the rows' outer products over those columns.
-pub(super) fn add_gram(phiz: &[f64], columns: &[Vec<usize>], n: usize, coefficient: f64, out: &mut [f64], stride: usize) {
+pub(super) fn add_gram(
+    phiz: &[f64],
+    columns: &[Vec<usize>],
+    n: usize,
+    coefficient: f64,
+    out: &mut [f64],
+    stride: usize,
+) {
     for (row, cols) in phiz.chunks_exact(n).zip(columns) {
         for &i in cols {
             let ci = coefficient * row[i];
