@@ -199,6 +199,11 @@ impl Cut {
 /// the ends whose body z_j moves (the coordinates on the path from the root to that body).
 pub fn jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, out: &mut [f64]) {
     out.iter_mut().for_each(|x| *x = 0.0);
+    add_jacobian_row(tree, kin, row, out);
+}
+
+/// [`jacobian_row`] added to `out` (for callers that clear several rows at once).
+pub fn add_jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, out: &mut [f64]) {
     for (k, g) in row.g.iter().flatten() {
         for &j in &tree.bodies[*k].path {
             let b = &kin[j].b;

@@ -1,7 +1,7 @@
 //! Evaluations at a trial point of a step: dependent coordinates (double-step), hydraulics,
 //! the Newton residual of seed 004 eqs. (38)/(39) and its tangent (eqs. 37, 40-41).
 
-use super::cuts::{g_dot_acc, jacobian_row, line};
+use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
 use super::dynamics::row_rate;
 use super::tree::Element;
 use super::{Semirecursive, Work};
@@ -39,11 +39,12 @@ impl Work {
     /// Phi and Phi_z at the positions in `kin`.
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
+        self.phiz.fill(0.0);
         for (r, cut) in tree.cuts.iter().enumerate() {
             self.rows[r] = cut.evaluate_position(&self.kin);
             let row = &self.rows[r];
             self.phi[r] = row.value;
-            jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
+            add_jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
         }
     }
 
