@@ -77,6 +77,20 @@ impl Lu {
     }
 }
 
+/// Partial pivoting in column k: the largest |entry| of `column` (the entries of rows k, k+1,
+/// ...; the first one wins ties) and its row, or None if it is zero or not finite.
+#[inline(always)]
+fn pivot(k: usize, mut column: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
+    let (mut best, mut row) = (column.next()?.abs(), k);
+    for (r, v) in (k + 1..).zip(column) {
+        if v.abs() > best {
+            best = v.abs();
+            row = r;
+        }
+    }
+    (best > 0.0 && best.is_finite()).then_some((best, row))
+}
+
 /// LU with partial pivoting of the row-major n x n `a` in place, row permutation in `perm`
 /// (A = P^T L U, unit L below the diagonal); (success, smallest |pivot|). Inlined into the
 /// callers of [`by_size`], where n is a constant.
@@ -88,17 +102,9 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], inverse_pivots: &mut [f64]
         *p = k;
     }
     for k in 0..n {
-        let (mut best, mut row) = (a[k * n + k].abs(), k);
-        for r in k + 1..n {
-            let v = a[r * n + k].abs();
-            if v > best {
-                best = v;
-                row = r;
-            }
-        }
-        if !(best > 0.0 && best.is_finite()) {
+        let Some((best, row)) = pivot(k, (k..n).map(|r| a[r * n + k])) else {
             return (false, 0.0);
-        }
+        };
         if row != k {
             for c in 0..n {
                 a.swap(k * n + c, row * n + c);
@@ -133,17 +139,9 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivot
     }
     let mut min_pivot = f64::INFINITY;
     for k in 0..N {
-        let (mut best, mut row) = (m[k][k].abs(), k);
-        for (r, mr) in m.iter().enumerate().skip(k + 1) {
-            let v = mr[k].abs();
-            if v > best {
-                best = v;
-                row = r;
-            }
-        }
-        if !(best > 0.0 && best.is_finite()) {
+        let Some((best, row)) = pivot(k, m[k..].iter().map(|mr| mr[k])) else {
             return (false, 0.0);
-        }
+        };
         if row != k {
             m.swap(k, row);
             p.swap(k, row);
