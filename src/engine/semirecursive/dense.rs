@@ -297,6 +297,39 @@ mod tests {
     }
 
     #[test]
+    fn every_size_kernel_solves_a_system_that_needs_pivoting() {
+        // Sizes 1-3 and 9-10 take the in-place kernel, 4-8 the fixed-size one; the matrix
+        // has a zero leading diagonal entry, so pivoting is required from the first column.
+        for n in 1..=10 {
+            let a: Vec<f64> = (0..n * n)
+                .map(|k| {
+                    let (i, j) = (k / n, k % n);
+                    if i == j && i == 0 && n > 1 {
+                        0.0
+                    } else {
+                        ((i * 7 + j * 3) % 11) as f64 - 5.0 + if i == j { 12.0 } else { 0.0 }
+                    }
+                })
+                .collect();
+            let mut lu = Lu::new(n);
+            lu.a.copy_from_slice(&a);
+            assert!(lu.factor(), "size {n} factors");
+            let x: Vec<f64> = (0..n).map(|i| 1.0 - 0.3 * i as f64).collect();
+            let mut tmp = vec![0.0; n];
+            let mut b: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[i * n + j] * x[j]).sum()).collect();
+            lu.solve(&mut b, &mut tmp);
+            let mut bt: Vec<f64> = (0..n).map(|i| (0..n).map(|j| a[j * n + i] * x[j]).sum()).collect();
+            lu.solve_transpose(&mut bt, &mut tmp);
+            for i in 0..n {
+                assert!((b[i] - x[i]).abs() < 1e-12, "size {n}: solve");
+                assert!((bt[i] - x[i]).abs() < 1e-12, "size {n}: transposed solve");
+            }
+        }
+        let mut singular = Lu::new(5);
+        assert!(!singular.factor(), "a zero matrix is refused");
+    }
+
+    #[test]
     fn full_pivoting_picks_the_seed_four_bar_independent_coordinate() {
         // Phi_z of the four-bar's cut joint E at the initial configuration (seed 004 Sect. 5,
         // geometry of benchmarks.md Sect. 5.5): columns z1, z2, z3.
