@@ -1,16 +1,11 @@
-//! mbfmu: FMI 2.0 / FMI 3.0 co-simulation FMUs of multibody and hydraulic models.
+//! mbfmu: the FMU library. One cdylib serves every model as an FMI 2.0 and FMI 3.0 FMU.
 //!
-//! Layers, top to bottom (ARCHITECTURE.md):
-//! - [`fmi`]: the C ABI (exported `fmi2*` / `fmi3*` functions); no physics.
-//! - [`sim`]: a co-simulation slave (parameters, inputs, outputs, doStep, snapshots); no C types.
-//! - [`engine`]: formulations x integrators.
-//! - [`description`], [`interface`], [`models`]: models as data, their FMU interface, the catalog.
+//! Layers, top to bottom (docs/architecture.md); each lower one is its own crate:
+//! - [`fmi`]: the C ABI (exported `fmi2*` / `fmi3*` functions), instance lifecycle, state
+//!   machine, logging; no physics.
+//! - [`slave`]: a co-simulation slave (parameters, inputs, outputs, doStep, snapshots); no C types.
+//! - `mbfmu-engine`: formulations x integrators; no FMI vocabulary.
+//! - `mbfmu-model`: the model format, the variable table and the catalog.
 
-pub mod description;
-pub mod documentation;
-pub mod engine;
 pub mod fmi;
-pub mod interface;
-pub mod models;
-pub mod package;
-pub mod sim;
+pub mod slave;

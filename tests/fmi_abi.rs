@@ -9,8 +9,8 @@ mod common_fmu;
 use common_fmu::abi::*;
 use common_fmu::*;
 use fmi_sys::fmi2 as f2;
-use mbfmu::interface::{Causality, VarType};
-use mbfmu::models::CATALOG;
+use mbfmu_model::variables::{Causality, VarType};
+use mbfmu_model::catalog::CATALOG;
 use std::ffi::{CStr, CString};
 use std::ptr::{null, null_mut};
 
@@ -557,7 +557,7 @@ fn debug_logging_honours_categories() {
 /// the model's own steps/newton_iterations bookkeeping.
 #[test]
 fn log_nonlinear_systems_reports_the_work_of_each_step() {
-    let entry = mbfmu::models::find("DoublePendulum").unwrap();
+    let entry = mbfmu_model::catalog::find("DoublePendulum").unwrap();
     let model = model(entry);
     let (start, stop, h) = experiment(&model);
     let internal = (h / model.description.solver.step_size).round() as u64;
@@ -600,7 +600,7 @@ fn log_nonlinear_systems_reports_the_work_of_each_step() {
 /// transient of the stiff double pendulum.
 #[test]
 fn log_nonlinear_systems_reports_the_variable_steps_of_a_state_space_model() {
-    let entry = mbfmu::models::find("StiffDoublePendulum").unwrap();
+    let entry = mbfmu_model::catalog::find("StiffDoublePendulum").unwrap();
     let model = model(entry);
     let (start, stop, h) = experiment(&model);
     let only = [cstring("logNonlinearSystems")];

@@ -31,11 +31,11 @@ fn fmpy_checks(dir: &std::path::Path, models: usize, model_exchange: usize) {
 #[test]
 fn fmpy_validates_and_runs_every_fmu() {
     let dir = common_fmu::packaged_catalog();
-    let model_exchange = mbfmu::models::CATALOG
+    let model_exchange = mbfmu_model::catalog::CATALOG
         .iter()
-        .filter(|e| mbfmu::description::parse(e.json).unwrap().solver.formulation.model_exchange())
+        .filter(|e| mbfmu_model::format::parse(e.json).unwrap().solver.formulation.model_exchange())
         .count();
-    fmpy_checks(dir.path(), mbfmu::models::CATALOG.len(), model_exchange);
+    fmpy_checks(dir.path(), mbfmu_model::catalog::CATALOG.len(), model_exchange);
 }
 
 /// A description outside the catalog, packaged with its resources/model.json (index 3: no
@@ -43,8 +43,8 @@ fn fmpy_validates_and_runs_every_fmu() {
 #[test]
 fn fmpy_validates_and_runs_a_user_model() {
     let dir = tempfile::tempdir().unwrap();
-    let library = mbfmu::package::locate_library().expect("the cdylib is built next to the test executable");
-    let content = mbfmu::package::FmuContent::from_description(include_str!("data/UserPendulum.json")).unwrap();
-    mbfmu::package::package_model(&content, &library, dir.path()).unwrap();
+    let library = mbfmu_package::locate_library().expect("the cdylib is built next to the test executable");
+    let content = mbfmu_package::FmuContent::from_description(include_str!("data/UserPendulum.json")).unwrap();
+    mbfmu_package::package_model(&content, &library, dir.path()).unwrap();
     fmpy_checks(dir.path(), 1, 0);
 }

@@ -12,8 +12,8 @@ use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation as _, Common as _, InstanceCS as Cs2};
 use fmi::fmi3::instance::InstanceCS as Cs3;
 use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
-use mbfmu::models::{find, CatalogEntry};
-use mbfmu::sim::Model;
+use mbfmu_model::catalog::{find, CatalogEntry};
+use mbfmu_model::Model;
 use std::path::Path;
 
 /// One co-simulation instance of either FMI version.

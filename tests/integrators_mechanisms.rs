@@ -6,13 +6,14 @@
 //!
 //! Models are listed once per test in a table; adding one is one line.
 
+#[path = "../crates/engine/tests/common/mod.rs"]
 mod common;
 
-use mbfmu::description::{self, Description, Method};
-use mbfmu::engine::index3::BodyState;
-use mbfmu::engine::integrators::NewtonSettings;
-use mbfmu::engine::rotation::log;
-use mbfmu::engine::{Simulation, SimulationSnapshot, SolverSettings};
+use mbfmu_model::format::{self, Description, Method};
+use mbfmu_engine::index3::BodyState;
+use mbfmu_engine::integrators::NewtonSettings;
+use mbfmu_engine::rotation::log;
+use mbfmu_engine::{Simulation, SimulationSnapshot, SolverSettings};
 use std::f64::consts::FRAC_PI_2;
 
 /// A free, spinning, asymmetric rigid body hanging from a linear spring under gravity: smooth,
@@ -29,7 +30,7 @@ const ELASTIC_TOP: &str = r#"{
 }"#;
 
 fn catalog(name: &str) -> Description {
-    description::parse(mbfmu::models::find(name).expect("catalog model").json).expect("valid")
+    format::parse(mbfmu_model::catalog::find(name).expect("catalog model").json).expect("valid")
 }
 
 fn settings(method: Method, rho_inf: f64, step: f64, tolerance: f64) -> SolverSettings {
@@ -79,7 +80,7 @@ fn design_orders_on_a_smooth_unconstrained_mechanism() {
     // the solution, checked below against each other). Tolerance 1e-13 keeps Newton errors
     // below the errors measured (>= 1e-9). Not MSSTH(5) as a reference: its coefficients up to
     // ~13 amplify the Newton tolerance into errors of ~1e-9 at small steps.
-    let d = description::parse(ELASTIC_TOP).unwrap();
+    let d = format::parse(ELASTIC_TOP).unwrap();
     let times: Vec<f64> = (1..=4).map(|k| 0.25 * k as f64).collect();
     let tol = 1e-13;
     let ref_a = run(&d, settings(Method::Esdirk436L2Sa2, 0.0, 5e-4, tol), &times).0;
@@ -279,9 +280,10 @@ fn untabulated_rho_inf_is_refused_for_mssth4_and_mssth5() {
 
 #[test]
 fn every_method_is_selectable_in_the_slave() {
-    use mbfmu::sim::{Model, Slave};
+    use mbfmu::slave::Slave;
+use mbfmu_model::Model;
     use std::sync::Arc;
-    let entry = mbfmu::models::find("DoublePendulum").unwrap();
+    let entry = mbfmu_model::catalog::find("DoublePendulum").unwrap();
     let model = Arc::new(Model::from_catalog(entry).unwrap());
     let vr = |name: &str| model.interface.variables.iter().find(|v| v.name == name).map(|v| v.value_reference);
     let method_vr = vr("solver.method").expect("solver.method");
@@ -302,7 +304,7 @@ fn every_method_is_selectable_in_the_slave() {
         }
         let sim = slave.simulation().unwrap();
         assert_eq!(sim.settings.method, m);
-        energies.push(sim.quantity(mbfmu::interface::Quantity::TotalEnergy));
+        energies.push(sim.quantity(mbfmu_model::variables::Quantity::TotalEnergy));
     }
     // Same physics whatever the method: total energy after 0.1 s agrees to the methods' accuracy.
     let spread = energies.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
@@ -312,9 +314,9 @@ fn every_method_is_selectable_in_the_slave() {
 
 #[test]
 fn documentation_lists_every_method_and_the_seed_recommendations() {
-    let entry = mbfmu::models::find("DoublePendulum").unwrap();
-    for version in [mbfmu::interface::FmiVersion::V2, mbfmu::interface::FmiVersion::V3] {
-        let page = mbfmu::documentation::model_page(entry, version);
+    let entry = mbfmu_model::catalog::find("DoublePendulum").unwrap();
+    for version in [mbfmu_model::variables::FmiVersion::V2, mbfmu_model::variables::FmiVersion::V3] {
+        let page = mbfmu_package::documentation::model_page(entry, version);
         for &m in Method::INDEX3 {
             assert!(
                 page.contains(&format!("<td>{}</td><td><code>{}</code></td>", m.code(), m.item_name())),

@@ -3,8 +3,8 @@
 //! fails when they are stale; `cargo run --release -- package` or
 //! `MBFMU_REGENERATE=1 cargo test --release --test model_descriptions` refreshes them.
 
-use mbfmu::interface::FmiVersion;
-use mbfmu::package::{checked_in_path, model_description, write_model_descriptions};
+use mbfmu_model::variables::FmiVersion;
+use mbfmu_package::{checked_in_path, model_description, write_model_descriptions};
 use std::path::Path;
 
 #[test]
@@ -14,7 +14,7 @@ fn checked_in_model_descriptions_are_current() {
         write_model_descriptions(&dir).unwrap();
     }
     let mut stale = Vec::new();
-    for entry in mbfmu::models::CATALOG {
+    for entry in mbfmu_model::catalog::CATALOG {
         for version in [FmiVersion::V2, FmiVersion::V3] {
             let path = checked_in_path(&dir, entry, version);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(model_description(entry, version)) {
@@ -27,7 +27,7 @@ fn checked_in_model_descriptions_are_current() {
     for folder in ["fmi2", "fmi3"] {
         for file in std::fs::read_dir(dir.join(folder)).unwrap() {
             let name = file.unwrap().file_name().to_string_lossy().trim_end_matches(".xml").to_string();
-            assert!(mbfmu::models::find(&name).is_some(), "modelDescription/{folder}/{name}.xml has no catalog model");
+            assert!(mbfmu_model::catalog::find(&name).is_some(), "modelDescription/{folder}/{name}.xml has no catalog model");
         }
     }
 }
@@ -35,9 +35,9 @@ fn checked_in_model_descriptions_are_current() {
 #[test]
 fn tokens_and_identifiers_are_consistent() {
     let mut tokens = std::collections::HashSet::new();
-    for entry in mbfmu::models::CATALOG {
+    for entry in mbfmu_model::catalog::CATALOG {
         assert!(tokens.insert(entry.token), "token of {} is not unique", entry.name);
-        let model = mbfmu::sim::Model::from_catalog(entry).unwrap();
+        let model = mbfmu_model::Model::from_catalog(entry).unwrap();
         assert_eq!(model.token, entry.token);
         for version in [FmiVersion::V2, FmiVersion::V3] {
             let xml = model_description(entry, version);

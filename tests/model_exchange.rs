@@ -10,9 +10,9 @@ mod common_fmu;
 use common_fmu::abi::*;
 use common_fmu::*;
 use fmi_sys::fmi2 as f2;
-use mbfmu::description::Method;
-use mbfmu::models::{find, CatalogEntry};
-use mbfmu::sim::Model;
+use mbfmu_model::format::Method;
+use mbfmu_model::catalog::{find, CatalogEntry};
+use mbfmu_model::Model;
 
 const MODEL: &str = "DoublePendulumStateSpace";
 const STOP: f64 = 2.0;

@@ -3,8 +3,8 @@
 //! modelIdentifier in the version's platform folder, the generated modelDescription.xml and a
 //! documentation page; the library links only the C runtime and carries no debug info.
 
-use mbfmu::interface::FmiVersion;
-use mbfmu::package::{locate_library, model_description, package_catalog};
+use mbfmu_model::variables::FmiVersion;
+use mbfmu_package::{locate_library, model_description, package_catalog};
 use std::io::Read;
 use std::process::Command;
 
@@ -25,9 +25,9 @@ fn every_model_is_packaged_for_both_versions_with_the_documented_layout() {
     let library = locate_library().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let written = package_catalog(&library, dir.path()).unwrap();
-    assert_eq!(written.len(), 2 * mbfmu::models::CATALOG.len());
+    assert_eq!(written.len(), 2 * mbfmu_model::catalog::CATALOG.len());
     let binary = std::fs::read(&library).unwrap();
-    for entry in mbfmu::models::CATALOG {
+    for entry in mbfmu_model::catalog::CATALOG {
         for (folder, version, platform) in
             [("fmi2", FmiVersion::V2, "linux64"), ("fmi3", FmiVersion::V3, "x86_64-linux")]
         {
@@ -42,7 +42,7 @@ fn every_model_is_packaged_for_both_versions_with_the_documented_layout() {
             assert_eq!(read(&fmu, "modelDescription.xml"), model_description(entry, version).as_bytes());
             assert!(read(&fmu, &so) == binary, "{}: the archive carries the library of this build", entry.name);
             let page = String::from_utf8(read(&fmu, "documentation/index.html")).unwrap();
-            let model = mbfmu::sim::Model::from_catalog(entry).unwrap();
+            let model = mbfmu_model::Model::from_catalog(entry).unwrap();
             assert!(page.contains(&model.description.source), "{}: the page names its source", entry.name);
             for v in model.interface.variables.iter().filter(|v| v.name != "time") {
                 assert!(page.contains(&v.name), "{}: the page lists {}", entry.name, v.name);

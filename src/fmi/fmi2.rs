@@ -7,8 +7,8 @@ use super::logging::{Logger, Status};
 use super::state::{Call, Fmi2State};
 use super::values::{input, out_scalar, output, to_i32};
 use super::{c_strings, model_for_token, opt_string, uri};
-use crate::interface::VarType;
-use crate::sim::SlaveError;
+use mbfmu_model::variables::VarType;
+use crate::slave::SlaveError;
 use fmi_sys::fmi2::*;
 use std::ptr::null_mut;
 

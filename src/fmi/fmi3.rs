@@ -1,6 +1,6 @@
 //! The FMI 3.0 functions this FMU implements: instantiation, initialization, termination,
 //! Float64 / Int32 / Int64 (enumerations) / Boolean / String access, FMU states and doStep.
-//! The rest of the 75 functions are in [`super::fmi3_other`]. Every signature is checked
+//! The rest of the 75 functions are in [`super::fmi3_unsupported`]. Every signature is checked
 //! against fmi-sys's header typedefs at the end of the file.
 
 use super::instance::{guard, run, Instance, Outcome, MODEL_EXCHANGE};
@@ -8,8 +8,8 @@ use super::logging::{Logger, Status};
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output, to_i32, to_i64};
 use super::{c_strings, model_for_token, opt_string, uri};
-use crate::interface::VarType;
-use crate::sim::SlaveError;
+use mbfmu_model::variables::VarType;
+use crate::slave::SlaveError;
 use fmi_sys::fmi3::*;
 use std::ptr::null_mut;
 

@@ -5,12 +5,12 @@
 //! All physics is the slave's.
 
 use super::fmi3::{with, I3};
-use super::fmi3_other::{unsupported, NO_EVENT_MODE};
+use super::fmi3_unsupported::{unsupported, NO_EVENT_MODE};
 use super::instance::Outcome;
 use super::logging::Status;
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output};
-use crate::sim::SlaveError;
+use crate::slave::SlaveError;
 use fmi_sys::fmi3::*;
 
 /// A numerical failure of the model equations at the host's states is a Discard (Sect.

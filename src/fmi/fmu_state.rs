@@ -6,7 +6,7 @@ use super::instance::{Instance, Outcome};
 use super::logging::Status;
 use super::state::Machine;
 use super::values::{input, out_scalar, output};
-use crate::sim::SlaveSnapshot;
+use crate::slave::SlaveSnapshot;
 use std::ffi::c_void;
 
 const STATE_MAGIC: u64 = 0x4d42_464d_5553_5441; // "MBFMUSTA"

@@ -4,7 +4,8 @@
 
 use super::logging::{Logger, Status};
 use super::state::{Call, Machine};
-use crate::sim::{Model, Slave};
+use crate::slave::Slave;
+use mbfmu_model::Model;
 use std::ffi::c_void;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;

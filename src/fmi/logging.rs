@@ -1,5 +1,5 @@
 //! Logging through the importer's callback, filtered by the categories declared in
-//! modelDescription.xml (`interface::LOG_CATEGORIES`) and by SetDebugLogging.
+//! modelDescription.xml (`variables::LOG_CATEGORIES`) and by SetDebugLogging.
 //!
 //! FMI 2 (Sect. 2.1.5): the logger is variadic and interprets its message as a printf
 //! format, so it is always called with the format "%s" and the text as its argument.
@@ -7,7 +7,7 @@
 //! FMI 3 (Sect. 2.3.1): logMessage is not variadic; with `loggingOn == false` the FMU must
 //! not call it at all.
 
-use crate::interface::LOG_CATEGORIES;
+use mbfmu_model::variables::LOG_CATEGORIES;
 use fmi_sys::{fmi2, fmi3};
 use std::ffi::{c_void, CString};
 

@@ -1,8 +1,8 @@
 //! The FMI 2.0 / 3.0 C ABI (exported fmi2* / fmi3* functions): instance lifecycle, state
 //! machine, value references, logging, FMU state. No physics: everything model-related is
-//! delegated to [`crate::sim::Slave`].
+//! delegated to [`crate::slave::Slave`].
 //!
-//! - [`fmi2`], [`fmi2_other`] (model exchange), [`fmi3`], [`fmi3_me`], [`fmi3_other`]: the
+//! - [`fmi2`], [`fmi2_me`] (model exchange), [`fmi3`], [`fmi3_me`], [`fmi3_unsupported`]: the
 //!   exported functions (all 44 of FMI 2.0, all 75 of FMI 3.0; importers refuse an FMU with a
 //!   missing symbol).
 //! - [`instance`]: the instance behind a handle and the firewall every function goes through.
@@ -15,10 +15,10 @@
 #![allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc)]
 
 pub mod fmi2;
-pub mod fmi2_other;
+pub mod fmi2_me;
 pub mod fmi3;
 pub mod fmi3_me;
-pub mod fmi3_other;
+pub mod fmi3_unsupported;
 pub mod fmu_state;
 pub mod instance;
 pub mod logging;
@@ -26,9 +26,9 @@ pub mod state;
 pub mod uri;
 pub mod values;
 
-use crate::models;
-use crate::package::RESOURCE_DESCRIPTION;
-use crate::sim::Model;
+use mbfmu_model::catalog;
+use mbfmu_model::RESOURCE_DESCRIPTION;
+use mbfmu_model::Model;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
 use std::sync::Arc;
@@ -62,7 +62,7 @@ pub unsafe fn c_strings(p: *const *const c_char, n: usize, what: &str) -> Result
 /// binary, every model, selected at instantiation): a catalog model, or else the description
 /// in `<resources>/model.json` that `mbfmu package --model` put into the archive.
 pub fn model_for_token(token: &str, resources: Option<&Path>) -> Result<Arc<Model>, String> {
-    if let Some(entry) = models::by_token(token) {
+    if let Some(entry) = catalog::by_token(token) {
         return Model::from_catalog(entry).map(Arc::new);
     }
     let mismatch = "the modelDescription.xml and the binary come from different builds";

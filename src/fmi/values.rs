@@ -5,7 +5,7 @@
 use super::instance::{Instance, Outcome};
 use super::logging::Status;
 use super::state::Machine;
-use crate::interface::VarType;
+use mbfmu_model::variables::VarType;
 
 /// A C input array as a slice; NULL is accepted only for `n == 0`.
 ///

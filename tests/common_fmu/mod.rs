@@ -1,14 +1,14 @@
 //! Helpers shared by the FMU-level tests: packaging, the Rust-API reference run, raw
 //! bindings to the cdylib and capture of the FMU's log lines. Everything is generic over
-//! `models::CATALOG` and each model's variables.
+//! `catalog::CATALOG` and each model's variables.
 #![allow(dead_code)]
 
 pub mod abi;
 
-use mbfmu::interface::{Causality, Start, VarType};
-use mbfmu::models::CatalogEntry;
-use mbfmu::package;
-use mbfmu::sim::{Model, Slave};
+use mbfmu_model::variables::{Causality, Start, VarType};
+use mbfmu_model::catalog::CatalogEntry;
+use mbfmu::slave::Slave;
+use mbfmu_model::Model;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Once};
@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex, Once};
 /// The catalog packaged into a temporary directory (fmi2/<Model>.fmu, fmi3/<Model>.fmu).
 pub fn packaged_catalog() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let library = package::locate_library().expect("the cdylib is built next to the test executable");
-    package::package_catalog(&library, dir.path()).expect("packaging the catalog");
+    let library = mbfmu_package::locate_library().expect("the cdylib is built next to the test executable");
+    mbfmu_package::package_catalog(&library, dir.path()).expect("packaging the catalog");
     dir
 }
 

@@ -1,0 +1,141 @@
+//! `mbfmu package`: archives of every catalog model from the library the same cargo command
+//! built, plus the checked-in modelDescription.xml copies.
+
+use crate::args::PackageArgs;
+use crate::error::{Context, Error, Result};
+use mbfmu_model::variables::FmiVersion;
+use mbfmu_model::catalog::CATALOG;
+use mbfmu_package::{
+    checked_in_path, model_description, package_catalog, package_model, write_model_descriptions, FmuContent,
+};
+use std::path::{Path, PathBuf};
+
+/// The cdylib of the cargo invocation that built this executable (the newer of
+/// target/<profile>/ and its deps/ folder; see [`mbfmu_package::locate_library`]).
+fn locate_library() -> Result<PathBuf> {
+    mbfmu_package::locate_library().map_err(|e| {
+        Error::msg(format!(
+            "{e}. Run this command through cargo from the repository (`cargo run --release -- package`), \
+             which builds the library first, or name a library with --library"
+        ))
+    })
+}
+
+/// Refuses a library without the FMI entry points (e.g. an old build of the crate): an
+/// archive around it would only fail later, in the importer.
+fn check_exports(library: &Path) -> Result<()> {
+    let bytes = std::fs::read(library).context(format!("cannot read {}", library.display()))?;
+    for symbol in ["fmi2DoStep", "fmi3DoStep"] {
+        let needle = format!("{symbol}\0");
+        if !bytes.windows(needle.len()).any(|w| w == needle.as_bytes()) {
+            return Err(Error::msg(format!(
+                "{} does not export {symbol}: it is not a build of the FMI library (a stale file?)",
+                library.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// "release" or "debug" from target/<profile>/[deps/]lib.so, when the path shows it.
+fn profile_of(library: &Path) -> Option<String> {
+    let mut dir = library.parent()?;
+    if dir.file_name()? == "deps" {
+        dir = dir.parent()?;
+    }
+    Some(dir.file_name()?.to_string_lossy().into_owned())
+}
+
+fn size(path: &Path) -> String {
+    match std::fs::metadata(path) {
+        Ok(m) if m.len() >= 1 << 20 => format!("{:.1} MiB", m.len() as f64 / f64::from(1 << 20)),
+        Ok(m) => format!("{:.0} KiB", m.len() as f64 / 1024.0),
+        Err(_) => "?".into(),
+    }
+}
+
+pub fn run(args: PackageArgs) -> Result<()> {
+    let library = match args.library {
+        Some(path) if path.is_file() => path,
+        Some(path) => return Err(Error::msg(format!("--library {}: no such file", path.display()))),
+        None => locate_library()?,
+    };
+    check_exports(&library)?;
+    let profile = profile_of(&library);
+    println!(
+        "library: {} ({}{})",
+        library.display(),
+        size(&library),
+        profile.as_ref().map_or(String::new(), |p| format!(", {p} build"))
+    );
+    if profile.as_deref() == Some("debug") {
+        eprintln!("note: this is a debug build; for fast FMUs run `cargo run --release -- package`");
+    }
+
+    if !args.model.is_empty() {
+        return package_descriptions(&args.model, &library, &args.out);
+    }
+    let fmus =
+        package_catalog(&library, &args.out).context(format!("cannot write the FMUs to {}", args.out.display()))?;
+    for fmu in &fmus {
+        println!("wrote {} ({})", fmu.display(), size(fmu));
+    }
+
+    // Tell which checked-in copies changed: a changed interface shows up in review.
+    let mut stale = Vec::new();
+    for entry in CATALOG {
+        for version in [FmiVersion::V2, FmiVersion::V3] {
+            let path = checked_in_path(&args.model_descriptions, entry, version);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(model_description(entry, version)) {
+                stale.push(path);
+            }
+        }
+    }
+    let descriptions = write_model_descriptions(&args.model_descriptions)
+        .context(format!("cannot write the model descriptions to {}", args.model_descriptions.display()))?;
+    for path in &descriptions {
+        let state = if stale.contains(path) { "updated" } else { "unchanged" };
+        println!("{state} {}", path.display());
+    }
+    Ok(())
+}
+
+/// `--model`: the user's descriptions, each validated before anything is written.
+fn package_descriptions(files: &[PathBuf], library: &Path, out: &Path) -> Result<()> {
+    let mut contents = Vec::new();
+    for file in files {
+        let json = std::fs::read_to_string(file).context(format!("cannot read {}", file.display()))?;
+        let content =
+            FmuContent::from_description(&json).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        if let Some(entry) = mbfmu_model::catalog::find(&content.name) {
+            if entry.json != json {
+                eprintln!(
+                    "note: {} is named like the built-in model {}; its FMUs replace the built-in ones in {}",
+                    file.display(),
+                    entry.name,
+                    out.display()
+                );
+            }
+        }
+        contents.push(content);
+    }
+    for content in &contents {
+        let fmus =
+            package_model(content, library, out).context(format!("cannot write the FMUs to {}", out.display()))?;
+        for fmu in &fmus {
+            println!("wrote {} ({})", fmu.display(), size(fmu));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn profile_is_read_from_the_target_layout() {
+        assert_eq!(profile_of(Path::new("/t/release/deps/libmbfmu.so")).as_deref(), Some("release"));
+        assert_eq!(profile_of(Path::new("/t/debug/libmbfmu.so")).as_deref(), Some("debug"));
+    }
+}

@@ -1,0 +1,135 @@
+//! A mechanism of the user's, not in the catalog, packaged with `mbfmu package --model` and
+//! run by a real importer (the `fmi` crate behind `mbfmu simulate`): a compound pendulum whose
+//! small-amplitude period has a closed form. Also: a wrong description is refused before
+//! anything is written, and an archive whose resources/model.json does not belong to its
+//! modelDescription.xml is refused at instantiation with a log line.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// A 1 m, 2 kg bar hanging from a revolute joint about the global x axis, set swinging
+/// with a small angular velocity. Body x runs along the bar; the joint axis is body z.
+const PENDULUM: &str = include_str!("../../../tests/data/UserPendulum.json");
+
+fn mbfmu(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mbfmu")).args(args).output().expect("the mbfmu binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn archive_file(fmu: &Path, name: &str) -> Option<String> {
+    let mut zip = zip::ZipArchive::new(std::fs::File::open(fmu).unwrap()).unwrap();
+    let mut file = zip.by_name(name).ok()?;
+    let mut s = String::new();
+    file.read_to_string(&mut s).unwrap();
+    Some(s)
+}
+
+/// Times of the upward zero crossings of column `col` (linear interpolation).
+fn upward_crossings(csv: &str, col: &str) -> Vec<f64> {
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let c = header.iter().position(|h| *h == col).unwrap_or_else(|| panic!("no column {col} in {header:?}"));
+    let rows: Vec<(f64, f64)> = lines
+        .map(|l| {
+            let v: Vec<f64> = l.split(',').map(|x| x.parse().unwrap()).collect();
+            (v[0], v[c])
+        })
+        .collect();
+    rows.windows(2)
+        .filter(|w| w[0].1 < 0.0 && w[1].1 >= 0.0)
+        .map(|w| w[0].0 + (w[1].0 - w[0].0) * (-w[0].1) / (w[1].1 - w[0].1))
+        .collect()
+}
+
+#[test]
+fn a_user_description_becomes_fmus_that_run_in_an_importer() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("pendulum.json");
+    std::fs::write(&json, PENDULUM).unwrap();
+    let out = dir.path().join("fmus");
+    let run = mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}{}", text(&run.stdout), text(&run.stderr));
+
+    // Closed form: T = 2 pi sqrt(J_O / (m g d)), J_O = J_cm + m d^2; the amplitude
+    // (5e-3 rad) lengthens it by 1 + theta0^2/16 ~ 2e-6, the method by (omega h)^2/24 ~ 6e-7.
+    // The bar's own inertia J_cm = 1/6 kg m^2 stays when a parameter changes the mass.
+    let (j_cm, d, g) = (1.0_f64 / 6.0, 0.5_f64, 9.81_f64);
+    let period_of = |m: f64| 2.0 * std::f64::consts::PI * ((j_cm + m * d * d) / (m * g * d)).sqrt();
+    let period = period_of(2.0);
+    for version in [2, 3] {
+        let fmu = out.join(format!("fmi{version}/UserPendulum.fmu"));
+        assert_eq!(archive_file(&fmu, "resources/model.json").as_deref(), Some(PENDULUM), "fmi{version}");
+        let xml = archive_file(&fmu, "modelDescription.xml").unwrap();
+        assert!(xml.contains("pivot.angle") && xml.contains("bar.mass"), "fmi{version}");
+
+        let csv = dir.path().join(format!("pendulum{version}.csv"));
+        let run = mbfmu(&["simulate", fmu.to_str().unwrap(), "--csv", csv.to_str().unwrap()]);
+        assert!(run.status.success(), "fmi{version}: {}{}", text(&run.stdout), text(&run.stderr));
+        let crossings = upward_crossings(&std::fs::read_to_string(&csv).unwrap(), "pivot.angle");
+        assert!(crossings.len() >= 2, "fmi{version}: {crossings:?}");
+        let measured = crossings[1] - crossings[0];
+        assert!(
+            ((measured - period) / period).abs() < 2e-5,
+            "fmi{version}: period {measured} s, closed form {period} s"
+        );
+    }
+
+    // Parameters work as for catalog models: a heavier bar (same J_cm) swings faster.
+    let csv = dir.path().join("heavy.csv");
+    let fmu = out.join("fmi2/UserPendulum.fmu");
+    let run = mbfmu(&["simulate", fmu.to_str().unwrap(), "--set", "bar.mass=5", "--csv", csv.to_str().unwrap()]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let crossings = upward_crossings(&std::fs::read_to_string(&csv).unwrap(), "pivot.angle");
+    let (measured, expected) = (crossings[1] - crossings[0], period_of(5.0));
+    assert!(((measured - expected) / expected).abs() < 2e-5, "period {measured} s, closed form {expected} s");
+    assert!((expected - period).abs() > 0.1, "the parameter changes the period");
+}
+
+#[test]
+fn a_wrong_description_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("bad.json");
+    std::fs::write(&json, PENDULUM.replace("\"mass\": 2.0", "\"mass\": -2.0")).unwrap();
+    let out = dir.path().join("fmus");
+    let run = mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    let err = text(&run.stderr);
+    assert!(err.contains("bad.json") && err.contains("bar") && err.contains("mass"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+}
+
+#[test]
+fn a_description_that_does_not_match_the_xml_is_refused_at_instantiation() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("pendulum.json");
+    std::fs::write(&json, PENDULUM).unwrap();
+    let out = dir.path().join("fmus");
+    assert!(mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]).status.success());
+    for version in [2, 3] {
+        // Rewrite the archive with a different bar length in resources/model.json.
+        let fmu = out.join(format!("fmi{version}/UserPendulum.fmu"));
+        let mut zip = zip::ZipArchive::new(std::fs::File::open(&fmu).unwrap()).unwrap();
+        let tampered = dir.path().join(format!("tampered{version}.fmu"));
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&tampered).unwrap());
+        for i in 0..zip.len() {
+            let mut f = zip.by_index(i).unwrap();
+            let name = f.name().unwrap().to_string();
+            let mut bytes = Vec::new();
+            f.read_to_end(&mut bytes).unwrap();
+            if name == "resources/model.json" {
+                bytes = PENDULUM.replace("-0.5]", "-0.6]").into_bytes();
+            }
+            w.start_file(name, zip::write::SimpleFileOptions::default()).unwrap();
+            w.write_all(&bytes).unwrap();
+        }
+        w.finish().unwrap();
+        let run = mbfmu(&["simulate", tampered.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(1), "fmi{version}");
+        let err = text(&run.stderr);
+        assert!(err.contains("do not belong together"), "fmi{version}: {err}");
+    }
+}

@@ -1,0 +1,139 @@
+//! Engine benchmark (issue 3 item 6): wall time, steps, Newton iterations and time per step
+//! for every catalog model and integrator, and the N-link chain scaling study of seed 003
+//! Sect. 3.3. Run with `cargo bench --bench engine` (add `-- --quick` for a short run).
+
+use mbfmu_model::format::{self, Description, Method};
+use mbfmu_engine::{Simulation, SolverSettings};
+use std::time::Instant;
+
+struct Row {
+    wall: f64,
+    steps: u64,
+    iterations: f64,
+    /// Why the run stopped early, if it did (e.g. the trapezoidal rule on a stiff index-3 DAE).
+    failure: Option<String>,
+}
+
+/// Best of `repeat` runs from the start to `stop` (the simulation is rebuilt each time; only
+/// stepping is timed).
+fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usize) -> Row {
+    let mut best = f64::INFINITY;
+    let mut row = Row { wall: 0.0, steps: 0, iterations: 0.0, failure: None };
+    for _ in 0..repeat {
+        let mut s = SolverSettings::from_description(d);
+        s.method = method;
+        s.step_size = h;
+        s.newton.tolerance = tol;
+        let mut sim = Simulation::new(d, s).expect("catalog models build");
+        let start = Instant::now();
+        let failure = sim.advance_to(stop).err().map(|e| format!("stopped at t = {:.4} s: {e}", sim.time()));
+        let wall = start.elapsed().as_secs_f64();
+        if wall < best || failure.is_some() {
+            best = wall;
+            row = Row {
+                wall,
+                steps: sim.steps,
+                iterations: sim.total_iterations as f64 / sim.steps.max(1) as f64,
+                failure,
+            };
+        }
+        if row.failure.is_some() {
+            break;
+        }
+    }
+    row
+}
+
+/// `--profile dp|chain`: one run of the issue-3 target configuration, for instruction
+/// counting under callgrind (`valgrind --tool=callgrind target/release/deps/engine-* --profile chain`).
+fn profile(which: &str) {
+    let (d, tol, stop) = match which {
+        "dp" => (format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap(), 1e-7, 2.0),
+        _ => (mbfmu_model::catalog::chain::n_link_chain(32, mbfmu_model::catalog::chain::CATALOG_SEED), 1e-7, 0.5),
+    };
+    let r = run(&d, Method::HalfImplicit, 1e-3, tol, stop, 1);
+    println!("{which}: {} steps, {:.2} iterations/step", r.steps, r.iterations);
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()));
+    }
+    let quick = std::env::args().any(|a| a == "--quick");
+    let repeat = if quick { 1 } else { 5 };
+    println!("## Catalog models (default experiment, h = solver.stepSize, tol = solver.tolerance)\n");
+    println!("| model | method | h [s] | simulated [s] | wall [ms] | steps | avg iterations | time/step [us] | faster than real time |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for e in mbfmu_model::catalog::CATALOG {
+        let d = format::parse(e.json).expect("catalog models are valid");
+        let span = d.experiment.stop - d.experiment.start;
+        for method in d.solver.formulation.methods() {
+            let r = run(&d, *method, d.solver.step_size, d.solver.tolerance, d.experiment.stop, repeat);
+            if let Some(why) = &r.failure {
+                println!(
+                    "| {} | {} | {:.0e} | {} | - | {} | - | - | {} |",
+                    e.name,
+                    method.item_name(),
+                    d.solver.step_size,
+                    span,
+                    r.steps,
+                    why.split(';').next().unwrap_or(why)
+                );
+                continue;
+            }
+            println!(
+                "| {} | {} | {:.0e} | {} | {:.2} | {} | {:.2} | {:.2} | {:.0}x |",
+                e.name,
+                method.item_name(),
+                d.solver.step_size,
+                span,
+                r.wall * 1e3,
+                r.steps,
+                r.iterations,
+                r.wall / r.steps as f64 * 1e6,
+                span / r.wall
+            );
+        }
+    }
+    println!("\n## Targets (issue 3)\n");
+    let dp = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
+    // Tolerances of the seed's timing study (benchmarks.md 1.3, run_num_itr.py): 1e-7 for
+    // the double pendulum and the chain.
+    let r = run(&dp, Method::HalfImplicit, 1e-3, 1e-7, 8.0, repeat);
+    println!(
+        "double pendulum, half-implicit, h = 1e-3, tol 1e-7, 8 s: {:.2} ms, {:.2} iterations/step (target 8 ms; the authors' Python 16.8 s)",
+        r.wall * 1e3,
+        r.iterations
+    );
+    let chain = mbfmu_model::catalog::chain::n_link_chain(32, mbfmu_model::catalog::chain::CATALOG_SEED);
+    let r = run(&chain, Method::HalfImplicit, 1e-3, 1e-7, 3.0, repeat);
+    println!(
+        "N = 32 chain, half-implicit, h = 1e-3, tol 1e-7, 3 s: {:.2} ms, {:.2} iterations/step (target 30 ms; the authors' Python 39.7 s)",
+        r.wall * 1e3,
+        r.iterations
+    );
+
+    println!("\n## N-link chain scaling (seed 003 Sect. 3.3; h = 1e-3; tol 1e-7 half-implicit, 1e-7 BDF1)\n");
+    println!("| N | unknowns | half-implicit time/step [us] | per body [us] | BDF1 time/step [us] | per body [us] |");
+    println!("|---|---|---|---|---|---|");
+    let max_n = if quick { 256 } else { 1024 };
+    let mut n = 2;
+    while n <= max_n {
+        let d = mbfmu_model::catalog::chain::n_link_chain(n, mbfmu_model::catalog::chain::CATALOG_SEED);
+        // Simulate long enough for a stable timing but keep large N affordable.
+        let stop = (0.3 * 64.0 / n as f64).clamp(0.02, 0.3);
+        let hi = run(&d, Method::HalfImplicit, 1e-3, 1e-7, stop, if n <= 64 { repeat } else { 1 });
+        let fi = run(&d, Method::Bdf1, 1e-3, 1e-7, stop, if n <= 64 { repeat } else { 1 });
+        let per = |r: &Row| r.wall / r.steps as f64 * 1e6;
+        println!(
+            "| {n} | {} | {:.1} | {:.3} | {:.1} | {:.3} |",
+            9 * n,
+            per(&hi),
+            per(&hi) / n as f64,
+            per(&fi),
+            per(&fi) / n as f64
+        );
+        n *= 2;
+    }
+}

@@ -1,0 +1,363 @@
+//! The index-3 equations in the residual form of seed 000 Eq. (1), seen by the integrator
+//! suite. Per body the chart coordinates are y = [r, theta, r', w_bar] (12), with theta the
+//! rotation vector relative to the base state's A (A = A_base exp(theta~), seed 000 Sect.
+//! 3.1), and y' = [r', theta', r'', w_bar']. Residual rows per body:
+//!   r' - v = 0,   T(theta) theta' - w_bar = 0,
+//!   M r'' + Phi_r^T lambda - f = 0,   J_bar w_bar' + Pi_bar^T lambda - n_bar + w_bar~ J_bar w_bar = 0,
+//! and Phi(q, t) = 0 (seed 003 Eq. 2).
+//!
+//! Newton: the kinematic rows are linear in (y, y') and are eliminated, leaving the
+//! iteration matrix of seed 003 Sect. 2.3 in the accelerations a = (r'', w_bar') and lambda,
+//!   [M + b0 (D_gyro - C) - b0^2 K,  G^T] [da]   [-r_dyn - b0 K r_kin        ]
+//!   [G,                             0  ] [dl] = [(-Phi + b0 G r_kin) / b0^2 ]
+//! i.e. constraints scaled by 1/b0^2 (seed 003 Eq. 13c; b0 = h for BDF1). The Jacobians of
+//! the reaction forces G^T lambda are dropped as in seed 003 Sect. 2.3; K and C are the
+//! numerical tangents of the force elements.
+
+use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
+use super::{BodyState, ConstraintEval, MechState, Mechanism};
+use crate::integrators::{DaeSystem, StepError};
+use crate::linalg::LinearSystem;
+use crate::rotation::{exp, log, tangent, tangent_inverse};
+use nalgebra::{Matrix3, Vector3};
+
+/// The index-3 formulation as a [`DaeSystem`]; owns the mechanism and its work arrays.
+pub struct Index3Dae {
+    pub mech: Mechanism,
+    bodies: Vec<BodyState>,
+    ce: ConstraintEval,
+    loads: Vec<Wrench>,
+    /// G^T lambda per body.
+    gtl: Vec<Wrench>,
+    /// Friction forces held over the step, and the base time they belong to.
+    friction: Vec<f64>,
+    friction_time: f64,
+    jacobians: Vec<ElementJacobian>,
+    jacobian_work: JacobianWork,
+    kkt: LinearSystem,
+    rhs: Vec<f64>,
+    /// Saved at factor(): b0, the chart angles and their tangent inverses.
+    b0: f64,
+    tinv: Vec<Matrix3<f64>>,
+    r_kin: Vec<[f64; 6]>,
+}
+
+impl std::fmt::Debug for Index3Dae {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Index3Dae").field("mechanism", &self.mech.name).field("kkt", &self.kkt).finish()
+    }
+}
+
+fn v3(s: &[f64]) -> Vector3<f64> {
+    Vector3::new(s[0], s[1], s[2])
+}
+
+impl Index3Dae {
+    pub fn new(mech: Mechanism) -> Self {
+        let (nb, nc) = (mech.n_bodies(), mech.n_constraints());
+        let n = 6 * nb + nc;
+        let mut pattern = Vec::new();
+        // Per-body 6x6 blocks.
+        for b in 0..nb {
+            for i in 0..6 {
+                for j in 0..6 {
+                    pattern.push((6 * b + i, 6 * b + j));
+                }
+            }
+        }
+        // Coupling blocks of force elements (12x12 over their two bodies).
+        for e in &mech.forces {
+            let pair = match e {
+                super::ForceElement::Tsda { pair, .. } => *pair,
+                super::ForceElement::Rsda { joint, .. } => mech.joints[*joint].pair,
+                super::ForceElement::PointForce { body, .. } | super::ForceElement::Torque { body, .. } => {
+                    [Some(*body), None]
+                }
+            };
+            for rs in 0..2 {
+                for cs in 0..2 {
+                    if let (Some(rb), Some(cb)) = (pair[rs], pair[cs]) {
+                        for i in 0..6 {
+                            for j in 0..6 {
+                                pattern.push((6 * rb + i, 6 * cb + j));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Constraint rows G and columns G^T.
+        for (k, c) in mech.constraints.iter().enumerate() {
+            for b in c.pair.iter().flatten() {
+                for i in 0..6 {
+                    pattern.push((6 * nb + k, 6 * b + i));
+                    pattern.push((6 * b + i, 6 * nb + k));
+                }
+            }
+        }
+        let bodies = mech.initial.bodies.clone();
+        Index3Dae {
+            kkt: LinearSystem::new(n, &pattern, false),
+            bodies,
+            ce: ConstraintEval::default(),
+            loads: vec![[0.0; 6]; nb],
+            gtl: vec![[0.0; 6]; nb],
+            friction: Vec::new(),
+            friction_time: f64::NAN,
+            jacobians: Vec::new(),
+            jacobian_work: JacobianWork::new(&mech.initial.bodies),
+            rhs: vec![0.0; n],
+            b0: 0.0,
+            tinv: vec![Matrix3::identity(); nb],
+            r_kin: vec![[0.0; 6]; nb],
+            mech,
+        }
+    }
+
+    /// Bodies of the chart point (y, y') around `base`.
+    fn load_bodies(&mut self, base: &MechState, y: &[f64], yp: &[f64]) {
+        for (b, s) in self.bodies.iter_mut().enumerate() {
+            let o = 12 * b;
+            s.r = v3(&y[o..]);
+            s.rot = base.bodies[b].rot * exp(&v3(&y[o + 3..]));
+            s.v = v3(&y[o + 6..]);
+            s.w = v3(&y[o + 9..]);
+            s.acc = v3(&yp[o + 6..]);
+            s.wdot = v3(&yp[o + 9..]);
+        }
+    }
+
+    /// Forgets cached values that depend on the base state (after a state is restored).
+    pub fn invalidate_caches(&mut self) {
+        self.friction_time = f64::NAN;
+    }
+
+    fn update_friction(&mut self, base: &MechState) {
+        if self.friction_time != base.t || self.friction.len() != self.mech.joints.len() {
+            forces::friction_forces(&self.mech, base, &mut self.friction);
+            self.friction_time = base.t;
+        }
+    }
+}
+
+impl DaeSystem for Index3Dae {
+    type State = MechState;
+
+    fn n_diff(&self) -> usize {
+        12 * self.mech.n_bodies()
+    }
+
+    fn n_alg(&self) -> usize {
+        self.mech.n_constraints()
+    }
+
+    fn chart(&self, base: &MechState, state: &MechState, y: &mut [f64], yp: &mut [f64], lambda: &mut [f64]) {
+        for (b, s) in state.bodies.iter().enumerate() {
+            let o = 12 * b;
+            let theta = log(&(base.bodies[b].rot.transpose() * s.rot));
+            let theta_dot = tangent_inverse(&theta) * s.w;
+            for i in 0..3 {
+                y[o + i] = s.r[i];
+                y[o + 3 + i] = theta[i];
+                y[o + 6 + i] = s.v[i];
+                y[o + 9 + i] = s.w[i];
+                yp[o + i] = s.v[i];
+                yp[o + 3 + i] = theta_dot[i];
+                yp[o + 6 + i] = s.acc[i];
+                yp[o + 9 + i] = s.wdot[i];
+            }
+        }
+        lambda.copy_from_slice(&state.lambda);
+    }
+
+    fn lift(&self, base: &MechState, t: f64, y: &[f64], yp: &[f64], lambda: &[f64], out: &mut MechState) {
+        out.t = t;
+        for (b, s) in out.bodies.iter_mut().enumerate() {
+            let o = 12 * b;
+            s.r = v3(&y[o..]);
+            s.rot = base.bodies[b].rot * exp(&v3(&y[o + 3..]));
+            s.v = v3(&y[o + 6..]);
+            s.w = v3(&y[o + 9..]);
+            s.acc = v3(&yp[o + 6..]);
+            s.wdot = v3(&yp[o + 9..]);
+        }
+        out.lambda.copy_from_slice(lambda);
+        self.mech.update_angles(&out.bodies, &base.angles, &mut out.angles);
+        self.mech.advance_drives(t, base, &mut out.drive_values);
+        let friction: &[f64] = if self.friction_time == base.t { &self.friction } else { &[] };
+        out.work = base.work + self.mech.work_increment(base, out, friction);
+        out.energy0 = base.energy0;
+    }
+
+    fn residual(
+        &mut self,
+        base: &MechState,
+        t: f64,
+        y: &[f64],
+        yp: &[f64],
+        lambda: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), StepError> {
+        self.load_bodies(base, y, yp);
+        self.update_friction(base);
+        let m = &self.mech;
+        let nb = m.n_bodies();
+        m.applied_forces(&self.bodies, &base.angles, &self.friction, &mut self.loads);
+        m.constraint_rows(t, base, &self.bodies, &mut self.ce);
+        let gtl = &mut self.gtl;
+        gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
+        super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
+        for (b, s) in self.bodies.iter().enumerate() {
+            let o = 12 * b;
+            let p = &m.bodies[b];
+            let theta = v3(&y[o + 3..]);
+            let kin_rot = tangent(&theta) * v3(&yp[o + 3..]) - s.w;
+            let dyn_rot =
+                p.inertia * s.wdot + s.w.cross(&(p.inertia * s.w)) + v3(&gtl[b][3..]) - v3(&self.loads[b][3..]);
+            for i in 0..3 {
+                out[o + i] = yp[o + i] - s.v[i];
+                out[o + 3 + i] = kin_rot[i];
+                out[o + 6 + i] = p.mass * s.acc[i] + gtl[b][i] - self.loads[b][i];
+                out[o + 9 + i] = dyn_rot[i];
+            }
+        }
+        out[12 * nb..].copy_from_slice(&self.ce.phi);
+        Ok(())
+    }
+
+    fn factor(
+        &mut self,
+        base: &MechState,
+        t: f64,
+        b0: f64,
+        y: &[f64],
+        yp: &[f64],
+        _lambda: &[f64],
+    ) -> Result<(), StepError> {
+        self.load_bodies(base, y, yp);
+        self.update_friction(base);
+        let m = &self.mech;
+        let nb = m.n_bodies();
+        m.constraint_rows(t, base, &self.bodies, &mut self.ce);
+        m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
+        self.b0 = b0;
+        self.kkt.clear();
+        let mut slot = 0;
+        for (b, s) in self.bodies.iter().enumerate() {
+            self.tinv[b] = tangent_inverse(&v3(&y[12 * b + 3..]));
+            let p = &m.bodies[b];
+            let gyro = m.gyroscopic_jacobian(b, &s.w);
+            for i in 0..6 {
+                for j in 0..6 {
+                    let v = match (i < 3, j < 3) {
+                        (true, true) if i == j => p.mass,
+                        (false, false) => p.inertia[(i - 3, j - 3)] + b0 * gyro[(i - 3, j - 3)],
+                        _ => 0.0,
+                    };
+                    self.kkt.add(slot, v);
+                    slot += 1;
+                }
+            }
+        }
+        // -b0 C - b0^2 K of the force elements (Q is a force, so the residual gets -Q).
+        for jac in &self.jacobians {
+            for rs in 0..2 {
+                for cs in 0..2 {
+                    if let (Some(_), Some(_)) = (jac.bodies[rs], jac.bodies[cs]) {
+                        for i in 0..6 {
+                            for j in 0..6 {
+                                let (r, c) = (rs * 6 + i, cs * 6 + j);
+                                self.kkt.add(slot, -b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]);
+                                slot += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for (k, c) in m.constraints.iter().enumerate() {
+            for (s, b) in c.pair.iter().enumerate() {
+                if b.is_some() {
+                    for i in 0..6 {
+                        self.kkt.add(slot, self.ce.rows[k][s][i]);
+                        self.kkt.add(slot + 1, self.ce.rows[k][s][i]);
+                        slot += 2;
+                    }
+                }
+            }
+        }
+        self.kkt.factor().map_err(|e| StepError::Singular {
+            time: t,
+            detail: format!("iteration matrix ({} bodies, {} constraints): {e:?}", nb, m.n_constraints()),
+        })
+    }
+
+    fn solve(&mut self, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError> {
+        let m = &self.mech;
+        let nb = m.n_bodies();
+        let b0 = self.b0;
+        for b in 0..nb {
+            let o = 12 * b;
+            for i in 0..3 {
+                self.r_kin[b][i] = r[o + i];
+                self.r_kin[b][3 + i] = r[o + 3 + i];
+                self.rhs[6 * b + i] = -r[o + 6 + i];
+                self.rhs[6 * b + 3 + i] = -r[o + 9 + i];
+            }
+        }
+        // - b0 K r_kin on the dynamic rows.
+        for jac in &self.jacobians {
+            for rs in 0..2 {
+                let Some(rb) = jac.bodies[rs] else { continue };
+                for cs in 0..2 {
+                    let Some(cb) = jac.bodies[cs] else { continue };
+                    for i in 0..6 {
+                        let s: f64 = (0..6).map(|j| jac.stiffness[rs * 6 + i][cs * 6 + j] * self.r_kin[cb][j]).sum();
+                        // residual linearization: -K (b0^2 da - b0 r_kin) -> +b0 K r_kin moves to the rhs with a minus sign
+                        self.rhs[6 * rb + i] -= b0 * s;
+                    }
+                }
+            }
+        }
+        for (k, c) in m.constraints.iter().enumerate() {
+            let g_rkin = super::row_times(c, &self.ce.rows[k], &self.r_kin);
+            self.rhs[6 * nb + k] = (-r[12 * nb + k] + b0 * g_rkin) / (b0 * b0);
+        }
+        if !self.kkt.solve(&mut self.rhs) {
+            return Err(StepError::Singular {
+                time: f64::NAN,
+                detail: "Newton solve produced non-finite values".into(),
+            });
+        }
+        for b in 0..nb {
+            let o = 12 * b;
+            let da = &self.rhs[6 * b..6 * b + 6];
+            let dtheta = self.tinv[b] * (v3(&da[3..]) * b0 - v3(&self.r_kin[b][3..]));
+            for i in 0..3 {
+                dyp[o + 6 + i] = da[i];
+                dyp[o + 9 + i] = da[3 + i];
+                dyp[o + i] = b0 * da[i] - self.r_kin[b][i];
+                dyp[o + 3 + i] = dtheta[i];
+            }
+        }
+        dlambda.copy_from_slice(&self.rhs[6 * nb..]);
+        Ok(())
+    }
+
+    /// The position-level change of the iteration: b0 dr' and b0 dtheta' (what positions and
+    /// rotations actually moved; equal to b0^2 da of seed 003's unknowns once the kinematic
+    /// rows hold, and also counting the first iteration's kinematic alignment) and b0^2 dlambda.
+    fn correction_norm(&self, b0: f64, dyp: &[f64], dlambda: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for body in dyp.chunks_exact(12) {
+            s += body[..6].iter().map(|x| x * x).sum::<f64>();
+        }
+        let positions = b0 * b0 * s;
+        let multipliers = b0.powi(4) * dlambda.iter().map(|x| x * x).sum::<f64>();
+        (positions + multipliers).sqrt()
+    }
+
+    fn time(&self, state: &MechState) -> f64 {
+        state.t
+    }
+}

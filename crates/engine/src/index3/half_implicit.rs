@@ -1,0 +1,196 @@
+//! The half-implicit method for index-3 DAEs (seed 003 Sect. 2.2): symplectic Euler,
+//! explicit at velocity level (Eqs. 4a-b), implicit at position level (Eqs. 4c-d).
+//!
+//! Unknowns r_{n+1}, theta_bar = h w_bar_{n+1} and lambda_hat = h^2 lambda_n (Eq. 6) solve
+//!   e1 = M r + Phi_r(q_n)^T lambda_hat + b_n = 0,       b_n = -(M r_n + h M r'_n + h^2 f_n)   (5a, 7a)
+//!   e2 = J_bar theta_bar + Pi_bar(q_n)^T lambda_hat + c_n = 0,
+//!        c_n = h^2 (w~_n J_bar w_n - n_bar_n) - h J_bar w_n                                  (5b, 7b)
+//!   e3 = Phi(r, A_n exp(theta_bar~), t_{n+1}) = 0                                             (5c, 5d)
+//! with the quasi-Newton matrix of Eq. (12) built once per step at q_n and solved through its
+//! Schur complement; iterations stop when ||dq|| < tol (Eq. 8). Afterwards
+//! lambda_n = lambda_hat/h^2, r'_{n+1} = (r_{n+1} - r_n)/h, w_bar_{n+1} = theta_bar/h.
+
+use super::schur::{Gen, Schur};
+use super::{forces, ConstraintEval, MechState, Mechanism};
+use crate::integrators::{NewtonSettings, StepError, StepStats};
+use crate::rotation::exp;
+use nalgebra::Vector3;
+
+/// Work arrays of the half-implicit method, allocated once.
+#[derive(Debug)]
+pub struct HalfImplicit {
+    schur: Schur,
+    ce: ConstraintEval,
+    friction: Vec<f64>,
+    loads: Vec<Gen>,
+    /// Current iterate: per body [r, theta_bar].
+    x: Vec<Gen>,
+    lambda_hat: Vec<f64>,
+    e12: Vec<Gen>,
+    /// W e12 of the first Newton step (including W G^T lambda_hat).
+    dx0: Vec<Gen>,
+    phi: Vec<f64>,
+    rhs: Vec<f64>,
+    dx: Vec<Gen>,
+    next: MechState,
+}
+
+impl HalfImplicit {
+    pub fn new(m: &Mechanism, start: &MechState) -> Self {
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        HalfImplicit {
+            schur: Schur::new(m),
+            ce: ConstraintEval::default(),
+            friction: Vec::new(),
+            loads: vec![[0.0; 6]; nb],
+            x: vec![[0.0; 6]; nb],
+            lambda_hat: vec![0.0; nc],
+            e12: vec![[0.0; 6]; nb],
+            dx0: vec![[0.0; 6]; nb],
+            phi: vec![0.0; nc],
+            rhs: vec![0.0; nc],
+            dx: vec![[0.0; 6]; nb],
+            next: start.clone(),
+        }
+    }
+
+    /// Advances `state` by `h`. On error `state` is unchanged.
+    pub fn step(
+        &mut self,
+        m: &Mechanism,
+        state: &mut MechState,
+        h: f64,
+        settings: &NewtonSettings,
+    ) -> Result<StepStats, StepError> {
+        let t1 = state.t + h;
+        if !(h.is_finite() && h > 0.0) {
+            return Err(StepError::BadStep { time: state.t, h });
+        }
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        // Loads at t_n (explicit), with friction from the previous multipliers (Sect. 3.4).
+        forces::friction_forces(m, state, &mut self.friction);
+        m.applied_forces(&state.bodies, &state.angles, &self.friction, &mut self.loads);
+        for (b, s) in state.bodies.iter().enumerate() {
+            let g = m.gyroscopic(b, &s.w);
+            for i in 0..3 {
+                self.loads[b][3 + i] += g[i];
+            }
+        }
+        // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
+        if nc > 0 {
+            m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
+            self.schur.factor(&self.ce.rows).map_err(|e| StepError::Singular {
+                time: state.t,
+                detail: format!("constraint Jacobian is rank deficient ({e:?})"),
+            })?;
+        }
+        // Predictor: the previous accelerations carried over one step.
+        for (b, s) in state.bodies.iter().enumerate() {
+            for i in 0..3 {
+                self.x[b][i] = s.r[i] + h * s.v[i] + h * h * s.acc[i];
+                self.x[b][3 + i] = h * s.w[i] + h * h * s.wdot[i];
+            }
+        }
+        for (l, lam) in self.lambda_hat.iter_mut().zip(&state.lambda) {
+            *l = h * h * lam;
+        }
+        self.next.clone_from(state);
+        self.next.t = t1;
+        // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
+        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
+        // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
+        // the step), so after this step e1 = e2 = 0 and later steps reduce to
+        // S dl = e3, dx = -W G^T dl.
+        for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
+            for i in 0..3 {
+                self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
+            }
+            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
+            let e2 = p.inertia * (theta - s.w * h)
+                - Vector3::new(self.loads[b][3], self.loads[b][4], self.loads[b][5]) * (h * h);
+            self.e12[b][3..].copy_from_slice(e2.as_slice());
+            let e = self.e12[b];
+            self.schur.apply_w(b, &e, &mut self.dx0[b]);
+        }
+        if nc > 0 {
+            self.schur.w_gt(&self.lambda_hat, &mut self.dx);
+            for (d0, d) in self.dx0.iter_mut().zip(&self.dx) {
+                for i in 0..6 {
+                    d0[i] += d[i];
+                }
+            }
+        }
+        let mut iterations = 0;
+        let mut norm = f64::INFINITY;
+        while iterations < settings.max_iterations {
+            iterations += 1;
+            let first = iterations == 1;
+            // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
+            for (b, s) in self.next.bodies.iter_mut().enumerate() {
+                s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
+                s.rot = state.bodies[b].rot * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
+            }
+            let mut sum = 0.0;
+            if nc > 0 {
+                m.constraint_values(t1, state, &self.next.bodies, &mut self.rhs);
+                if first {
+                    self.schur.g_times(&self.ce.rows, &self.dx0, &mut self.phi);
+                    for (r, g) in self.rhs.iter_mut().zip(&self.phi) {
+                        *r -= g;
+                    }
+                }
+                if !self.schur.solve(&mut self.rhs) {
+                    return Err(StepError::Singular {
+                        time: t1,
+                        detail: "Schur complement solve produced non-finite values".into(),
+                    });
+                }
+                self.schur.w_gt(&self.rhs, &mut self.dx);
+                for (l, d) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                    *l += d;
+                    sum += d * d;
+                }
+            } else {
+                self.dx.iter_mut().for_each(|d| *d = [0.0; 6]);
+            }
+            for b in 0..nb {
+                for i in 0..6 {
+                    let d = self.dx[b][i] + if first { self.dx0[b][i] } else { 0.0 };
+                    self.x[b][i] -= d;
+                    sum += d * d;
+                }
+            }
+            norm = sum.sqrt();
+            if !norm.is_finite() {
+                return Err(StepError::NonFinite { time: t1, what: "half-implicit Newton correction".into() });
+            }
+            if norm < settings.tolerance {
+                break;
+            }
+        }
+        if norm >= settings.tolerance {
+            return Err(StepError::NotConverged { time: t1, iterations, norm, tolerance: settings.tolerance });
+        }
+        // Velocities and accelerations (Eqs. 4a-4d), multipliers lambda_n.
+        for (b, (s, old)) in self.next.bodies.iter_mut().zip(&state.bodies).enumerate() {
+            s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
+            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
+            s.rot = old.rot * exp(&theta);
+            s.v = (s.r - old.r) / h;
+            s.w = theta / h;
+            s.acc = (s.v - old.v) / h;
+            s.wdot = (s.w - old.w) / h;
+        }
+        for (l, lh) in self.next.lambda.iter_mut().zip(&self.lambda_hat) {
+            *l = lh / (h * h);
+        }
+        m.update_angles(&self.next.bodies, &state.angles, &mut self.next.angles);
+        m.advance_drives(t1, state, &mut self.next.drive_values);
+        self.next.work = state.work + m.work_increment(state, &self.next, &self.friction);
+        if self.next.bodies.iter().any(|s| !(s.r.iter().chain(s.v.iter()).chain(s.w.iter()).all(|x| x.is_finite()))) {
+            return Err(StepError::NonFinite { time: t1, what: "state after a half-implicit step".into() });
+        }
+        std::mem::swap(state, &mut self.next);
+        Ok(StepStats { iterations, stages: 1 })
+    }
+}

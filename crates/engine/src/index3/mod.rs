@@ -1,0 +1,429 @@
+//! Index-3 DAE of multibody dynamics in absolute coordinates with Lie-group rotations
+//! (seed 003 Sect. 2.1, Eq. 2): per body the centre-of-mass position r, the rotation matrix
+//! A (body to global), the velocity r' and the body-frame angular velocity w_bar:
+//!
+//!   M r'' + Phi_r^T lambda = f,   J_bar w_bar' + Pi_bar^T lambda = tau_bar,   Phi(r, A, t) = 0,
+//!   tau_bar = n_bar - w_bar~ J_bar w_bar.
+//!
+//! A [`Mechanism`] is compiled from a description; it never special-cases a model.
+
+mod assembly;
+mod compile;
+mod dae;
+mod forces;
+pub mod geometry;
+mod half_implicit;
+mod outputs;
+mod schur;
+
+pub use assembly::{AssemblyError, AssemblyReport};
+pub use compile::CompileError;
+pub use dae::Index3Dae;
+pub use forces::{friction_forces, Wrench};
+pub use half_implicit::HalfImplicit;
+
+use mbfmu_model::format::{Friction, JointKind, Motion};
+use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
+use crate::rotation::wrap_angle;
+use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
+use nalgebra::{Matrix3, Vector3};
+use serde::{Deserialize, Serialize};
+
+/// Kinematic state of one body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BodyState {
+    /// Centre-of-mass position, global.
+    pub r: Vector3<f64>,
+    /// Rotation matrix A (body to global).
+    pub rot: Matrix3<f64>,
+    /// Centre-of-mass velocity, global.
+    pub v: Vector3<f64>,
+    /// Angular velocity, body frame (w_bar).
+    pub w: Vector3<f64>,
+    /// Centre-of-mass acceleration, global.
+    pub acc: Vector3<f64>,
+    /// Angular acceleration, body frame.
+    pub wdot: Vector3<f64>,
+}
+
+/// Everything that determines the future of a mechanism's trajectory.
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
+pub struct MechState {
+    pub t: f64,
+    pub bodies: Vec<BodyState>,
+    /// Lagrange multipliers, one per constraint row.
+    pub lambda: Vec<f64>,
+    /// Current value of each driver's prescribed coordinate for input-rate drivers.
+    pub drive_values: Vec<f64>,
+    /// Unwrapped rotation of each joint that has an angle (0 for others), measured from the
+    /// initial configuration.
+    pub angles: Vec<f64>,
+    /// Work of non-conservative applied forces and drivers since the start [J].
+    pub work: f64,
+    /// Total energy of the assembled initial state [J] (for the energy balance).
+    pub energy0: f64,
+}
+
+impl Clone for MechState {
+    fn clone(&self) -> Self {
+        MechState {
+            t: self.t,
+            bodies: self.bodies.clone(),
+            lambda: self.lambda.clone(),
+            drive_values: self.drive_values.clone(),
+            angles: self.angles.clone(),
+            work: self.work,
+            energy0: self.energy0,
+        }
+    }
+
+    /// Field-wise, reusing the vectors' storage (the derived version reallocates).
+    fn clone_from(&mut self, source: &Self) {
+        self.t = source.t;
+        self.bodies.clone_from(&source.bodies);
+        self.lambda.clone_from(&source.lambda);
+        self.drive_values.clone_from(&source.drive_values);
+        self.angles.clone_from(&source.angles);
+        self.work = source.work;
+        self.energy0 = source.energy0;
+    }
+}
+
+/// Mass properties of a body.
+#[derive(Clone, Debug)]
+pub struct BodyProps {
+    pub name: String,
+    pub mass: f64,
+    pub inertia: Matrix3<f64>,
+    pub inertia_inv: Matrix3<f64>,
+}
+
+/// What a constraint row's measure must equal.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Target {
+    Constant(f64),
+    /// f(t) of driver `driver` minus the joint's initial coordinate.
+    Driver {
+        driver: usize,
+        offset: f64,
+    },
+}
+
+/// One scalar constraint Phi_k = g(q) - target(t), g a term of a group.
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub pair: [Option<usize>; 2],
+    /// Index into [`Mechanism::groups`] and the term within the group.
+    pub group: usize,
+    pub term: Term,
+    pub target: Target,
+    /// Human-readable origin, e.g. "joint 'pivot' (revolute)".
+    pub label: String,
+}
+
+/// The vectors of one joint or driver and the constraint rows built from them.
+#[derive(Clone, Debug)]
+pub struct ConstraintGroup {
+    pub geometry: Group,
+    pub rows: std::ops::Range<usize>,
+}
+
+/// Most vectors a group has (a fixed joint: d, three axes and four body-fixed directions).
+pub const MAX_GROUP_VECTORS: usize = 8;
+
+/// A joint after compilation: its constraint rows and its coordinate measures.
+#[derive(Clone, Debug)]
+pub struct JointInfo {
+    pub name: String,
+    pub kind: JointKind,
+    pub pair: [Option<usize>; 2],
+    pub rows: std::ops::Range<usize>,
+    /// Relative rotation about the axis (revolute, cylindrical).
+    pub angle: Option<Measure>,
+    /// Relative displacement along the axis (translational, cylindrical).
+    pub slide: Option<Measure>,
+    /// Joint axis fixed in body1 (global if body1 is ground).
+    pub axis1: Vector3<f64>,
+    /// Joint point in body1 and body2 frames (global if ground).
+    pub points: [Vector3<f64>; 2],
+    pub initial_coordinate: f64,
+    pub friction: Option<Friction>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DriverInfo {
+    pub name: String,
+    pub joint: usize,
+    pub rotation: bool,
+    pub motion: Motion,
+    pub row: usize,
+    /// Input index of an input-rate motion.
+    pub input: Option<usize>,
+}
+
+/// Applied force elements in body coordinates.
+#[derive(Clone, Debug)]
+pub enum ForceElement {
+    Tsda {
+        name: String,
+        pair: [Option<usize>; 2],
+        points: [Vector3<f64>; 2],
+        stiffness: f64,
+        damping: f64,
+        rest_length: f64,
+        actuator: f64,
+        input: Option<usize>,
+        /// +1: a spring-damper-actuator whose actuator and input add to the tension; -1: a
+        /// linear actuator whose value and input push the points apart.
+        sign: f64,
+    },
+    Rsda {
+        name: String,
+        joint: usize,
+        stiffness: f64,
+        damping: f64,
+        rest_angle: f64,
+        actuator: f64,
+        input: Option<usize>,
+    },
+    PointForce {
+        name: String,
+        body: usize,
+        point: Vector3<f64>,
+        direction: Vector3<f64>,
+        value: f64,
+        input: Option<usize>,
+    },
+    Torque {
+        name: String,
+        body: usize,
+        axis: Vector3<f64>,
+        value: f64,
+        input: Option<usize>,
+    },
+}
+
+/// A compiled mechanism: bodies, constraints, drivers and forces, plus the inputs held
+/// over the current communication step.
+#[derive(Clone, Debug)]
+pub struct Mechanism {
+    pub name: String,
+    pub bodies: Vec<BodyProps>,
+    pub constraints: Vec<Constraint>,
+    pub groups: Vec<ConstraintGroup>,
+    pub joints: Vec<JointInfo>,
+    pub drivers: Vec<DriverInfo>,
+    pub forces: Vec<ForceElement>,
+    pub gravity: Vector3<f64>,
+    /// Values of the FMU inputs, held constant over a communication step.
+    pub inputs: Vec<f64>,
+    /// The state the description specifies (before assembly).
+    pub initial: MechState,
+}
+
+impl Mechanism {
+    /// Compiles a validated description.
+    pub fn from_description(d: &mbfmu_model::format::Description) -> Result<Self, CompileError> {
+        compile::compile(d)
+    }
+
+    pub fn n_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+
+    pub fn n_constraints(&self) -> usize {
+        self.constraints.len()
+    }
+
+    /// Degrees of freedom left after the constraints (6 n_b - n_c).
+    pub fn dof(&self) -> isize {
+        6 * self.bodies.len() as isize - self.constraints.len() as isize
+    }
+
+    pub fn pair<'a>(&self, bodies: &'a [BodyState], pair: &[Option<usize>; 2]) -> Pair<'a> {
+        [pair[0].map(|i| &bodies[i]), pair[1].map(|i| &bodies[i])]
+    }
+
+    /// f, f', f'' of driver `d` at time `t`; input-rate drivers integrate from `base`.
+    pub fn driver_motion(&self, d: usize, t: f64, base: &MechState) -> MotionValue {
+        let driver = &self.drivers[d];
+        let input =
+            driver.input.map(|i| InputRate { value: base.drive_values[d], since: base.t, rate: self.inputs[i] });
+        evaluate_motion(&driver.motion, t, input)
+    }
+
+    fn target(&self, c: &Constraint, t: f64, base: &MechState) -> MotionValue {
+        match c.target {
+            Target::Constant(v) => MotionValue { f: v, df: 0.0, ddf: 0.0 },
+            Target::Driver { driver, offset } => {
+                let m = self.driver_motion(driver, t, base);
+                MotionValue { f: m.f - offset, ..m }
+            }
+        }
+    }
+
+    /// Phi(q, t) of every row into `phi`.
+    pub fn constraint_values(&self, t: f64, base: &MechState, bodies: &[BodyState], phi: &mut [f64]) {
+        let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.values(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let value = c.term.value(&values);
+                let f = self.target(c, t, base).f;
+                phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(value - f),
+                    Term::Dot(..) => value - f,
+                };
+            }
+        }
+    }
+
+    /// Jacobian rows and, per row, Phi, nu = f' (velocity equation Phi_q q' = nu) and
+    /// gamma = f'' - quad (acceleration equation Phi_q q'' = gamma).
+    pub fn constraint_jacobian(&self, t: f64, base: &MechState, bodies: &[BodyState], out: &mut ConstraintEval) {
+        let n = self.constraints.len();
+        out.rows.resize(n, [[0.0; 6]; 2]);
+        out.phi.resize(n, 0.0);
+        out.nu.resize(n, 0.0);
+        out.gamma.resize(n, 0.0);
+        let mut values = [VectorValue::default(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.evaluate(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let e = c.term.evaluate(&pair, &g.geometry.vectors, &values);
+                let f = self.target(c, t, base);
+                out.rows[k] = e.row;
+                out.phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(e.value - f.f),
+                    Term::Dot(..) => e.value - f.f,
+                };
+                out.nu[k] = f.df;
+                out.gamma[k] = f.ddf - e.quad;
+            }
+        }
+    }
+
+    /// Phi and the Jacobian rows (no velocity terms: what a step needs; `nu` and `gamma` of
+    /// `out` are left as they are).
+    pub fn constraint_rows(&self, t: f64, base: &MechState, bodies: &[BodyState], out: &mut ConstraintEval) {
+        let n = self.constraints.len();
+        out.rows.resize(n, [[0.0; 6]; 2]);
+        out.phi.resize(n, 0.0);
+        let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
+        for g in &self.groups {
+            let pair = self.pair(bodies, &g.geometry.pair);
+            g.geometry.values(&pair, &mut values);
+            for k in g.rows.clone() {
+                let c = &self.constraints[k];
+                let (value, row) = c.term.row(&pair, &g.geometry.vectors, &values);
+                let f = self.target(c, t, base).f;
+                out.rows[k] = row;
+                out.phi[k] = match c.term {
+                    Term::Angle { .. } => wrap_angle(value - f),
+                    Term::Dot(..) => value - f,
+                };
+            }
+        }
+    }
+
+    /// Jacobian row of constraint `k` alone.
+    pub fn row_jacobian(&self, k: usize, bodies: &[BodyState]) -> Row {
+        let c = &self.constraints[k];
+        let g = &self.groups[c.group].geometry;
+        let pair = self.pair(bodies, &g.pair);
+        let mut values = [VectorValue::default(); MAX_GROUP_VECTORS];
+        g.evaluate(&pair, &mut values);
+        c.term.evaluate(&pair, &g.vectors, &values).row
+    }
+
+    /// Unwrapped rotation of joint `j` measured from the initial configuration, continuing
+    /// the reference `reference` (the value at a nearby state).
+    pub fn joint_angle(&self, j: usize, bodies: &[BodyState], reference: f64) -> f64 {
+        let joint = &self.joints[j];
+        match &joint.angle {
+            Some(m) => reference + wrap_angle(m.value(&self.pair(bodies, &joint.pair)) - reference),
+            None => 0.0,
+        }
+    }
+
+    /// Unwrapped angles of all joints, continuing `reference`.
+    pub fn update_angles(&self, bodies: &[BodyState], reference: &[f64], out: &mut [f64]) {
+        for j in 0..self.joints.len() {
+            out[j] = self.joint_angle(j, bodies, reference[j]);
+        }
+    }
+
+    /// Euclidean norm of Phi at a state.
+    pub fn constraint_violation(&self, state: &MechState) -> f64 {
+        let mut phi = vec![0.0; self.constraints.len()];
+        self.constraint_values(state.t, state, &state.bodies, &mut phi);
+        phi.iter().map(|x| x * x).sum::<f64>().sqrt()
+    }
+
+    /// Advances `state` by a step `dt` too short to solve for (e.g. the ~2e-14 s closing step
+    /// of OMSimulator): a second-order Taylor move with the current accelerations. Solving
+    /// instead would divide round-off by dt (velocities) and dt^2 (multipliers); the
+    /// constraint violation this leaves is O(dt^2 |a|), far below round-off for such steps.
+    pub fn drift(&self, state: &mut MechState, dt: f64) {
+        let base_t = state.t;
+        let mut drives = state.drive_values.clone();
+        self.advance_drives(base_t + dt, state, &mut drives);
+        for s in &mut state.bodies {
+            s.r += s.v * dt + s.acc * (0.5 * dt * dt);
+            s.v += s.acc * dt;
+            s.rot *= crate::rotation::exp(&(s.w * dt + s.wdot * (0.5 * dt * dt)));
+            s.w += s.wdot * dt;
+        }
+        let reference = state.angles.clone();
+        self.update_angles(&state.bodies, &reference, &mut state.angles);
+        state.drive_values = drives;
+        state.t = base_t + dt;
+    }
+
+    /// Drive values of input-rate drivers at time `t`, continuing from `base`.
+    pub fn advance_drives(&self, t: f64, base: &MechState, out: &mut [f64]) {
+        for (d, driver) in self.drivers.iter().enumerate() {
+            out[d] = match driver.input {
+                Some(_) => self.driver_motion(d, t, base).f,
+                None => 0.0,
+            };
+        }
+    }
+}
+
+/// Constraint rows evaluated at one configuration.
+#[derive(Clone, Debug, Default)]
+pub struct ConstraintEval {
+    pub rows: Vec<Row>,
+    pub phi: Vec<f64>,
+    pub nu: Vec<f64>,
+    pub gamma: Vec<f64>,
+}
+
+/// Sum over rows of row^T x into per-body generalized forces (dr part, dpi part).
+pub fn add_rows_transpose(constraints: &[Constraint], rows: &[Row], x: &[f64], out: &mut [[f64; 6]]) {
+    for ((c, row), xk) in constraints.iter().zip(rows).zip(x) {
+        for (part, b) in row.iter().zip(c.pair) {
+            if let Some(b) = b {
+                for (o, g) in out[b].iter_mut().zip(part) {
+                    *o += g * xk;
+                }
+            }
+        }
+    }
+}
+
+/// Row k times per-body generalized velocities.
+pub fn row_times(c: &Constraint, row: &Row, q: &[[f64; 6]]) -> f64 {
+    let mut s = 0.0;
+    for (part, b) in row.iter().zip(c.pair) {
+        if let Some(b) = b {
+            s += part.iter().zip(&q[b]).map(|(g, v)| g * v).sum::<f64>();
+        }
+    }
+    s
+}

@@ -1,0 +1,111 @@
+//! Prescribed motion laws f(t) of drivers, with the analytic derivatives the velocity and
+//! acceleration equations need (Phi_q q' = f', Phi_q q'' = f'' - ...).
+
+use mbfmu_model::format::Motion;
+
+/// f, f', f'' at one instant.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct MotionValue {
+    pub f: f64,
+    pub df: f64,
+    pub ddf: f64,
+}
+
+/// Value of an input-rate motion: f integrates the held input `rate` from `value` at `since`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct InputRate {
+    pub value: f64,
+    pub since: f64,
+    pub rate: f64,
+}
+
+/// Evaluates `motion` at `t`. `input` is required for [`Motion::InputRate`].
+pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValue {
+    match motion {
+        Motion::ConstantRate { initial, rate } => MotionValue { f: initial + rate * t, df: *rate, ddf: 0.0 },
+        Motion::Polynomial { coefficients } => {
+            let (mut f, mut df, mut ddf) = (0.0, 0.0, 0.0);
+            for &c in coefficients.iter().rev() {
+                ddf = ddf * t + 2.0 * df;
+                df = df * t + f;
+                f = f * t + c;
+            }
+            MotionValue { f, df, ddf }
+        }
+        Motion::Harmonic { offset, amplitude, frequency, phase } => {
+            let arg = frequency * t + phase;
+            MotionValue {
+                f: offset + amplitude * arg.sin(),
+                df: amplitude * frequency * arg.cos(),
+                ddf: -amplitude * frequency * frequency * arg.sin(),
+            }
+        }
+        Motion::SmoothStep { t0, t1, from, to } => {
+            let span = t1 - t0;
+            let s = ((t - t0) / span).clamp(0.0, 1.0);
+            let jump = to - from;
+            MotionValue {
+                f: from + jump * s * s * s * (10.0 - 15.0 * s + 6.0 * s * s),
+                df: jump / span * 30.0 * s * s * (1.0 - s) * (1.0 - s),
+                ddf: jump / (span * span) * 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s),
+            }
+        }
+        Motion::Piecewise { segments } => {
+            let segment =
+                segments.iter().find(|s| t < s.until).unwrap_or_else(|| segments.last().expect("validated: not empty"));
+            evaluate(&segment.motion, t, None)
+        }
+        Motion::InputRate { .. } => {
+            let i = input.expect("an input-rate motion is evaluated with its input");
+            MotionValue { f: i.value + i.rate * (t - i.since), df: i.rate, ddf: 0.0 }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mbfmu_model::format::Segment;
+
+    fn check_derivatives(m: &Motion, t: f64) {
+        let h = 1e-5;
+        let (a, b, c) = (evaluate(m, t - h, None), evaluate(m, t, None), evaluate(m, t + h, None));
+        assert!(((c.f - a.f) / (2.0 * h) - b.df).abs() < 1e-6 * (1.0 + b.df.abs()), "{m:?} f' at {t}");
+        assert!(((c.df - a.df) / (2.0 * h) - b.ddf).abs() < 1e-5 * (1.0 + b.ddf.abs()), "{m:?} f'' at {t}");
+    }
+
+    #[test]
+    fn derivatives_are_consistent() {
+        let laws = [
+            Motion::ConstantRate { initial: 0.5, rate: -2.0 },
+            Motion::Polynomial { coefficients: vec![1.0, -2.0, 0.5, 0.25] },
+            Motion::Harmonic { offset: 0.1, amplitude: 2.0, frequency: 3.0, phase: 0.4 },
+            Motion::SmoothStep { t0: 0.2, t1: 1.2, from: 1.0, to: -3.0 },
+            Motion::Piecewise {
+                segments: vec![
+                    Segment { until: 1.0, motion: Motion::ConstantRate { initial: 0.0, rate: 1.0 } },
+                    Segment {
+                        until: 2.0,
+                        motion: Motion::Harmonic { offset: 0.0, amplitude: 1.0, frequency: 1.0, phase: 0.0 },
+                    },
+                ],
+            },
+        ];
+        for m in &laws {
+            for t in [0.3, 0.7, 1.5, 2.5] {
+                check_derivatives(m, t);
+            }
+        }
+        let step = Motion::SmoothStep { t0: 0.0, t1: 2.0, from: 1.0, to: 3.0 };
+        assert_eq!(evaluate(&step, -1.0, None).f, 1.0);
+        assert_eq!(evaluate(&step, 5.0, None), MotionValue { f: 3.0, df: 0.0, ddf: 0.0 });
+        assert!((evaluate(&step, 1.0, None).f - 2.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn input_rate_integrates_the_held_input() {
+        let m = Motion::InputRate { input: "u".into(), initial: 0.0 };
+        let v = evaluate(&m, 1.5, Some(InputRate { value: 2.0, since: 1.0, rate: 4.0 }));
+        assert_eq!(v, MotionValue { f: 4.0, df: 4.0, ddf: 0.0 });
+    }
+}

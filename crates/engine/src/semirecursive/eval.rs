@@ -1,0 +1,383 @@
+//! Evaluations at a trial point of a step: dependent coordinates (double-step), hydraulics,
+//! the Newton residual of seed 004 eqs. (38)/(39) and its tangent (eqs. 37, 40-41).
+
+use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
+use super::dynamics::row_rate;
+use super::tree::Element;
+use super::{Semirecursive, Work};
+use mbfmu_model::format::{Formulation, Tangent};
+use crate::hydraulics::{increment, Attachment, Stroke};
+use crate::integrators::StepError;
+
+/// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Step {
+    pub t: f64,
+    pub dt: f64,
+}
+
+impl Step {
+    /// z' and z'' at t_{k+1} for z_{k+1} (eq. 33 with eq. 34, written with the increment).
+    pub fn rates(&self, z1: f64, z0: f64, zd0: f64, zdd0: f64) -> (f64, f64) {
+        let dz = z1 - z0;
+        let zd = 2.0 / self.dt * dz - zd0;
+        let zdd = 4.0 / (self.dt * self.dt) * dz - 4.0 / self.dt * zd0 - zdd0;
+        (zd, zdd)
+    }
+}
+
+fn singular(t: f64, what: &str) -> StepError {
+    StepError::Singular {
+        time: t,
+        detail: format!(
+            "{what} (the mechanism is at a singular configuration, or the independent coordinates no longer describe it)"
+        ),
+    }
+}
+
+impl Work {
+    /// Phi and Phi_z at the positions in `kin`.
+    pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
+        let n = tree.n_coordinates();
+        self.phiz.fill(0.0);
+        for (r, cut) in tree.cuts.iter().enumerate() {
+            self.rows[r] = cut.evaluate_position(&self.kin);
+            let row = &self.rows[r];
+            self.phi[r] = row.value;
+            add_jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
+        }
+    }
+
+    /// LU of Phi_z^d, the columns of the dependent coordinates `dep`.
+    pub(super) fn factor_dependent(&mut self, n: usize) -> bool {
+        let m = self.dep.len();
+        for r in 0..m {
+            for (c, &j) in self.dep.iter().enumerate() {
+                *self.lu_dep.at(r, c) = self.phiz[r * n + j];
+            }
+        }
+        self.lu_dep.factor()
+    }
+}
+
+impl Semirecursive {
+    pub(super) fn is_penalty(&self) -> bool {
+        self.settings.formulation == Formulation::SemirecursivePenalty
+    }
+
+    /// Double-step: solves Phi(z^d; z^i) = 0 for the dependent entries of `w.z` by Newton
+    /// from their current values (seed 004 Sect. 4); leaves positions, Phi_z and the LU of
+    /// Phi_z^d at the solution.
+    pub(super) fn solve_positions(&mut self, t: f64) -> Result<(), StepError> {
+        self.solve_positions_to(t, true)
+    }
+
+    /// As [`Semirecursive::solve_positions`]; unless `exact`, a last correction below 1e-3
+    /// of the tolerance is applied to the coordinates without evaluating the positions anew
+    /// (the kinematics then lag by that correction, far below what Newton resolves); if
+    /// `exact`, a last correction below 1e-13 (round-off) is dropped.
+    pub(super) fn solve_positions_to(&mut self, t: f64, exact: bool) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let tol = self.settings.tolerance;
+        for _ in 0..50 {
+            let w = &mut self.w;
+            self.tree.positions(&w.z, &mut w.kin);
+            w.constraint_rows(&self.tree);
+            if !w.factor_dependent(n) {
+                return Err(singular(t, "the loop-closure Jacobian of the dependent coordinates is singular"));
+            }
+            let m = w.dep.len();
+            w.tmp_m[..m].copy_from_slice(&w.phi);
+            w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+            let largest = w.tmp_m[..m].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            if !largest.is_finite() {
+                return Err(StepError::NonFinite { time: t, what: "dependent coordinates".into() });
+            }
+            // A round-off correction is not applied: the positions stay exactly those of
+            // the coordinates (a restored state reproduces them bit for bit).
+            if exact && largest <= 1e-13 {
+                return Ok(());
+            }
+            for (k, &j) in w.dep.iter().enumerate() {
+                w.z[j] -= w.tmp_m[k];
+            }
+            // A correction this small is far below what Newton resolves: no new evaluation.
+            if !exact && largest <= 1e-3 * tol {
+                return Ok(());
+            }
+            if largest <= tol {
+                // Positions and Jacobians at the corrected coordinates (the error left is
+                // O(correction^2): machine precision).
+                self.tree.positions(&w.z, &mut w.kin);
+                w.constraint_rows(&self.tree);
+                if !w.factor_dependent(n) {
+                    return Err(singular(t, "the loop-closure Jacobian of the dependent coordinates is singular"));
+                }
+                return Ok(());
+            }
+        }
+        Err(StepError::NotConverged {
+            time: t,
+            iterations: 50,
+            norm: self.w.phi.iter().fold(0.0, |a: f64, x| a.max(x.abs())),
+            tolerance: tol,
+        })
+    }
+
+    /// Double-step: dependent rates and accelerations from the independent ones in `w.zd`,
+    /// `w.zdd` (eqs. 13-15), and the velocities and accelerations of every body.
+    pub(super) fn dependent_rates(&mut self) {
+        let n = self.tree.n_coordinates();
+        let w = &mut self.w;
+        let m = w.dep.len();
+        for &j in &w.dep {
+            w.zd[j] = 0.0;
+            w.zdd[j] = 0.0;
+        }
+        if m > 0 {
+            // Phi_z^d z'^d = -Phi_z^i z'^i (eq. 13).
+            for r in 0..m {
+                w.tmp_m[r] = -w.ind.iter().map(|&j| w.phiz[r * n + j] * w.zd[j]).sum::<f64>();
+            }
+            w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+            for (k, &j) in w.dep.iter().enumerate() {
+                w.zd[j] = w.tmp_m[k];
+            }
+        }
+        self.tree.velocities(&w.zd, &mut w.kin);
+        // With z''^d = 0 the rows' accelerations are Phi_z^i z''^i + Phi_z' z' (eq. 15).
+        self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        if m > 0 {
+            // The rows' G are those of the position evaluation (`w.rows`, same positions).
+            for (r, cut) in self.tree.cuts.iter().enumerate() {
+                w.tmp_m[r] = -(g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin));
+            }
+            w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+            // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
+            for (k, &d) in w.dep.iter().enumerate() {
+                let x = w.tmp_m[k];
+                w.zdd[d] = x;
+                let b = w.kin[d].b;
+                for &body in &self.tree.subtree[d] {
+                    let acc = &mut w.kin[body].acc;
+                    if self.tree.planar {
+                        // b has only the in-plane components (`planar.rs`).
+                        acc[0] += b[0] * x;
+                        acc[1] += b[1] * x;
+                        acc[5] += b[5] * x;
+                    } else {
+                        *acc += b * x;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Double-step: moves the dependent coordinates along the tangent of the constraint
+    /// manifold after independent ones changed by `dzi` (first order, eq. 14), so that the
+    /// next position problem starts next to its solution.
+    pub(super) fn follow_constraints(&mut self, dzi: &[f64]) {
+        let n = self.tree.n_coordinates();
+        let w = &mut self.w;
+        let m = w.dep.len();
+        if m == 0 {
+            return;
+        }
+        for r in 0..m {
+            w.tmp_m[r] = -w.ind.iter().zip(dzi).map(|(&j, dz)| w.phiz[r * n + j] * dz).sum::<f64>();
+        }
+        w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+        for (k, &j) in w.dep.iter().enumerate() {
+            w.z[j] += w.tmp_m[k];
+        }
+    }
+
+    /// Cylinder lengths and rates at the trial kinematics and time `t`.
+    pub(super) fn cylinder_strokes(&mut self, t: f64) {
+        let Some(circuit) = &self.tree.circuit else { return };
+        for (c, cyl) in circuit.cylinders.iter().enumerate() {
+            self.w.strokes[c] = match (&self.tree.cylinder_ends[c], &cyl.attachment) {
+                (Some(ends), _) => {
+                    self.w.cylinder_rows[c] = Some(line(&self.w.kin, ends).0);
+                    let row = self.w.cylinder_rows[c].as_ref().expect("just set");
+                    Stroke { length: row.value, velocity: row_rate(&self.w.kin, row) }
+                }
+                (None, Attachment::Inputs { length, velocity }) => {
+                    let v = self.inputs[*velocity];
+                    Stroke { length: self.inputs[*length] + v * (t - self.state.input_time), velocity: v }
+                }
+                (None, Attachment::Mechanism { .. }) => unreachable!("compiled with ends"),
+            };
+        }
+    }
+
+    /// Hydraulics (rates h and forces) and R^T (M_bar Z' - Q_bar) at the trial point.
+    pub(super) fn dynamics(&mut self, t: f64) -> Result<f64, StepError> {
+        let power = self.applied(t)?;
+        let w = &mut self.w;
+        self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
+        Ok(power)
+    }
+
+    /// Hydraulics and applied wrenches at the trial point; the power of the
+    /// non-conservative forces.
+    pub(super) fn applied(&mut self, t: f64) -> Result<f64, StepError> {
+        self.cylinder_strokes(t);
+        let w = &mut self.w;
+        if let Some(c) = &self.tree.circuit {
+            c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
+                .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
+        }
+        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &mut w.wrenches))
+    }
+
+    /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty
+    /// formulation: every coordinate; double-step: the independent ones) by the trapezoidal
+    /// rule (eqs. 33-34 for the coordinates, the pressure rates likewise).
+    pub(super) fn load_unknowns(&mut self, s: Step) {
+        let n = self.tree.n_coordinates();
+        let penalty = self.is_penalty();
+        let st = &self.state;
+        let w = &mut self.w;
+        let nm = if penalty { n } else { w.ind.len() };
+        for k in 0..nm {
+            let j = if penalty { k } else { w.ind[k] };
+            w.z[j] = w.x[k];
+            let (zd, zdd) = s.rates(w.x[k], st.z[j], st.zd[j], st.zdd[j]);
+            w.zd[j] = zd;
+            w.zdd[j] = zdd;
+        }
+        for (i, p) in w.p.iter_mut().enumerate() {
+            *p = w.x[nm + i];
+            w.pd[i] = 2.0 / s.dt * (*p - st.p[i]) - st.pd[i];
+        }
+    }
+
+    /// Sets the trial coordinates from the unknowns `w.x` (eq. 48) and evaluates the Newton
+    /// residual (eq. 38 or 39) into `out`. In the penalty formulation the multipliers are
+    /// first updated with the new positions when `update_lambda` (eq. 19).
+    pub(super) fn residual(&mut self, s: Step, update_lambda: bool, out: Residual) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        let penalty = self.is_penalty();
+        self.load_unknowns(s);
+        let w = &mut self.w;
+        let nm = if penalty { n } else { w.ind.len() };
+        if penalty {
+            self.tree.positions(&w.z, &mut w.kin);
+            w.constraint_rows(&self.tree);
+            if update_lambda {
+                for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
+                    *l += self.settings.penalty * phi;
+                }
+            }
+            self.tree.velocities(&w.zd, &mut w.kin);
+            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        } else if m > 0 {
+            // Forward differences need the exact dependence of z^d on z^i.
+            self.solve_positions_to(s.t, self.settings.tangent == Tangent::Numerical)?;
+            self.dependent_rates();
+        } else {
+            self.tree.positions(&w.z, &mut w.kin);
+            self.tree.velocities(&w.zd, &mut w.kin);
+            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        }
+        self.dynamics(s.t)?;
+        let w = &mut self.w;
+        let f: &mut [f64] = match out {
+            Residual::Base => &mut w.f,
+            Residual::Perturbed => &mut w.f_plus,
+        };
+        let scale = 0.25 * s.dt * s.dt;
+        if penalty {
+            // M' z'' + Phi_z^T (alpha Phi + lambda) - Q' (eq. 39).
+            for (j, fj) in f[..n].iter_mut().enumerate() {
+                let mut r = w.res[j];
+                for c in 0..m {
+                    r += w.phiz[c * n + j] * (self.settings.penalty * w.phi[c] + w.lambda[c]);
+                }
+                *fj = scale * r;
+            }
+        } else if m > 0 {
+            // R_z^T (M' z'' - Q') = r^i - (Phi_z^i)^T (Phi_z^d)^-T r^d (eqs. 14, 16-17, 38).
+            for (k, &j) in w.dep.iter().enumerate() {
+                w.tmp_m[k] = w.res[j];
+            }
+            w.lu_dep.solve_transpose(&mut w.tmp_m, &mut w.tmp_m2);
+            for (k, &j) in w.ind.iter().enumerate() {
+                let coupling: f64 = (0..m).map(|r| w.phiz[r * n + j] * w.tmp_m[r]).sum();
+                f[k] = scale * (w.res[j] - coupling);
+            }
+        } else {
+            for (fj, r) in f[..n].iter_mut().zip(&w.res) {
+                *fj = scale * r;
+            }
+        }
+        for i in 0..w.p.len() {
+            f[nm + i] = scale * (w.pd[i] - w.h[i]);
+        }
+        if f.iter().any(|x| !x.is_finite()) {
+            return Err(StepError::NonFinite { time: s.t, what: "Newton residual".into() });
+        }
+        Ok(())
+    }
+
+    /// Factors the Newton tangent at the last base evaluation: by forward differences of the
+    /// residual (eqs. 40-41) or in closed form.
+    pub(super) fn tangent(&mut self, s: Step) -> Result<(), StepError> {
+        match self.settings.tangent {
+            Tangent::Numerical => self.numerical_tangent(s)?,
+            Tangent::Analytic => self.analytic_tangent(s)?,
+        }
+        if !self.w.tangent.factor() {
+            return Err(singular(s.t, "the Newton tangent is singular"));
+        }
+        Ok(())
+    }
+
+    fn numerical_tangent(&mut self, s: Step) -> Result<(), StepError> {
+        let nx = self.w.x.len();
+        self.w.x0.copy_from_slice(&self.w.x);
+        // The multipliers stay fixed (no update in perturbed evaluations).
+        for j in 0..nx {
+            let eps = increment(self.w.x0[j]);
+            self.w.x[j] = self.w.x0[j] + eps;
+            self.residual(s, false, Residual::Perturbed)?;
+            self.w.x[j] = self.w.x0[j];
+            let w = &mut self.w;
+            for i in 0..nx {
+                *w.tangent.at(i, j) = (w.f_plus[i] - w.f[i]) / eps;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where [`Semirecursive::residual`] writes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Residual {
+    Base,
+    Perturbed,
+}
+
+/// Jacobians of the cylinder lengths and line elements in z at the trial kinematics (after
+/// [`Semirecursive::cylinder_strokes`] there).
+pub(super) fn line_jacobians(s: &mut Semirecursive) {
+    let n = s.tree.n_coordinates();
+    let w = &mut s.w;
+    // The cylinders' rows are those of the last strokes, at these kinematics.
+    for (c, row) in w.cylinder_rows.iter().enumerate() {
+        let out = &mut w.js[c * n..(c + 1) * n];
+        match row {
+            Some(row) => jacobian_row(&s.tree, &w.kin, row, out),
+            None => out.iter_mut().for_each(|x| *x = 0.0),
+        }
+    }
+    for (e, el) in s.tree.elements.iter().enumerate() {
+        let out = &mut w.jl[e * n..(e + 1) * n];
+        match el {
+            Element::Line { ends, .. } => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
+            _ => out.iter_mut().for_each(|x| *x = 0.0),
+        }
+    }
+}

@@ -1,0 +1,401 @@
+//! Semirecursive formulations in relative joint coordinates, monolithically coupled with a
+//! lumped-fluid hydraulic circuit (seed 004 Sects. 2 and 4):
+//!
+//! - the open tree's kinematics and dynamics (Sect. 2.1, eqs. 1-12): [`kinematics`], [`dynamics`];
+//! - cut joints closing loops, Phi(z) = 0 ([`cuts`]), treated either by double-step coordinate
+//!   partitioning (Sect. 2.2, eqs. 13-17) with independent coordinates chosen by Gaussian
+//!   elimination with full pivoting and re-chosen when the partition degrades, or by the
+//!   penalty-based augmented Lagrangian with mass-damping-stiffness-orthogonal projections
+//!   (Sect. 2.3, eqs. 18-21);
+//! - the trapezoidal rule with positions and pressures as primary variables (eqs. 32-36) and
+//!   Newton-Raphson on eqs. (38)/(39) with the numerical tangent of eqs. (40)-(41) or a
+//!   closed-form approximation of it ([`step`]).
+//!
+//! Any open tree of revolute and translational joints is supported, with planar revolute,
+//! planar translational, spherical and distance cut joints, the description's force elements
+//! and any hydraulic circuit; models without bodies are pure hydraulic systems.
+
+mod assembly;
+pub mod cuts;
+mod dense;
+pub mod dynamics;
+mod eval;
+pub mod kinematics;
+mod outputs;
+mod planar;
+mod step;
+mod tangent;
+pub mod tree;
+
+pub use dense::{full_pivoting, Lu};
+pub use tree::{CompileError, Tree};
+
+use mbfmu_model::format::{Formulation, Tangent};
+use crate::hydraulics::{CircuitJacobian, Stroke};
+use crate::index3::{AssemblyReport, BodyState, MechState};
+use cuts::RowEval;
+use kinematics::BodyKin;
+use nalgebra::{Vector3, Vector6};
+use serde::{Deserialize, Serialize};
+
+/// Solver settings of the semirecursive formulations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    pub formulation: Formulation,
+    /// Newton tolerance on coordinate corrections [rad or m] (seed 004: 1e-7 rad).
+    pub tolerance: f64,
+    /// Newton tolerance on pressure corrections [Pa] (seed 004: 1e-2 Pa).
+    pub pressure_tolerance: f64,
+    pub max_iterations: u32,
+    /// Penalty factor alpha (seed 004: 1e11).
+    pub penalty: f64,
+    pub tangent: Tangent,
+}
+
+/// Everything that determines the rest of a run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SemiState {
+    pub t: f64,
+    /// Relative joint coordinates z and their first and second derivatives.
+    pub z: Vec<f64>,
+    pub zd: Vec<f64>,
+    pub zdd: Vec<f64>,
+    /// Augmented Lagrangian multipliers of the cut-joint rows (penalty formulation).
+    pub lambda: Vec<f64>,
+    /// Pressures and their rates (trapezoidal rule, eq. 33).
+    pub p: Vec<f64>,
+    pub pd: Vec<f64>,
+    /// Difference quotient of the pressure rates over the last step (predictor).
+    pub pdd: Vec<f64>,
+    /// Spool positions and the references held over the last step.
+    pub spools: Vec<f64>,
+    pub references: Vec<f64>,
+    /// Independent coordinates of the double-step partition.
+    pub independent: Vec<usize>,
+    /// Work of the non-conservative forces since the start, and per cylinder.
+    pub work: f64,
+    pub cylinder_work: Vec<f64>,
+    /// Total mechanical energy at the start.
+    pub energy0: f64,
+    /// Time at which the inputs were last set (cylinder lengths are extrapolated from it).
+    pub input_time: f64,
+    /// Partitions chosen since the start (1 = never re-chosen).
+    pub partitions: u32,
+    /// Smallest pivot of full pivoting when the partition was chosen.
+    pub pivot_reference: f64,
+}
+
+/// Scratch arrays, allocated once per instance.
+#[derive(Clone, Debug)]
+struct Work {
+    kin: Vec<BodyKin>,
+    wrenches: Vec<Vector6<f64>>,
+    sums: Vec<Vector6<f64>>,
+    inertias: Vec<dynamics::Inertia>,
+    rows: Vec<RowEval>,
+    phi: Vec<f64>,
+    /// Phi_z, m x N row-major.
+    phiz: Vec<f64>,
+    dep: Vec<usize>,
+    ind: Vec<usize>,
+    lu_dep: Lu,
+    z: Vec<f64>,
+    zd: Vec<f64>,
+    zdd: Vec<f64>,
+    lambda: Vec<f64>,
+    /// Generalized residual R^T (M_bar Z' - Q_bar) and mass matrix M'.
+    res: Vec<f64>,
+    mass: Vec<f64>,
+    /// M' + dt/2 C + dt^2/4 K (N x N) and R_z (eq. 14, N x nm).
+    amat: Vec<f64>,
+    /// `amat` was formed during the current step.
+    amat_fresh: bool,
+    rz: Vec<f64>,
+    /// Double-step tangent: per column of R_z and body, the twist and (g', w, J w); R_z^T J_s
+    /// of every cylinder (nc x N).
+    twists: Vec<Vector6<f64>>,
+    column_kin: Vec<[Vector3<f64>; 3]>,
+    gs: Vec<f64>,
+    /// Newton unknowns, corrections, residuals.
+    x: Vec<f64>,
+    x0: Vec<f64>,
+    f: Vec<f64>,
+    f_plus: Vec<f64>,
+    tangent: Lu,
+    projection: Lu,
+    /// Hydraulics at the trial point: pressures, rates h, cylinder forces and strokes.
+    p: Vec<f64>,
+    pd: Vec<f64>,
+    h: Vec<f64>,
+    forces: Vec<f64>,
+    strokes: Vec<Stroke>,
+    /// Line rows of the cylinders attached to the mechanism (G: the wrenches of unit force).
+    cylinder_rows: Vec<Option<RowEval>>,
+    spools: Vec<f64>,
+    references: Vec<f64>,
+    jac: CircuitJacobian,
+    /// Jacobians of the cylinder lengths and of the line elements in z (n x N).
+    js: Vec<f64>,
+    jl: Vec<f64>,
+    /// Length-N and length-m temporaries.
+    tmp_n: Vec<f64>,
+    tmp_n2: Vec<f64>,
+    tmp_m: Vec<f64>,
+    tmp_m2: Vec<f64>,
+    /// Best and current partition (independent columns) while re-choosing.
+    dep_best: Vec<usize>,
+    ind_best: Vec<usize>,
+    scratch_phiz: Vec<f64>,
+}
+
+/// A mechanism (possibly empty) with its circuit in a semirecursive formulation, stepping
+/// with the trapezoidal rule.
+#[derive(Clone, Debug)]
+pub struct Semirecursive {
+    pub tree: Tree,
+    pub settings: Settings,
+    pub inputs: Vec<f64>,
+    pub state: SemiState,
+    /// Kinematics, cylinder strokes and forces of `state` (outputs read these).
+    kin: Vec<BodyKin>,
+    strokes: Vec<Stroke>,
+    forces: Vec<f64>,
+    /// Power of the non-conservative forces and of each cylinder at `state` (the work over a
+    /// step integrates it by the trapezoidal rule).
+    power: f64,
+    cylinder_power: Vec<f64>,
+    /// The state as absolute body states (see [`Semirecursive::mirror`]).
+    mirror: std::cell::OnceCell<MechState>,
+    w: Work,
+    pub assembly: AssemblyReport,
+    /// Static cylinder forces F_s0 found at the start (None where not a static start).
+    pub static_forces: Vec<Option<f64>>,
+}
+
+impl Semirecursive {
+    /// Compiles the description, assembles a consistent start and prepares the solver.
+    pub fn new(d: &mbfmu_model::format::Description, settings: Settings) -> Result<Semirecursive, String> {
+        let tree = Tree::from_description(d).map_err(|e| e.to_string())?;
+        let n = tree.n_coordinates();
+        let m = tree.n_constraints();
+        let (np, ns, nc) =
+            tree.circuit.as_ref().map_or((0, 0, 0), |c| (c.n_pressures(), c.n_spools(), c.n_cylinders()));
+        let nx = match settings.formulation {
+            Formulation::SemirecursivePenalty => n,
+            _ => n.saturating_sub(m),
+        } + np;
+        let w = Work {
+            kin: vec![BodyKin::default(); n],
+            wrenches: vec![Vector6::zeros(); n],
+            sums: vec![Vector6::zeros(); n],
+            inertias: vec![dynamics::Inertia::default(); n],
+            rows: vec![RowEval::default(); m],
+            phi: vec![0.0; m],
+            phiz: vec![0.0; m * n],
+            dep: Vec::with_capacity(m),
+            ind: Vec::with_capacity(n),
+            lu_dep: Lu::new(m),
+            z: vec![0.0; n],
+            zd: vec![0.0; n],
+            zdd: vec![0.0; n],
+            lambda: vec![0.0; m],
+            res: vec![0.0; n],
+            mass: vec![0.0; n * n],
+            amat: vec![0.0; n * n],
+            amat_fresh: false,
+            rz: vec![0.0; n * n],
+            twists: vec![Vector6::zeros(); n * n],
+            column_kin: vec![[Vector3::zeros(); 3]; n * n],
+            gs: vec![0.0; nc * n],
+            x: vec![0.0; nx],
+            x0: vec![0.0; nx],
+            f: vec![0.0; nx],
+            f_plus: vec![0.0; nx],
+            tangent: Lu::new(nx),
+            projection: Lu::new(n),
+            p: vec![0.0; np],
+            pd: vec![0.0; np],
+            h: vec![0.0; np],
+            forces: vec![0.0; nc],
+            strokes: vec![Stroke::default(); nc],
+            cylinder_rows: vec![None; nc],
+            spools: vec![0.0; ns],
+            references: vec![0.0; ns],
+            jac: CircuitJacobian::default(),
+            js: vec![0.0; nc * n],
+            jl: vec![0.0; tree.elements.len() * n],
+            tmp_n: vec![0.0; n.max(nx)],
+            tmp_n2: vec![0.0; n.max(nx)],
+            tmp_m: vec![0.0; m],
+            tmp_m2: vec![0.0; m],
+            dep_best: Vec::with_capacity(m),
+            ind_best: Vec::with_capacity(n),
+            scratch_phiz: vec![0.0; m * n],
+        };
+        let inputs: Vec<f64> = d.interface.inputs.iter().map(|i| i.start).collect();
+        let state = SemiState {
+            t: d.experiment.start,
+            z: vec![0.0; n],
+            zd: vec![0.0; n],
+            zdd: vec![0.0; n],
+            lambda: vec![0.0; m],
+            p: vec![0.0; np],
+            pd: vec![0.0; np],
+            pdd: vec![0.0; np],
+            spools: vec![0.0; ns],
+            references: vec![0.0; ns],
+            independent: Vec::new(),
+            work: 0.0,
+            cylinder_work: vec![0.0; nc],
+            energy0: 0.0,
+            input_time: d.experiment.start,
+            partitions: 0,
+            pivot_reference: 0.0,
+        };
+        let mut s = Semirecursive {
+            tree,
+            settings,
+            inputs,
+            state,
+            kin: vec![BodyKin::default(); n],
+            strokes: vec![Stroke::default(); nc],
+            forces: vec![0.0; nc],
+            power: 0.0,
+            cylinder_power: vec![0.0; nc],
+            mirror: std::cell::OnceCell::new(),
+            w,
+            assembly: AssemblyReport::default(),
+            static_forces: vec![None; nc],
+        };
+        s.assemble()?;
+        Ok(s)
+    }
+
+    pub fn n_coordinates(&self) -> usize {
+        self.tree.n_coordinates()
+    }
+
+    pub fn n_constraints(&self) -> usize {
+        self.tree.n_constraints()
+    }
+
+    /// Number of Newton unknowns per step (z^i or z, plus the pressures; eq. 48).
+    pub fn n_unknowns(&self) -> usize {
+        self.w.x.len()
+    }
+
+    /// Sets the inputs held over the following steps (at the current time).
+    pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
+        self.inputs.copy_from_slice(inputs);
+        self.state.input_time = self.state.t;
+        self.refresh()
+    }
+
+    /// Sets input `index` (at the current time); on failure the previous value is kept.
+    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        let (old, old_time) = (self.inputs[index], self.state.input_time);
+        self.inputs[index] = value;
+        self.state.input_time = self.state.t;
+        if let Err(e) = self.refresh() {
+            self.inputs[index] = old;
+            self.state.input_time = old_time;
+            self.refresh()?;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Replaces the state (a snapshot of the same model) and the inputs.
+    pub fn restore(&mut self, state: &SemiState, inputs: &[f64]) -> Result<(), String> {
+        let s = &self.state;
+        let fits = state.z.len() == s.z.len()
+            && state.zd.len() == s.zd.len()
+            && state.zdd.len() == s.zdd.len()
+            && state.lambda.len() == s.lambda.len()
+            && state.p.len() == s.p.len()
+            && state.pd.len() == s.pd.len()
+            && state.pdd.len() == s.pdd.len()
+            && state.spools.len() == s.spools.len()
+            && state.references.len() == s.references.len()
+            && state.cylinder_work.len() == s.cylinder_work.len()
+            && inputs.len() == self.inputs.len()
+            && state.independent.iter().all(|&j| j < s.z.len())
+            && state.independent.len() == s.independent.len();
+        if !fits {
+            return Err("the snapshot does not belong to this model".into());
+        }
+        let before = (self.state.clone(), self.inputs.clone());
+        self.state.clone_from(state);
+        self.inputs.copy_from_slice(inputs);
+        if let Err(e) = self.refresh() {
+            (self.state, self.inputs) = before;
+            self.refresh()?;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Recomputes the kinematics, cylinder strokes, forces and power of `state`.
+    fn refresh(&mut self) -> Result<(), String> {
+        let t = self.state.t;
+        let w = &mut self.w;
+        w.z.copy_from_slice(&self.state.z);
+        w.zd.copy_from_slice(&self.state.zd);
+        w.zdd.copy_from_slice(&self.state.zdd);
+        w.p.copy_from_slice(&self.state.p);
+        w.spools.copy_from_slice(&self.state.spools);
+        self.tree.positions(&w.z, &mut w.kin);
+        self.tree.velocities(&w.zd, &mut w.kin);
+        self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        let power = self.applied(t).map_err(|e| e.to_string())?;
+        self.store_cache(power);
+        Ok(())
+    }
+
+    /// Makes the trial point of `w` the cached state view (kinematics, strokes, forces, power).
+    /// The kinematics are swapped in: every evaluation writes `w.kin` afresh before reading it.
+    fn store_cache(&mut self, power: f64) {
+        std::mem::swap(&mut self.kin, &mut self.w.kin);
+        let w = &self.w;
+        self.strokes.copy_from_slice(&w.strokes);
+        self.forces.copy_from_slice(&w.forces);
+        self.power = power;
+        for (c, (f, s)) in self.cylinder_power.iter_mut().zip(w.forces.iter().zip(&w.strokes)) {
+            *c = f * s.velocity;
+        }
+        self.mirror.take();
+    }
+
+    /// The state as absolute body states in the description's body order (the index-3
+    /// view), formed when first asked for after a change.
+    pub fn mirror(&self) -> &MechState {
+        self.mirror.get_or_init(|| MechState {
+            t: self.state.t,
+            bodies: self
+                .tree
+                .tree_index
+                .iter()
+                .map(|&t| {
+                    let k = &self.kin[t];
+                    BodyState {
+                        r: k.r,
+                        rot: k.rot,
+                        v: k.com_velocity(),
+                        w: k.rot.transpose() * k.omega(),
+                        acc: k.com_acceleration(),
+                        wdot: k.rot.transpose() * Vector3::from(k.acc.fixed_rows::<3>(3)),
+                    }
+                })
+                .collect(),
+            lambda: self.state.lambda.clone(),
+            drive_values: Vec::new(),
+            angles: vec![0.0; self.tree.roles.len()],
+            work: self.state.work,
+            energy0: self.state.energy0,
+        })
+    }
+
+    pub fn time(&self) -> f64 {
+        self.state.t
+    }
+}

@@ -1,0 +1,92 @@
+//! Output quantities of a semirecursive model at its current state.
+
+use super::cuts::line;
+use super::dynamics::row_rate;
+use super::tree::Element;
+use super::Semirecursive;
+use crate::rotation::quaternion;
+use mbfmu_model::variables::Quantity;
+
+impl Semirecursive {
+    /// Value of a quantity that depends on the state alone (solver statistics: NaN).
+    pub fn quantity(&self, q: Quantity) -> f64 {
+        let kin = &self.kin;
+        let st = &self.state;
+        let tb = |b: usize| &kin[self.tree.tree_index[b]];
+        match q {
+            Quantity::BodyPosition { body, axis } => tb(body).r[axis],
+            Quantity::BodyOrientation { body, component } => quaternion(&tb(body).rot)[component],
+            Quantity::BodyVelocity { body, axis } => tb(body).com_velocity()[axis],
+            Quantity::BodyAngularVelocity { body, axis } => tb(body).omega()[axis],
+            Quantity::BodyAcceleration { body, axis } => tb(body).com_acceleration()[axis],
+            Quantity::JointAngle { joint } => self.tree.joint_rotation(joint, &st.z, &st.zd, kin).0,
+            Quantity::JointAngleRate { joint } => self.tree.joint_rotation(joint, &st.z, &st.zd, kin).1,
+            Quantity::JointPosition { joint } => self.tree.joint_slide(joint, &st.z, &st.zd, kin).0,
+            Quantity::JointVelocity { joint } => self.tree.joint_slide(joint, &st.z, &st.zd, kin).1,
+            Quantity::ForceLength { force } => self.element_measure(force).0,
+            Quantity::ForceRate { force } => self.element_measure(force).1,
+            Quantity::ForceValue { force } => self.element_value(force),
+            Quantity::VolumePressure { volume } => st.p[volume],
+            Quantity::ValveSpool { valve } => self.spool(valve).map_or(f64::NAN, |k| st.spools[k]),
+            Quantity::ValveReference { valve } => self.spool(valve).map_or(f64::NAN, |k| st.references[k]),
+            Quantity::CylinderLength { cylinder } => self.strokes[cylinder].length,
+            Quantity::CylinderVelocity { cylinder } => self.strokes[cylinder].velocity,
+            Quantity::CylinderForce { cylinder } => self.forces[cylinder],
+            Quantity::CylinderWork { cylinder } => st.cylinder_work[cylinder],
+            Quantity::KineticEnergy => self.tree.kinetic_energy(kin),
+            Quantity::PotentialEnergy => self.tree.potential_energy(kin, &st.z, &st.zd),
+            Quantity::TotalEnergy => self.total_energy(),
+            Quantity::ExternalWork => st.work,
+            // Seed 000 eq. (23), seed 004 Sect. 6.2: E - E0 - W.
+            Quantity::EnergyBalance => self.total_energy() - st.energy0 - st.work,
+            Quantity::ConstraintViolation => self.constraint_violation(),
+            Quantity::JointReactionForce { .. }
+            | Quantity::JointReactionTorque { .. }
+            | Quantity::JointFrictionForce { .. }
+            | Quantity::DriverEffort { .. }
+            | Quantity::DriverPrescribed { .. }
+            | Quantity::NewtonIterations
+            | Quantity::Steps => f64::NAN,
+        }
+    }
+
+    pub fn total_energy(&self) -> f64 {
+        self.tree.kinetic_energy(&self.kin) + self.tree.potential_energy(&self.kin, &self.state.z, &self.state.zd)
+    }
+
+    /// Euclidean norm of the cut-joint constraints Phi at the current state.
+    pub fn constraint_violation(&self) -> f64 {
+        self.tree.cuts.iter().map(|c| c.evaluate(&self.kin).value.powi(2)).sum::<f64>().sqrt()
+    }
+
+    fn spool(&self, valve: usize) -> Option<usize> {
+        self.tree.circuit.as_ref().and_then(|c| c.spool_of_valve[valve])
+    }
+
+    /// Length (angle) and rate of a force element.
+    fn element_measure(&self, f: usize) -> (f64, f64) {
+        match &self.tree.elements[f] {
+            Element::Line { ends, .. } => {
+                let (row, _) = line(&self.kin, ends);
+                (row.value, row_rate(&self.kin, &row))
+            }
+            Element::Rotary { joint, .. } => self.tree.joint_rotation(*joint, &self.state.z, &self.state.zd, &self.kin),
+            _ => (f64::NAN, f64::NAN),
+        }
+    }
+
+    /// Tension (line), pushing force (actuator), torque (rotary) or magnitude.
+    fn element_value(&self, f: usize) -> f64 {
+        let input = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs[i]);
+        let (l, rate) = self.element_measure(f);
+        match &self.tree.elements[f] {
+            Element::Line { stiffness, damping, rest, value, input: i, sign, .. } => {
+                sign * (stiffness * (l - rest) + damping * rate) + value + input(i)
+            }
+            Element::Rotary { stiffness, damping, rest, value, input: i, .. } => {
+                -(stiffness * (l - rest) + damping * rate) + value + input(i)
+            }
+            Element::PointForce { value, input: i, .. } | Element::Torque { value, input: i, .. } => value + input(i),
+        }
+    }
+}

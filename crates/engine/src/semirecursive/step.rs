@@ -1,0 +1,294 @@
+//! One step of the trapezoidal rule with positions and pressures as primary variables
+//! (seed 004 Sect. 4): predictor z_{k+1} = z_k + z'_k dt + z''_k dt^2/2, p_{k+1} = p_k + p'_k dt;
+//! Newton-Raphson (eq. 37) on eq. (35) (double-step, unknowns z^i and p) or eq. (36) (penalty,
+//! unknowns z and p, multipliers updated by eq. 19), converged when every coordinate
+//! correction is below `tolerance` and every pressure correction below `pressure_tolerance`;
+//! then the dependent coordinates (double-step, eqs. 13-15) or the projections of eqs.
+//! (20)-(21) (penalty).
+
+use super::cuts::g_dot_acc;
+use super::eval::{Residual, Step};
+use super::tangent::add_gram;
+use super::{full_pivoting, Semirecursive};
+use mbfmu_model::format::Tangent;
+use crate::integrators::{StepError, StepStats};
+
+/// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
+/// the smallest pivot full pivoting achieves (hysteresis against switching back and forth).
+const REPARTITION: f64 = 0.5;
+/// A kept Newton tangent is formed anew when a correction is larger than this fraction of
+/// the previous one.
+const SLOW: f64 = 0.1;
+
+impl Semirecursive {
+    /// Advances the state by one step to `t1`. On error the state is unchanged.
+    pub fn step_to(&mut self, t1: f64) -> Result<StepStats, StepError> {
+        let t0 = self.state.t;
+        let dt = t1 - t0;
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(StepError::BadStep { time: t0, h: dt });
+        }
+        let s = Step { t: t1, dt };
+        let n = self.tree.n_coordinates();
+        let penalty = self.is_penalty();
+        self.advance_spools(t0, t1);
+        self.load_partition();
+        // Predictor (seed 004 Sect. 4; for the pressures with a second-order term from the
+        // change of their rates over the last step, which spares a Newton iteration while
+        // the circuit oscillates).
+        let st = &self.state;
+        let w = &mut self.w;
+        for j in 0..n {
+            w.z[j] = st.z[j] + st.zd[j] * dt + 0.5 * st.zdd[j] * dt * dt;
+        }
+        let nm = if penalty { n } else { w.ind.len() };
+        for k in 0..nm {
+            w.x[k] = w.z[if penalty { k } else { w.ind[k] }];
+        }
+        for i in 0..st.p.len() {
+            w.x[nm + i] = st.p[i] + st.pd[i] * dt + 0.5 * st.pdd[i] * dt * dt;
+        }
+        w.lambda.copy_from_slice(&st.lambda);
+        let nx = w.x.len();
+        let (tol, ptol) = (self.settings.tolerance, self.settings.pressure_tolerance);
+        let mut iterations = 0;
+        let mut converged = false;
+        let mut worst = f64::INFINITY;
+        let mut previous = f64::INFINITY;
+        let reuse = self.settings.tangent == Tangent::Analytic;
+        self.w.amat_fresh = false;
+        for iteration in 1..=self.settings.max_iterations {
+            iterations = iteration;
+            self.residual(s, penalty && iteration > 1, Residual::Base)?;
+            // The numerical tangent (eqs. 40-41) is formed at every iteration; the closed-form
+            // one at the predictor and again only if the corrections shrink slowly (modified
+            // Newton).
+            if !reuse || iteration == 1 || worst > SLOW * previous {
+                self.tangent(s)?;
+            }
+            previous = worst;
+            let w = &mut self.w;
+            for i in 0..nx {
+                w.tmp_n[i] = -w.f[i];
+            }
+            w.tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
+            let (mut dz, mut dp) = (0.0f64, 0.0f64);
+            for i in 0..nx {
+                w.x[i] += w.tmp_n[i];
+                if i < nm {
+                    dz = dz.max(w.tmp_n[i].abs());
+                } else {
+                    dp = dp.max(w.tmp_n[i].abs());
+                }
+            }
+            if !penalty {
+                let dzi = std::mem::take(&mut w.tmp_n2);
+                let mut dzi = dzi;
+                dzi[..nm].copy_from_slice(&w.tmp_n[..nm]);
+                self.follow_constraints(&dzi[..nm]);
+                self.w.tmp_n2 = dzi;
+            }
+            if !(dz.is_finite() && dp.is_finite()) {
+                return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
+            }
+            worst = (dz / tol).max(dp / ptol) * tol;
+            if dz <= tol && dp <= ptol {
+                converged = true;
+                break;
+            }
+        }
+        if !converged {
+            return Err(StepError::NotConverged {
+                time: t1,
+                iterations: self.settings.max_iterations,
+                norm: worst,
+                tolerance: tol,
+            });
+        }
+        self.finalize(s)?;
+        Ok(StepStats { iterations, stages: 1 })
+    }
+
+    /// Spool positions and references for the step (held reference, trapezoidal rule).
+    fn advance_spools(&mut self, t0: f64, t1: f64) {
+        if let Some(c) = &self.tree.circuit {
+            for k in 0..c.n_spools() {
+                self.w.references[k] = c.reference(k, t0, t1, &self.inputs);
+            }
+            c.advance_spools(&self.state.spools, t0, t1, &self.inputs, &mut self.w.spools);
+        }
+    }
+
+    /// The partition of the state into dependent and independent coordinates.
+    fn load_partition(&mut self) {
+        let n = self.tree.n_coordinates();
+        let w = &mut self.w;
+        // `dep` is always the ascending complement of `ind`.
+        if w.ind == self.state.independent && w.ind.len() + w.dep.len() == n {
+            return;
+        }
+        w.ind.clone_from(&self.state.independent);
+        w.dep.clear();
+        w.dep.extend((0..n).filter(|j| !self.state.independent.contains(j)));
+    }
+
+    /// Double-step, at a new state whose Phi_z and LU of Phi_z^d are in `w`: when the
+    /// smallest pivot of Phi_z^d has fallen below half of what full pivoting achieved when
+    /// the partition was chosen, choose again by full pivoting (seed 004 Sects. 2.2, 6.1).
+    fn review_partition(&mut self, t: f64) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        if self.is_penalty() || m == 0 || self.w.lu_dep.min_pivot >= REPARTITION * self.state.pivot_reference {
+            return Ok(());
+        }
+        let w = &mut self.w;
+        w.scratch_phiz.copy_from_slice(&w.phiz);
+        let best = full_pivoting(&mut w.scratch_phiz, m, n, &mut w.dep_best, &mut w.ind_best);
+        if best == 0.0 {
+            return Err(StepError::Singular {
+                time: t,
+                detail: "the loop-closure Jacobian Phi_z is rank deficient (redundant constraints or a singular configuration)"
+                    .into(),
+            });
+        }
+        self.state.pivot_reference = best;
+        if w.ind_best != self.state.independent {
+            self.state.independent.clone_from(&w.ind_best);
+            self.state.partitions += 1;
+        }
+        Ok(())
+    }
+
+    /// The converged step's state: dependent coordinates or projections, rates, hydraulics,
+    /// work; committed to `state`.
+    fn finalize(&mut self, s: Step) -> Result<(), StepError> {
+        let m = self.tree.n_constraints();
+        let penalty = self.is_penalty();
+        self.load_unknowns(s);
+        if penalty && m > 0 {
+            self.project(s)?;
+        } else if m > 0 {
+            self.solve_positions(s.t)?;
+            self.dependent_rates();
+        } else {
+            let w = &mut self.w;
+            self.tree.positions(&w.z, &mut w.kin);
+            self.tree.velocities(&w.zd, &mut w.kin);
+            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        }
+        let power = self.applied(s.t)?;
+        // The last fallible part: the state is committed only after it.
+        self.review_partition(s.t)?;
+        // Work: trapezoidal rule on the power of the non-conservative forces.
+        let st = &mut self.state;
+        let w = &mut self.w;
+        st.work += 0.5 * s.dt * (self.power + power);
+        for (c, stroke) in w.strokes.iter().enumerate() {
+            let p1 = w.forces[c] * stroke.velocity;
+            st.cylinder_work[c] += 0.5 * s.dt * (self.cylinder_power[c] + p1);
+        }
+        let st = &mut self.state;
+        let w = &mut self.w;
+        st.t = s.t;
+        for i in 0..st.p.len() {
+            st.pdd[i] = (w.pd[i] - st.pd[i]) / s.dt;
+        }
+        // Swapped, not copied: every step writes these scratch vectors afresh (predictor,
+        // trapezoidal rates, spools) before reading them.
+        std::mem::swap(&mut st.z, &mut w.z);
+        std::mem::swap(&mut st.zd, &mut w.zd);
+        std::mem::swap(&mut st.zdd, &mut w.zdd);
+        std::mem::swap(&mut st.lambda, &mut w.lambda);
+        std::mem::swap(&mut st.p, &mut w.p);
+        std::mem::swap(&mut st.pd, &mut w.pd);
+        std::mem::swap(&mut st.spools, &mut w.spools);
+        std::mem::swap(&mut st.references, &mut w.references);
+        self.store_cache(power);
+        Ok(())
+    }
+
+    /// Penalty formulation after convergence: last multiplier update (eq. 19) and the
+    /// mass-damping-stiffness-orthogonal projections of velocities and accelerations
+    /// (eqs. 20-21) with W = M' + dt/2 C + dt^2/4 K.
+    fn project(&mut self, s: Step) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        let alpha = self.settings.penalty;
+        {
+            let w = &mut self.w;
+            self.tree.positions(&w.z, &mut w.kin);
+            w.constraint_rows(&self.tree);
+            for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
+                *l += alpha * phi;
+            }
+        }
+        // W = M' + dt/2 C + dt^2/4 K, from this step's closed-form tangent if there is one
+        // (formed at the predictor), else at the converged point (with the unprojected rates
+        // for the cylinders' strokes).
+        if !self.w.amat_fresh {
+            self.tree.velocities(&self.w.zd, &mut self.w.kin);
+            self.cylinder_strokes(s.t);
+            self.mechanical_matrix(s, false)?;
+        }
+        let h4 = 0.25 * s.dt * s.dt;
+        let w = &mut self.w;
+        // A = W + dt^2/4 alpha Phi_z^T Phi_z.
+        w.projection.a.copy_from_slice(&w.amat);
+        add_gram(&w.phiz, &self.tree.row_columns, n, h4 * alpha, &mut w.projection.a, n);
+        if !w.projection.factor() {
+            return Err(StepError::Singular { time: s.t, detail: "projection matrix of eqs. (20)-(21)".into() });
+        }
+        // Eq. (20): A z' = W z'*.
+        for i in 0..n {
+            w.tmp_n[i] = (0..n).map(|j| w.amat[i * n + j] * w.zd[j]).sum();
+        }
+        w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
+        w.zd.copy_from_slice(&w.tmp_n[..n]);
+        // Eq. (21): A z'' = W z''* - dt^2/4 Phi_z^T alpha (Phi_z' z'), with Phi_z' z' from the
+        // accelerations at z'' = 0.
+        for i in 0..n {
+            w.tmp_n[i] = (0..n).map(|j| w.amat[i * n + j] * w.zdd[j]).sum();
+        }
+        self.tree.velocities(&w.zd, &mut w.kin);
+        w.tmp_n2[..n].iter_mut().for_each(|x| *x = 0.0);
+        self.tree.accelerations(&w.zd, &w.tmp_n2[..n], &mut w.kin);
+        for (r, cut) in self.tree.cuts.iter().enumerate() {
+            w.tmp_m[r] = g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin);
+        }
+        for i in 0..n {
+            w.tmp_n[i] -= h4 * alpha * (0..m).map(|r| w.phiz[r * n + i] * w.tmp_m[r]).sum::<f64>();
+        }
+        w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
+        w.zdd.copy_from_slice(&w.tmp_n[..n]);
+        self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        Ok(())
+    }
+
+    /// Moves the state along its Taylor expansion for a step too short to solve (e.g. the
+    /// 2e-14 s a master's time arithmetic leaves): dividing round-off by dt^2 in eq. (33)
+    /// would spoil the rates.
+    pub fn drift(&mut self, t1: f64) -> Result<(), StepError> {
+        let dt = t1 - self.state.t;
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(StepError::BadStep { time: self.state.t, h: dt });
+        }
+        let t0 = self.state.t;
+        self.advance_spools(t0, t1);
+        let st = &mut self.state;
+        for j in 0..st.z.len() {
+            st.z[j] += st.zd[j] * dt + 0.5 * st.zdd[j] * dt * dt;
+            st.zd[j] += st.zdd[j] * dt;
+        }
+        for (p, pd) in st.p.iter_mut().zip(&st.pd) {
+            *p += pd * dt;
+        }
+        st.spools.copy_from_slice(&self.w.spools);
+        st.references.copy_from_slice(&self.w.references);
+        st.work += self.power * dt;
+        for (wk, pw) in st.cylinder_work.iter_mut().zip(&self.cylinder_power) {
+            *wk += pw * dt;
+        }
+        st.t = t1;
+        self.refresh().map_err(|e| StepError::Model { time: t1, what: e })
+    }
+}

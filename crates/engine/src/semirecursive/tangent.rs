@@ -1,0 +1,244 @@
+//! The Newton tangent of seed 004 eq. (37) in closed form: d f / d x for the residuals of
+//! eqs. (38)/(39) with z' = 2/dt z + .., z'' = 4/dt^2 z + .. (eq. 33):
+//!   mechanical block  R_z^T [M' + dt/2 C + dt^2/4 (K + alpha Phi_z^T Phi_z)] R_z,
+//!   pressure coupling -dt^2/4 R_z^T J_s^T dF/dp,
+//!   circuit rows      -dt^2/4 (dh/ds + 2/dt dh/ds') J_s R_z  and  dt/2 I - dt^2/4 dh/dp,
+//! with J_s the Jacobians of the cylinder lengths, C and K the damping and stiffness of the
+//! cylinders (seal friction), springs and dampers, and the circuit's derivatives in closed
+//! form ([`crate::hydraulics::Circuit::jacobian`]). Terms of the derivatives of M',
+//! R_z and the velocity-dependent inertia forces are left out: they change the convergence
+//! rate, not the solution. The penalty formulation forms M' (its projections need W anyway);
+//! double-step forms the reduced block R_z^T W R_z directly from velocity passes.
+
+use super::cuts::{line, RowEval};
+use super::eval::{line_jacobians, Step};
+use super::tree::{Element, JointRole};
+use super::{Semirecursive, Work};
+use crate::integrators::StepError;
+use nalgebra::{Vector3, Vector6};
+
+impl Semirecursive {
+    /// W = M' + dt/2 C + dt^2/4 K into `w.amat` at the trial point (after
+    /// [`Semirecursive::dynamics`] or at least the cylinder strokes); `at_residual` if the
+    /// circuit's pressure rates in `w.h` are those of this point.
+    pub(super) fn mechanical_matrix(&mut self, s: Step, at_residual: bool) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        line_jacobians(self);
+        let w = &mut self.w;
+        if let Some(c) = &self.tree.circuit {
+            if at_residual {
+                c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.h, &mut w.jac)
+            } else {
+                c.jacobian(&w.p, &w.spools, &w.strokes, &mut w.jac)
+            }
+            .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
+        }
+        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        // A = M' + dt/2 C + dt^2/4 K (+ dt^2/4 alpha Phi_z^T Phi_z).
+        self.tree.mass_matrix(&w.kin, &mut w.inertias, &mut w.amat);
+        let nc = w.strokes.len();
+        for c in 0..nc {
+            let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
+            let js = &w.js[c * n..(c + 1) * n];
+            for i in 0..n {
+                for j in 0..n {
+                    w.amat[i * n + j] += coefficient * js[i] * js[j];
+                }
+            }
+        }
+        for (e, el) in self.tree.elements.iter().enumerate() {
+            match el {
+                Element::Line { stiffness, damping, .. } => {
+                    let coefficient = h2 * damping + h4 * stiffness;
+                    let jl = &w.jl[e * n..(e + 1) * n];
+                    for i in 0..n {
+                        for j in 0..n {
+                            w.amat[i * n + j] += coefficient * jl[i] * jl[j];
+                        }
+                    }
+                }
+                Element::Rotary { joint, stiffness, damping, .. } => {
+                    if let JointRole::Tree { body } = self.tree.roles[*joint] {
+                        w.amat[body * n + body] += h2 * damping + h4 * stiffness;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.w.amat_fresh = true;
+        Ok(())
+    }
+
+    /// Double-step: R_z^T (M' + dt/2 C + dt^2/4 K) R_z into the tangent's leading nm x nm
+    /// block without forming M'. Column a of R_z is a velocity field of the tree (eq. 2 with
+    /// z' = R_z e_a); M'_ab = sum over bodies of m g'_a . g'_b + w_a . J w_b (the kinetic
+    /// energy's bilinear form, eqs. 9-11), and a force element's J R_z column is its length
+    /// rate under that field. Also leaves R_z^T J_s of every cylinder in `w.gs`.
+    fn reduced_mechanical_block(&mut self, s: Step) {
+        let n = self.tree.n_coordinates();
+        let (h2, h4) = (0.5 * s.dt, 0.25 * s.dt * s.dt);
+        let tree = &self.tree;
+        let w = &mut self.w;
+        let nm = w.ind.len();
+        // Per column a and body t: centre-of-mass velocity, angular velocity, J w.
+        for a in 0..nm {
+            for (t, b) in tree.bodies.iter().enumerate() {
+                let k = &w.kin[t];
+                let parent = b.parent.map_or(Vector6::zeros(), |p| w.twists[a * n + p]);
+                let twist = parent + k.b * w.rz[t * nm + a];
+                w.twists[a * n + t] = twist;
+                let omega = Vector3::new(twist[3], twist[4], twist[5]);
+                let velocity = Vector3::new(twist[0], twist[1], twist[2]) + omega.cross(&k.r);
+                let j_omega = k.rot * (b.inertia * (k.rot.transpose() * omega));
+                w.column_kin[a * n + t] = [velocity, omega, j_omega];
+            }
+        }
+        for a in 0..nm {
+            for c in a..nm {
+                let mut m = 0.0;
+                for (t, b) in tree.bodies.iter().enumerate() {
+                    let [va, oa, _] = &w.column_kin[a * n + t];
+                    let [vc, _, joc] = &w.column_kin[c * n + t];
+                    m += b.mass * va.dot(vc) + oa.dot(joc);
+                }
+                *w.tangent.at(a, c) = m;
+                *w.tangent.at(c, a) = m;
+            }
+        }
+        // Rate of a line's length under column a: sum of G . Z_a over its ends.
+        let rate = |w: &Work, row: &RowEval, a: usize| -> f64 {
+            row.g.iter().flatten().map(|(k, g)| g.dot(&w.twists[a * n + k])).sum()
+        };
+        for c in 0..w.strokes.len() {
+            // The row of the strokes at this point.
+            let row = w.cylinder_rows[c];
+            for a in 0..nm {
+                w.gs[c * n + a] = row.as_ref().map_or(0.0, |row| rate(w, row, a));
+            }
+            let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
+            add_rank_one(&mut w.tangent, coefficient, &w.gs[c * n..c * n + nm]);
+        }
+        for el in &tree.elements {
+            match el {
+                Element::Line { ends, stiffness, damping, .. } => {
+                    let row = line(&w.kin, ends).0;
+                    for a in 0..nm {
+                        w.tmp_n2[a] = rate(w, &row, a);
+                    }
+                    add_rank_one(&mut w.tangent, h2 * damping + h4 * stiffness, &w.tmp_n2[..nm]);
+                }
+                Element::Rotary { joint, stiffness, damping, .. } => {
+                    if let JointRole::Tree { body } = tree.roles[*joint] {
+                        for a in 0..nm {
+                            w.tmp_n2[a] = w.rz[body * nm + a];
+                        }
+                        add_rank_one(&mut w.tangent, h2 * damping + h4 * stiffness, &w.tmp_n2[..nm]);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    pub(super) fn analytic_tangent(&mut self, s: Step) -> Result<(), StepError> {
+        let n = self.tree.n_coordinates();
+        let m = self.tree.n_constraints();
+        let penalty = self.is_penalty();
+        if penalty {
+            self.mechanical_matrix(s, true)?;
+        } else if let Some(c) = &self.tree.circuit {
+            // At the point of the last residual, whose pressure rates are in `w.h`.
+            let w = &mut self.w;
+            c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.h, &mut w.jac)
+                .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
+        }
+        let (h2, h4, two_over_dt) = (0.5 * s.dt, 0.25 * s.dt * s.dt, 2.0 / s.dt);
+        let w = &mut self.w;
+        let nm = if penalty { n } else { w.ind.len() };
+        let (np, nc) = (w.p.len(), w.strokes.len());
+        let nx = nm + np;
+        debug_assert_eq!(nx, w.tangent.dim());
+        w.tangent.clear();
+        // R_z (eq. 14), N x nm: the identity for the penalty formulation; for double-step
+        // unit rows for the independent coordinates and -(Phi_z^d)^-1 Phi_z^i for the others.
+        if penalty {
+            // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
+            let nx = w.tangent.dim();
+            for (dst, src) in w.tangent.a.chunks_exact_mut(nx).zip(w.amat.chunks_exact(n)) {
+                dst[..n].copy_from_slice(src);
+            }
+            add_gram(&w.phiz, &self.tree.row_columns, n, self.settings.penalty * h4, &mut w.tangent.a, nx);
+        } else {
+            for (k, &j) in w.ind.iter().enumerate() {
+                for (i, &jj) in w.ind.iter().enumerate() {
+                    w.rz[jj * nm + k] = if i == k { 1.0 } else { 0.0 };
+                }
+                for r in 0..m {
+                    w.tmp_m[r] = w.phiz[r * n + j];
+                }
+                if m > 0 {
+                    w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+                }
+                for (i, &d) in w.dep.iter().enumerate() {
+                    w.rz[d * nm + k] = -w.tmp_m[i];
+                }
+            }
+        }
+        if !penalty {
+            self.reduced_mechanical_block(s);
+        }
+        let w = &mut self.w;
+        for c in 0..nc {
+            // g = R_z^T J_s of cylinder c (penalty: R_z = I; double-step: from the velocity
+            // passes).
+            for a in 0..nm {
+                w.tmp_n[a] = if penalty { w.js[c * n + a] } else { w.gs[c * n + a] };
+            }
+            for q in 0..np {
+                let column = h4 * w.jac.df_dp[c * np + q];
+                let row = h4 * (w.jac.dp_ds[q * nc + c] + two_over_dt * w.jac.dp_dv[q * nc + c]);
+                for a in 0..nm {
+                    *w.tangent.at(a, nm + q) -= column * w.tmp_n[a];
+                    *w.tangent.at(nm + q, a) -= row * w.tmp_n[a];
+                }
+            }
+        }
+        for q in 0..np {
+            for r in 0..np {
+                *w.tangent.at(nm + q, nm + r) = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
+            }
+        }
+        Ok(())
+    }
+}
+
+/// out += coefficient Phi_z^T Phi_z in the leading N x N block of the row-major `out` (row
+/// stride `stride`), for the row-major `phiz` (N columns) whose row r is nonzero only in
+/// `columns[r]`: the rows' outer products over those columns.
+pub(super) fn add_gram(
+    phiz: &[f64],
+    columns: &[Vec<usize>],
+    n: usize,
+    coefficient: f64,
+    out: &mut [f64],
+    stride: usize,
+) {
+    for (row, cols) in phiz.chunks_exact(n).zip(columns) {
+        for &i in cols {
+            let ci = coefficient * row[i];
+            let out_row = &mut out[i * stride..i * stride + n];
+            for &j in cols {
+                out_row[j] += ci * row[j];
+            }
+        }
+    }
+}
+
+/// tangent[a][b] += coefficient g_a g_b over the leading block of size g.len().
+fn add_rank_one(tangent: &mut super::Lu, coefficient: f64, g: &[f64]) {
+    for (a, ga) in g.iter().enumerate() {
+        for (b, gb) in g.iter().enumerate() {
+            *tangent.at(a, b) += coefficient * ga * gb;
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! The integrators of seed 001 on the state-space ODE y = [v; v'], y' = [v'; v''(t, v, v')]:
+//!
+//! - implicit trapezoidal rule (Sect. 2-3.2): v_{n+1} = v~ + beta h^2 v''_{n+1},
+//!   v'_{n+1} = v~' + gamma h v''_{n+1} (eqs. 15-16) with beta = 1/4, gamma = 1/2,
+//!   v~ = v_n + h v'_n + h^2/4 v''_n, v~' = v'_n + h/2 v''_n; Newton on v''_{n+1} (eq. 14)
+//!   from the predictor v''_{n+1} = v''_n (Sect. 3.2);
+//! - its variable-step form: embedded backward Euler, y_1 - y^_1 = h/2 (f(y_0) - f(y_1))
+//!   (no extra solve), the error norm of eq. 21, h_opt of eq. 22 with q = 1, safety factor
+//!   0.85, local extrapolation (the trapezoidal solution is kept);
+//! - the explicit Adams-Bashforth-Moulton pair of eq. 20 (Euler predictor, one trapezoidal
+//!   corrector) at constant step;
+//! - SDIRK4 of Hairer and Wanner with its embedded order-3 solution (q = 3), each stage a
+//!   Newton solve of the same form (eqs. 15-16 with beta = gamma_RK^2, gamma = gamma_RK).
+//!
+//! Variable-step runs clip their last step to land exactly on the communication point.
+
+use super::{sdirk, StateSpace};
+use mbfmu_model::format::Method;
+use crate::index3::Mechanism;
+use crate::integrators::{NewtonSettings, StepError};
+use crate::SolverSettings;
+
+/// Safety factor of the step-size controller (seed 001 Sect. 3.2).
+pub const SAFETY: f64 = 0.85;
+/// Largest and smallest ratio of consecutive steps (Hairer, Norsett and Wanner I, Sect. II.4).
+pub const GROWTH_MAX: f64 = 5.0;
+pub const GROWTH_MIN: f64 = 0.2;
+/// Step reduction after a Newton failure.
+const NEWTON_FAILURE_FACTOR: f64 = 0.25;
+
+fn norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+fn recoverable(e: &StepError) -> bool {
+    matches!(e, StepError::NotConverged { .. } | StepError::Singular { .. } | StepError::NonFinite { .. })
+}
+
+impl StateSpace {
+    /// Advances the current state to `t_end`: constant-step methods in equal steps no larger
+    /// than `settings.step_size`, variable-step methods under error control with steps no
+    /// larger than it. On error the state is the last accepted one.
+    pub fn advance_to(&mut self, mech: &Mechanism, t_end: f64, settings: &SolverSettings) -> Result<(), StepError> {
+        let t0 = self.current.t;
+        let span = t_end - t0;
+        if !span.is_finite() || span < 0.0 {
+            return Err(StepError::BadStep { time: t0, h: span });
+        }
+        if span == 0.0 {
+            return Ok(());
+        }
+        // New inputs at the communication point: the step starts from the state they give.
+        if self.stale {
+            self.ode_evaluate(mech, &settings.newton)?;
+            self.base.clone_from(&self.current);
+        }
+        if self.method.variable_step() {
+            return self.variable_steps(mech, t_end, settings);
+        }
+        let n = ((span / settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
+        if n > 1e12 {
+            return Err(StepError::BadStep { time: t0, h: settings.step_size });
+        }
+        let n = n as u64;
+        for i in 1..=n {
+            let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
+            let t = self.current.t;
+            let (_, iterations) = self.attempt(mech, t, target - t, target, &settings.newton)?;
+            self.accept(mech, target, iterations, &settings.newton)?;
+        }
+        Ok(())
+    }
+
+    fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &SolverSettings) -> Result<(), StepError> {
+        let newton = &settings.newton;
+        let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
+        if self.h_next.is_nan() || self.h_next <= 0.0 {
+            self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
+        }
+        let mut rejected_last = false;
+        while self.current.t < t_end {
+            let t = self.current.t;
+            let proposed = self.h_next.min(settings.step_size);
+            let clipped = t + 1.01 * proposed >= t_end;
+            let (h, t_new) = if clipped { (t_end - t, t_end) } else { (proposed, t + proposed) };
+            if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
+                return Err(StepError::BadStep { time: t, h });
+            }
+            match self.attempt(mech, t, h, t_new, newton) {
+                Ok((err, iterations)) if err <= 1.0 => {
+                    self.accept(mech, t_new, iterations, newton)?;
+                    let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
+                    let factor = (SAFETY * err.powf(-exponent)).clamp(GROWTH_MIN, limit);
+                    self.h_next = h * factor;
+                    if clipped {
+                        self.h_next = self.h_next.max(proposed);
+                    }
+                    rejected_last = false;
+                }
+                Ok((err, _)) => {
+                    self.counters.rejected += 1;
+                    rejected_last = true;
+                    let factor = if err.is_finite() {
+                        (SAFETY * err.powf(-exponent)).clamp(GROWTH_MIN, 1.0)
+                    } else {
+                        GROWTH_MIN
+                    };
+                    self.h_next = h * factor;
+                }
+                Err(e) if recoverable(&e) => {
+                    self.counters.rejected += 1;
+                    rejected_last = true;
+                    self.h_next = h * NEWTON_FAILURE_FACTOR;
+                    if self.h_next.is_nan() || self.h_next <= 1e-14 * t.abs().max(1.0) {
+                        return Err(e);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Starting step of Hairer, Norsett and Wanner I, Sect. II.4: h0 = 0.01 |y0| / |f0| in the
+    /// tolerance-weighted norm, refined by one explicit Euler step with the estimated second
+    /// derivative.
+    fn initial_step(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &SolverSettings,
+        exponent: f64,
+    ) -> Result<f64, StepError> {
+        let nd = self.red.nd;
+        let t = self.current.t;
+        let hmax = settings.step_size.min(t_end - t);
+        if nd == 0 {
+            return Ok(hmax);
+        }
+        let scale = |s: &Self, i: usize| {
+            let e = s.control.atol + s.y[i].abs() * s.control.rtol;
+            if i < nd {
+                e
+            } else {
+                e * s.control.velocity_factor
+            }
+        };
+        let (mut d0, mut d1) = (0.0, 0.0);
+        for i in 0..2 * nd {
+            let f = if i < nd { self.y[nd + i] } else { self.a[i - nd] };
+            d0 += (self.y[i] / scale(self, i)).powi(2);
+            d1 += (f / scale(self, i)).powi(2);
+        }
+        let (d0, d1) = ((d0 / (2 * nd) as f64).sqrt(), (d1 / (2 * nd) as f64).sqrt());
+        let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 }.min(hmax);
+        self.evaluated = false;
+        for c in 0..nd {
+            self.v[c] = self.y[c] + h0 * self.y[nd + c];
+            self.vd[c] = self.y[nd + c] + h0 * self.a[c];
+        }
+        self.red.hold_friction(mech, &self.base);
+        self.red.positions(mech, &self.chart, t + h0, &self.base, &self.v, &settings.newton)?;
+        self.red.velocities(mech, t + h0, &self.base, &self.vd)?;
+        self.red.accelerations(mech, t + h0, &mut self.a_new)?;
+        let mut d2 = 0.0;
+        for i in 0..2 * nd {
+            let df = if i < nd { self.vd[i] - self.y[nd + i] } else { self.a_new[i - nd] - self.a[i - nd] };
+            d2 += (df / scale(self, i)).powi(2);
+        }
+        let d2 = (d2 / (2 * nd) as f64).sqrt() / h0;
+        let h1 = if d1.max(d2) <= 1e-15 { (h0 * 1e-3).max(1e-6) } else { (0.01 / d1.max(d2)).powf(exponent) };
+        Ok((100.0 * h0).min(h1).min(hmax))
+    }
+
+    /// One step from `t` (the current state) of size `h` to `t_new`; returns the error norm
+    /// of eq. 21 (0 for constant-step methods) and the Newton iterations. The new point is
+    /// in `y_new`, `a_new` and the last evaluation.
+    fn attempt(
+        &mut self,
+        mech: &Mechanism,
+        t: f64,
+        h: f64,
+        t_new: f64,
+        newton: &NewtonSettings,
+    ) -> Result<(f64, u32), StepError> {
+        self.evaluated = false;
+        self.red.hold_friction(mech, &self.base);
+        let nd = self.red.nd;
+        match self.method {
+            Method::TrapezoidalConstantStep | Method::TrapezoidalVariableStep => {
+                for c in 0..nd {
+                    self.tv[c] = self.y[c] + h * self.y[nd + c] + 0.25 * h * h * self.a[c];
+                    self.tvd[c] = self.y[nd + c] + 0.5 * h * self.a[c];
+                    self.a_new[c] = self.a[c];
+                }
+                let (bh, gh) = (0.25 * h * h, 0.5 * h);
+                let iterations = self.solve_stage(mech, t_new, bh, gh, newton)?;
+                for c in 0..nd {
+                    self.y_new[c] = self.tv[c] + bh * self.a_new[c];
+                    self.y_new[nd + c] = self.tvd[c] + gh * self.a_new[c];
+                }
+                if self.method == Method::TrapezoidalConstantStep {
+                    return Ok((0.0, iterations));
+                }
+                // Trapezoidal minus embedded backward Euler.
+                for c in 0..nd {
+                    self.err[c] = 0.5 * h * (self.y[nd + c] - self.y_new[nd + c]);
+                    self.err[nd + c] = 0.5 * h * (self.a[c] - self.a_new[c]);
+                }
+                Ok((self.error_norm(), iterations))
+            }
+            Method::Abm2 => {
+                // Eq. 20': Euler predictor; eq. 20'': one trapezoidal corrector.
+                for c in 0..nd {
+                    self.v[c] = self.y[c] + h * self.y[nd + c];
+                    self.vd[c] = self.y[nd + c] + h * self.a[c];
+                }
+                self.ode_rhs(mech, t_new, newton, 0)?;
+                for c in 0..nd {
+                    self.y_new[c] = self.y[c] + 0.5 * h * (self.y[nd + c] + self.vd[c]);
+                    self.y_new[nd + c] = self.y[nd + c] + 0.5 * h * (self.a[c] + self.stage_a[0][c]);
+                    self.v[c] = self.y_new[c];
+                    self.vd[c] = self.y_new[nd + c];
+                }
+                self.ode_rhs(mech, t_new, newton, 1)?;
+                self.a_new.copy_from_slice(&self.stage_a[1]);
+                Ok((0.0, 0))
+            }
+            Method::Sdirk4 => self.sdirk4(mech, t, h, newton),
+            other => Err(StepError::NonFinite {
+                time: t,
+                what: format!("method {} is not a method of the state-space formulation", other.item_name()),
+            }),
+        }
+    }
+
+    /// The ODE right side at (t, self.v, self.vd) into `stage_a[slot]`.
+    fn ode_rhs(&mut self, mech: &Mechanism, t: f64, newton: &NewtonSettings, slot: usize) -> Result<(), StepError> {
+        self.red.positions(mech, &self.chart, t, &self.base, &self.v, newton)?;
+        self.red.velocities(mech, t, &self.base, &self.vd)?;
+        self.red.accelerations(mech, t, &mut self.stage_a[slot])
+    }
+
+    fn sdirk4(&mut self, mech: &Mechanism, t: f64, h: f64, newton: &NewtonSettings) -> Result<(f64, u32), StepError> {
+        use sdirk::{A, B_HAT, C, GAMMA, STAGES};
+        let nd = self.red.nd;
+        let a2 = sdirk::a_squared();
+        let (bh, gh) = ((GAMMA * h).powi(2), GAMMA * h);
+        let mut iterations = 0;
+        for i in 0..STAGES {
+            for c in 0..nd {
+                let (mut sv, mut svd) = (0.0, 0.0);
+                for j in 0..i {
+                    svd += A[i][j] * self.stage_a[j][c];
+                    sv += a2[i][j] * self.stage_a[j][c];
+                }
+                self.tvd[c] = self.y[nd + c] + h * svd;
+                self.tv[c] = self.y[c] + h * C[i] * self.y[nd + c] + h * h * sv;
+                self.a_new[c] = if i == 0 { self.a[c] } else { self.stage_a[i - 1][c] };
+            }
+            iterations += self.solve_stage(mech, t + C[i] * h, bh, gh, newton)?;
+            for c in 0..nd {
+                self.stage_a[i][c] = self.a_new[c];
+                self.stage_vd[i][c] = self.tvd[c] + gh * self.a_new[c];
+            }
+        }
+        // Stiffly accurate: the last stage is the solution.
+        for c in 0..nd {
+            self.y_new[c] = self.tv[c] + bh * self.a_new[c];
+            self.y_new[nd + c] = self.stage_vd[STAGES - 1][c];
+            let (mut ev, mut evd) = (0.0, 0.0);
+            for (j, (b, b_hat)) in sdirk::B.iter().zip(B_HAT).enumerate() {
+                let d = b - b_hat;
+                ev += d * self.stage_vd[j][c];
+                evd += d * self.stage_a[j][c];
+            }
+            self.err[c] = h * ev;
+            self.err[nd + c] = h * evd;
+        }
+        Ok((self.error_norm(), iterations))
+    }
+
+    /// RMS norm of eq. 21 over the independent positions and velocities.
+    fn error_norm(&self) -> f64 {
+        let nd = self.red.nd;
+        if nd == 0 {
+            return 0.0;
+        }
+        let ctl = &self.control;
+        let mut s = 0.0;
+        for i in 0..2 * nd {
+            let e = ctl.atol + self.y[i].abs().max(self.y_new[i].abs()) * ctl.rtol;
+            let e = if i < nd { e } else { e * ctl.velocity_factor };
+            s += (self.err[i] / e).powi(2);
+        }
+        (s / (2 * nd) as f64).sqrt()
+    }
+
+    /// Newton on Psi(v'') = 0 (eq. 14) for one implicit stage v = v~ + bh v'', v' = v~' + gh v''
+    /// (eqs. 15-16; `tv`, `tvd`), starting from and returning in `a_new`. The iteration matrix
+    /// M_hat + gh dPsi/dv' + bh dPsi/dv (eq. 19 through eqs. 17-18) is formed at the first
+    /// iterate; its numerical derivative parts are reused from earlier steps and refreshed
+    /// when the correction shrinks by less than half. Converged when the velocity-level
+    /// change max(bh, gh) |dv''| is below the Newton tolerance; the last evaluation is at the
+    /// returned accelerations.
+    fn solve_stage(
+        &mut self,
+        mech: &Mechanism,
+        t: f64,
+        bh: f64,
+        gh: f64,
+        newton: &NewtonSettings,
+    ) -> Result<u32, StepError> {
+        let nd = self.red.nd;
+        // Variable-step methods: the Newton error must stay well below the local error the
+        // controller estimates (a hundredth of the absolute velocity tolerance).
+        let tolerance = if self.method.variable_step() {
+            newton.tolerance.min(1e-2 * self.control.velocity_factor * self.control.atol)
+        } else {
+            newton.tolerance
+        };
+        let mut formed = false;
+        let mut refreshed = false;
+        let mut previous = f64::INFINITY;
+        let mut size = f64::NAN;
+        for iteration in 1..=newton.max_iterations.max(1) {
+            for c in 0..nd {
+                self.v[c] = self.tv[c] + bh * self.a_new[c];
+                self.vd[c] = self.tvd[c] + gh * self.a_new[c];
+            }
+            if self.jac.stale {
+                self.red.psi_derivatives(
+                    mech,
+                    &self.chart,
+                    t,
+                    &self.base,
+                    &mut self.v,
+                    &mut self.vd,
+                    &self.a_new,
+                    newton,
+                    &mut self.scratch,
+                    &mut self.jac.d_v,
+                    &mut self.jac.d_vd,
+                )?;
+                self.jac.stale = false;
+                refreshed = true;
+                formed = false;
+            } else {
+                self.red.evaluate(mech, &self.chart, t, &self.base, &self.v, &self.vd, &self.a_new, newton)?;
+            }
+            if !formed {
+                self.red.mass_matrix(mech);
+                let mut j = self.jac.lu.matrix();
+                for col in 0..nd {
+                    for row in 0..nd {
+                        j[(row, col)] =
+                            self.red.mhat[(row, col)] + gh * self.jac.d_vd[(row, col)] + bh * self.jac.d_v[(row, col)];
+                    }
+                }
+                self.jac.lu.factor().map_err(|_| StepError::Singular {
+                    time: t,
+                    detail: "the Newton matrix of the independent accelerations (seed 001 eq. 19) is singular".into(),
+                })?;
+                formed = true;
+            }
+            for (d, p) in self.da.iter_mut().zip(&self.red.psi) {
+                *d = -p;
+            }
+            self.jac.lu.solve(&mut self.da);
+            size = bh.max(gh) * norm(&self.da);
+            if !size.is_finite() {
+                return Err(StepError::NonFinite {
+                    time: t,
+                    what: "Newton correction of the independent accelerations".into(),
+                });
+            }
+            if size <= tolerance {
+                return Ok(iteration);
+            }
+            if iteration > 1 && size > 0.5 * previous && !refreshed {
+                self.jac.stale = true;
+            }
+            for (a, d) in self.a_new.iter_mut().zip(&self.da) {
+                *a += d;
+            }
+            previous = size;
+        }
+        self.jac.stale = true;
+        Err(StepError::NotConverged {
+            time: t,
+            iterations: newton.max_iterations,
+            norm: size,
+            tolerance: newton.tolerance,
+        })
+    }
+
+    /// Makes the attempted step the current state; re-chooses the partition if needed.
+    fn accept(
+        &mut self,
+        mech: &Mechanism,
+        t_new: f64,
+        iterations: u32,
+        newton: &NewtonSettings,
+    ) -> Result<(), StepError> {
+        self.y.copy_from_slice(&self.y_new);
+        self.a.copy_from_slice(&self.a_new);
+        self.red.write_state(mech, t_new, &self.base, &mut self.current);
+        self.base.clone_from(&self.current);
+        self.red.set_anchor();
+        self.evaluated = true;
+        self.counters.steps += 1;
+        self.counters.last_iterations = iterations;
+        self.counters.total_iterations += u64::from(iterations);
+        if self.needs_new_partition() {
+            self.choose_partition(mech, newton)?;
+        }
+        Ok(())
+    }
+}

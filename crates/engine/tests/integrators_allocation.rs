@@ -1,0 +1,134 @@
+//! No hidden allocation in the per-step hot loop (brief of issue 4, ARCHITECTURE.md principle
+//! 9): after the first steps, stepping allocates nothing, for every method of the suite.
+//! One test in this binary, so the global counter sees only this thread's work.
+
+use mbfmu_model::format::{self, Method};
+use mbfmu_engine::integrators::{DaeSystem, Integrator, NewtonSettings, StepError};
+use mbfmu_engine::{Simulation, SolverSettings};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// A nonlinear pendulum theta'' = -sin(theta) as y = (theta, omega): allocation-free itself.
+struct Pendulum {
+    b0: f64,
+    c: f64,
+}
+
+#[derive(Clone, Debug)]
+struct State {
+    t: f64,
+    y: [f64; 2],
+    yp: [f64; 2],
+}
+
+impl DaeSystem for Pendulum {
+    type State = State;
+    fn n_diff(&self) -> usize {
+        2
+    }
+    fn n_alg(&self) -> usize {
+        0
+    }
+    fn chart(&self, _b: &State, s: &State, y: &mut [f64], yp: &mut [f64], _l: &mut [f64]) {
+        y.copy_from_slice(&s.y);
+        yp.copy_from_slice(&s.yp);
+    }
+    fn lift(&self, _b: &State, t: f64, y: &[f64], yp: &[f64], _l: &[f64], out: &mut State) {
+        out.t = t;
+        out.y.copy_from_slice(y);
+        out.yp.copy_from_slice(yp);
+    }
+    fn residual(
+        &mut self,
+        _b: &State,
+        _t: f64,
+        y: &[f64],
+        yp: &[f64],
+        _l: &[f64],
+        r: &mut [f64],
+    ) -> Result<(), StepError> {
+        r[0] = yp[0] - y[1];
+        r[1] = yp[1] + y[0].sin();
+        Ok(())
+    }
+    fn factor(&mut self, _b: &State, _t: f64, b0: f64, y: &[f64], _yp: &[f64], _l: &[f64]) -> Result<(), StepError> {
+        self.b0 = b0;
+        self.c = y[0].cos();
+        Ok(())
+    }
+    fn solve(&mut self, r: &[f64], dyp: &mut [f64], _dl: &mut [f64]) -> Result<(), StepError> {
+        // [[1, -b0], [b0 cos, 1]]
+        let (b0, c) = (self.b0, self.c);
+        let det = 1.0 + b0 * b0 * c;
+        dyp[0] = (-r[0] - b0 * r[1]) / det;
+        dyp[1] = (-r[1] + b0 * c * r[0]) / det;
+        Ok(())
+    }
+    fn correction_norm(&self, b0: f64, dyp: &[f64], _dl: &[f64]) -> f64 {
+        b0 * dyp[0].abs().max(dyp[1].abs())
+    }
+    fn time(&self, s: &State) -> f64 {
+        s.t
+    }
+}
+
+#[test]
+fn stepping_allocates_nothing() {
+    let newton = NewtonSettings { tolerance: 1e-12, max_iterations: 20 };
+    let methods: Vec<Method> = Method::INDEX3.iter().copied().filter(|&m| m != Method::HalfImplicit).collect();
+    for &m in &methods {
+        let mut sys = Pendulum { b0: 0.0, c: 0.0 };
+        let start = State { t: 0.0, y: [1.0, 0.0], yp: [0.0, -(1f64).sin()] };
+        let mut it = Integrator::new(&sys, m, 0.6, start).unwrap();
+        let h = 0.01;
+        for k in 1..=5 {
+            it.step_to(&mut sys, k as f64 * h, &newton).unwrap();
+        }
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        for k in 6..=60 {
+            it.step_to(&mut sys, k as f64 * h, &newton).unwrap();
+        }
+        it.shift_to(&mut sys, 0.6 + 1e-12).unwrap();
+        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        assert_eq!(n, 0, "{}: {n} allocations in 55 steps", m.item_name());
+    }
+    // Through a Simulation of the index-3 double pendulum: the suite and its wiring add
+    // nothing; what remains is the formulation's Mechanism::force_jacobians, which allocates
+    // three work vectors per call, i.e. per factorization (one per implicit stage).
+    let d = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
+    for &m in &methods {
+        let s = SolverSettings {
+            method: m,
+            step_size: 1e-3,
+            newton: NewtonSettings { tolerance: 1e-10, max_iterations: 50 },
+            rho_inf: 0.6,
+        };
+        let mut sim = Simulation::new(&d, s).unwrap();
+        sim.advance_to(0.005).unwrap();
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        sim.advance_to(0.05).unwrap();
+        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        let factorizations = 45 * m.implicit_stages() as usize;
+        assert!(n <= 3 * factorizations, "{}: {n} allocations in 45 steps", m.item_name());
+    }
+}

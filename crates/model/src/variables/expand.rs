@@ -1,0 +1,627 @@
+//! Expansion of a description's interface section into scalar variables.
+
+use super::{
+    Binding, Causality, Initial, ModelInterface, Quantity, SolverSetting, Start, VarType, Variability, Variable,
+};
+use crate::format::{
+    get_number, BodyQuantity, CylinderQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation,
+    JointCoordinate, JointKind, JointQuantity, Method, OutputSpec, SystemQuantity, Valve, ValveQuantity,
+    VolumeQuantity,
+};
+use std::collections::HashSet;
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterfaceError(pub String);
+
+impl fmt::Display for InterfaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "model interface: {}", self.0)
+    }
+}
+
+impl std::error::Error for InterfaceError {}
+
+const XYZ: [&str; 3] = ["x", "y", "z"];
+
+struct Builder {
+    vars: Vec<Variable>,
+    names: HashSet<String>,
+}
+
+impl Builder {
+    fn push(&mut self, mut v: Variable) -> Result<(), InterfaceError> {
+        if !self.names.insert(v.name.clone()) {
+            return Err(InterfaceError(format!("variable name '{}' occurs twice", v.name)));
+        }
+        v.value_reference = self.vars.len() as u32;
+        self.vars.push(v);
+        Ok(())
+    }
+
+    fn output(&mut self, name: String, unit: &str, description: String, q: Quantity) -> Result<(), InterfaceError> {
+        let integer = matches!(q, Quantity::NewtonIterations | Quantity::Steps);
+        self.push(Variable {
+            name,
+            value_reference: 0,
+            ty: if integer { VarType::Integer } else { VarType::Real },
+            causality: Causality::Output,
+            variability: if integer { Variability::Discrete } else { Variability::Continuous },
+            initial: Some(Initial::Calculated),
+            start: None,
+            unit: (!unit.is_empty()).then(|| unit.to_string()),
+            min: None,
+            max: None,
+            description,
+            binding: Binding::Output(q),
+        })
+    }
+}
+
+/// A fixed parameter without unit or bounds (set those with struct update syntax).
+fn parameter(name: &str, ty: VarType, start: Start, description: &str, binding: Binding) -> Variable {
+    Variable {
+        name: name.to_string(),
+        value_reference: 0,
+        ty,
+        causality: Causality::Parameter,
+        variability: Variability::Fixed,
+        initial: Some(Initial::Exact),
+        start: Some(start),
+        unit: None,
+        min: None,
+        max: None,
+        description: description.to_string(),
+        binding,
+    }
+}
+
+fn unit(u: &str) -> Option<String> {
+    (!u.is_empty()).then(|| u.to_string())
+}
+
+/// Builds the variable table of a (validated) description. Value references are the
+/// positions in the table: 0 is `time`, then the solver parameters, the model parameters,
+/// the inputs and the outputs, in the order of the description.
+pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
+    let methods: Vec<Method> = d.solver.formulation.methods().to_vec();
+    let state_space = d.solver.formulation == Formulation::StateSpace;
+    let semirecursive = d.solver.formulation.is_semirecursive();
+    // A choice of constraint treatment only where there is a mechanism.
+    let formulations: Vec<Formulation> =
+        if semirecursive && !d.bodies.is_empty() { Formulation::SEMIRECURSIVE.to_vec() } else { Vec::new() };
+    let mut b = Builder { vars: Vec::new(), names: HashSet::new() };
+    b.push(Variable {
+        name: "time".into(),
+        value_reference: 0,
+        ty: VarType::Real,
+        causality: Causality::Independent,
+        variability: Variability::Continuous,
+        initial: None,
+        start: None,
+        unit: Some("s".into()),
+        min: None,
+        max: None,
+        description: "Simulation time".into(),
+        binding: Binding::Time,
+    })?;
+
+    let s = &d.solver;
+    let items: Vec<String> = methods.iter().map(|m| m.item_name().to_string()).collect();
+    b.push(Variable {
+        unit: unit(""),
+        min: None,
+        max: None,
+        ..parameter(
+            "solver.method",
+            VarType::Enumeration,
+            Start::Integer(i64::from(s.method.code())),
+            &format!("Time integration method ({})", items.join(", ")),
+            Binding::Solver(SolverSetting::Method),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit("s"),
+        min: Some(1e-12),
+        max: None,
+        ..parameter(
+            "solver.stepSize",
+            VarType::Real,
+            Start::Real(s.step_size),
+            if state_space {
+                "Largest internal step: constant-step methods split each communication step into equal sub-steps no larger than this; variable-step methods choose smaller steps under error control"
+            } else {
+                "Largest internal step; each communication step is split into equal sub-steps no larger than this"
+            },
+            Binding::Solver(SolverSetting::StepSize),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1e-300),
+        max: None,
+        ..parameter(
+            "solver.tolerance",
+            VarType::Real,
+            Start::Real(s.tolerance),
+            if state_space {
+                "Newton tolerance: dependent positions (norm of the correction, seed 001 eq. 9) and independent accelerations (velocity-level change gamma h |dv''|, seed 001 eq. 14)"
+            } else {
+                "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)"
+            },
+            Binding::Solver(SolverSetting::Tolerance),
+        )
+    })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1.0),
+        max: Some(10000.0),
+        ..parameter(
+            "solver.maxIterations",
+            VarType::Integer,
+            Start::Integer(i64::from(s.max_iterations)),
+            "Newton iterations allowed per internal step before the step is discarded",
+            Binding::Solver(SolverSetting::MaxIterations),
+        )
+    })?;
+    if methods.iter().any(|m| m.uses_rho_inf()) {
+        b.push(Variable {
+            unit: unit(""),
+            min: Some(0.0),
+            max: Some(1.0),
+            ..parameter(
+                "solver.rhoInf",
+                VarType::Real,
+                Start::Real(s.rho_inf),
+                "Spectral radius at infinity of methods with tunable algorithmic dissipation (seed 000 Sect. 2)",
+                Binding::Solver(SolverSetting::RhoInf),
+            )
+        })?;
+    }
+
+    if methods.iter().any(|m| m.variable_step()) {
+        let tolerances = [
+            (
+                "solver.absoluteTolerance",
+                s.absolute_tolerance(),
+                "Variable-step methods: absolute tolerance Atol of the independent positions (seed 001 eq. 21)",
+                SolverSetting::AbsoluteTolerance,
+            ),
+            (
+                "solver.relativeTolerance",
+                s.relative_tolerance(),
+                "Variable-step methods: relative tolerance Rtol of the independent positions (seed 001 eq. 21)",
+                SolverSetting::RelativeTolerance,
+            ),
+            (
+                "solver.velocityToleranceFactor",
+                s.velocity_tolerance_factor(),
+                "Variable-step methods: Atol and Rtol of the independent velocities are this multiple of the position tolerances (seed 001 Sect. 4 uses 10)",
+                SolverSetting::VelocityToleranceFactor,
+            ),
+        ];
+        for (name, value, text, setting) in tolerances {
+            b.push(Variable {
+                unit: unit(""),
+                min: Some(1e-300),
+                max: None,
+                ..parameter(name, VarType::Real, Start::Real(value), text, Binding::Solver(setting))
+            })?;
+        }
+    }
+    if !formulations.is_empty() {
+        let items: Vec<String> = formulations.iter().map(|f| f.item_name().to_string()).collect();
+        b.push(parameter(
+            "solver.formulation",
+            VarType::Enumeration,
+            Start::Integer(i64::from(d.solver.formulation.code())),
+            &format!("Multibody formulation and constraint treatment ({})", items.join(", ")),
+            Binding::Solver(SolverSetting::Formulation),
+        ))?;
+        b.push(Variable {
+            unit: unit(""),
+            min: Some(1e-300),
+            max: None,
+            ..parameter(
+                "solver.penaltyFactor",
+                VarType::Real,
+                Start::Real(s.penalty),
+                "Penalty factor alpha of the penalty-based formulation (seed 004 eq. 18)",
+                Binding::Solver(SolverSetting::Penalty),
+            )
+        })?;
+    }
+    if semirecursive && d.hydraulics.is_some() {
+        b.push(Variable {
+            unit: unit("Pa"),
+            min: Some(1e-300),
+            max: None,
+            ..parameter(
+                "solver.pressureTolerance",
+                VarType::Real,
+                Start::Real(s.pressure_tolerance),
+                "Newton tolerance on pressure corrections (seed 004 Sect. 5)",
+                Binding::Solver(SolverSetting::PressureTolerance),
+            )
+        })?;
+    }
+
+    let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
+    for p in &d.interface.parameters {
+        let value = get_number(&json, &p.path).map_err(|e| InterfaceError(e.to_string()))?;
+        b.push(Variable {
+            unit: unit(&p.unit),
+            min: p.min,
+            max: p.max,
+            ..parameter(
+                &p.name,
+                VarType::Real,
+                Start::Real(value),
+                &p.description,
+                Binding::ModelParameter { path: p.path.clone() },
+            )
+        })?;
+    }
+    for (index, i) in d.interface.inputs.iter().enumerate() {
+        b.push(Variable {
+            name: i.name.clone(),
+            value_reference: 0,
+            ty: VarType::Real,
+            causality: Causality::Input,
+            variability: Variability::Continuous,
+            initial: None,
+            start: Some(Start::Real(i.start)),
+            unit: (!i.unit.is_empty()).then(|| i.unit.clone()),
+            min: i.min,
+            max: i.max,
+            description: i.description.clone(),
+            binding: Binding::Input { index },
+        })?;
+    }
+    for o in &d.interface.outputs {
+        expand_output(d, o, &mut b)?;
+    }
+    if state_space {
+        model_exchange_states(d, &mut b)?;
+    }
+    Ok(ModelInterface { variables: b.vars, methods, formulations })
+}
+
+/// Model Exchange of the state-space formulation: continuous states x = [v; v'] (the
+/// independent coordinates of the current partition and their velocities, seed 001 Sect. 1)
+/// and their derivatives [v'; v''].
+fn model_exchange_states(d: &Description, b: &mut Builder) -> Result<(), InterfaceError> {
+    let dof = d.degrees_of_freedom();
+    let nd = usize::try_from(dof).map_err(|_| {
+        InterfaceError(format!(
+            "the mechanism is over-constrained ({dof} degrees of freedom); no state-space form exists"
+        ))
+    })?;
+    let local = |name: String, description: String, binding: Binding| Variable {
+        name,
+        value_reference: 0,
+        ty: VarType::Real,
+        causality: Causality::Local,
+        variability: Variability::Continuous,
+        initial: Some(Initial::Calculated),
+        start: None,
+        unit: None,
+        min: None,
+        max: None,
+        description,
+        binding,
+    };
+    let what = "of the current coordinate partition (the partition and the rotation charts are re-chosen at step events; m or rad in a body-fixed chart)";
+    for k in 0..2 * nd {
+        let (field, text) =
+            if k < nd { ("position", "Independent coordinate") } else { ("velocity", "Independent velocity") };
+        let i = k % nd + 1;
+        b.push(local(format!("independent.{field}[{i}]"), format!("{text} {i} {what}"), Binding::State { index: k }))?;
+    }
+    for k in 0..2 * nd {
+        let field = if k < nd { "position" } else { "velocity" };
+        let i = k % nd + 1;
+        b.push(local(
+            format!("der(independent.{field}[{i}])"),
+            format!("Time derivative of independent.{field}[{i}] from the reduced equations (seed 001 eqs. 6-13)"),
+            Binding::Derivative { index: k },
+        ))?;
+    }
+    Ok(())
+}
+
+fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {
+    let missing = |what: &str, name: &str| InterfaceError(format!("output refers to unknown {what} '{name}'"));
+    match o {
+        OutputSpec::Body { body, quantities } => {
+            let i = d.body_index(body).ok_or_else(|| missing("body", body))?;
+            for q in quantities {
+                let (field, unit, what): (&str, &str, &str) = match q {
+                    BodyQuantity::Position => ("position", "m", "centre-of-mass position"),
+                    BodyQuantity::Velocity => ("velocity", "m/s", "centre-of-mass velocity"),
+                    BodyQuantity::AngularVelocity => ("angular_velocity", "rad/s", "angular velocity"),
+                    BodyQuantity::Acceleration => ("acceleration", "m/s2", "centre-of-mass acceleration"),
+                    BodyQuantity::Orientation => {
+                        for c in 0..4 {
+                            b.output(
+                                format!("{body}.orientation.e{c}"),
+                                "",
+                                format!("Orientation quaternion component e{c} of body {body} (e0 >= 0)"),
+                                Quantity::BodyOrientation { body: i, component: c },
+                            )?;
+                        }
+                        continue;
+                    }
+                };
+                for (axis, xyz) in XYZ.iter().enumerate() {
+                    let q = match q {
+                        BodyQuantity::Position => Quantity::BodyPosition { body: i, axis },
+                        BodyQuantity::Velocity => Quantity::BodyVelocity { body: i, axis },
+                        BodyQuantity::AngularVelocity => Quantity::BodyAngularVelocity { body: i, axis },
+                        BodyQuantity::Acceleration => Quantity::BodyAcceleration { body: i, axis },
+                        BodyQuantity::Orientation => unreachable!(),
+                    };
+                    b.output(
+                        format!("{body}.{field}.{xyz}"),
+                        unit,
+                        format!("{xyz} component of the {what} of body {body}, global frame"),
+                        q,
+                    )?;
+                }
+            }
+        }
+        OutputSpec::Joint { joint, quantities } => {
+            let i = d.joint_index(joint).ok_or_else(|| missing("joint", joint))?;
+            let kind = d.joints[i].kind;
+            let rotates = matches!(kind, JointKind::Revolute | JointKind::Cylindrical);
+            let slides = matches!(kind, JointKind::Translational | JointKind::Cylindrical);
+            for q in quantities {
+                match q {
+                    JointQuantity::Coordinate | JointQuantity::Rate => {
+                        if !rotates && !slides {
+                            return Err(InterfaceError(format!(
+                                "joint '{joint}' ({kind:?}) has no joint coordinate to output"
+                            )));
+                        }
+                        let rate = *q == JointQuantity::Rate;
+                        if rotates {
+                            let (name, unit, q) = if rate {
+                                ("angle_rate", "rad/s", Quantity::JointAngleRate { joint: i })
+                            } else {
+                                ("angle", "rad", Quantity::JointAngle { joint: i })
+                            };
+                            b.output(
+                                format!("{joint}.{name}"),
+                                unit,
+                                format!(
+                                    "Relative rotation {name} of joint {joint} (body2 w.r.t. body1 about the axis)"
+                                ),
+                                q,
+                            )?;
+                        }
+                        if slides {
+                            let (name, unit, q) = if rate {
+                                ("velocity", "m/s", Quantity::JointVelocity { joint: i })
+                            } else {
+                                ("position", "m", Quantity::JointPosition { joint: i })
+                            };
+                            b.output(
+                                format!("{joint}.{name}"),
+                                unit,
+                                format!("Relative sliding {name} of joint {joint} along the axis"),
+                                q,
+                            )?;
+                        }
+                    }
+                    JointQuantity::ReactionForce | JointQuantity::ReactionTorque | JointQuantity::FrictionForce
+                        if d.solver.formulation.is_semirecursive() =>
+                    {
+                        return Err(InterfaceError(format!(
+                            "joint '{joint}': reaction and friction forces are not outputs of the semirecursive formulations"
+                        )));
+                    }
+                    JointQuantity::ReactionForce | JointQuantity::ReactionTorque => {
+                        let torque = *q == JointQuantity::ReactionTorque;
+                        for (axis, xyz) in XYZ.iter().enumerate() {
+                            let (name, unit, q) = if torque {
+                                ("reaction_torque", "N.m", Quantity::JointReactionTorque { joint: i, axis })
+                            } else {
+                                ("reaction_force", "N", Quantity::JointReactionForce { joint: i, axis })
+                            };
+                            b.output(
+                                format!("{joint}.{name}.{xyz}"),
+                                unit,
+                                format!("{xyz} component of the {name} of joint {joint} on body2, global frame"),
+                                q,
+                            )?;
+                        }
+                    }
+                    JointQuantity::FrictionForce => {
+                        if d.joints[i].friction.is_none() {
+                            return Err(InterfaceError(format!("joint '{joint}' has no friction to output")));
+                        }
+                        b.output(
+                            format!("{joint}.friction_force"),
+                            "N",
+                            format!("Coulomb friction force of joint {joint} on body2 along the axis"),
+                            Quantity::JointFrictionForce { joint: i },
+                        )?;
+                    }
+                }
+            }
+        }
+        OutputSpec::Driver { driver, quantities } => {
+            let i = d.driver_index(driver).ok_or_else(|| missing("driver", driver))?;
+            let dr = &d.drivers[i];
+            let joint = d.joints.iter().find(|j| j.name == dr.joint).ok_or_else(|| missing("joint", &dr.joint))?;
+            let rotation = crate::format::driven_coordinate(joint.kind, dr.coordinate).map_err(InterfaceError)?
+                == JointCoordinate::Rotation;
+            for q in quantities {
+                match q {
+                    DriverQuantity::Effort => b.output(
+                        format!("{driver}.effort"),
+                        if rotation { "N.m" } else { "N" },
+                        format!(
+                            "{} the driver {driver} applies to body2 about/along the joint axis",
+                            if rotation { "Torque" } else { "Force" }
+                        ),
+                        Quantity::DriverEffort { driver: i },
+                    )?,
+                    DriverQuantity::Prescribed => b.output(
+                        format!("{driver}.prescribed"),
+                        if rotation { "rad" } else { "m" },
+                        format!("Joint coordinate prescribed by driver {driver}"),
+                        Quantity::DriverPrescribed { driver: i },
+                    )?,
+                }
+            }
+        }
+        OutputSpec::Force { force, quantities } => {
+            let i = d.force_index(force).ok_or_else(|| missing("force", force))?;
+            let (len_unit, force_unit) = match &d.forces[i] {
+                Force::Tsda { .. } | Force::Actuator { .. } => ("m", "N"),
+                Force::Rsda { .. } => ("rad", "N.m"),
+                Force::Load { .. } => ("", "N"),
+                Force::Torque { .. } => ("", "N.m"),
+            };
+            for q in quantities {
+                match q {
+                    ForceQuantity::Length => {
+                        if len_unit.is_empty() {
+                            return Err(InterfaceError(format!("force '{force}' has no length/angle to output")));
+                        }
+                        b.output(
+                            format!("{force}.length"),
+                            len_unit,
+                            format!("Length (TSDA) or angle (RSDA) of {force}"),
+                            Quantity::ForceLength { force: i },
+                        )?;
+                    }
+                    ForceQuantity::Force => {
+                        let text = if matches!(d.forces[i], Force::Actuator { .. }) {
+                            format!("Force of actuator {force}, pushing its ends apart")
+                        } else {
+                            format!("Tension (TSDA), torque (RSDA) or magnitude of {force}")
+                        };
+                        b.output(format!("{force}.force"), force_unit, text, Quantity::ForceValue { force: i })?;
+                    }
+                    ForceQuantity::Rate => {
+                        if len_unit.is_empty() {
+                            return Err(InterfaceError(format!("force '{force}' has no length/angle rate to output")));
+                        }
+                        b.output(
+                            format!("{force}.rate"),
+                            if len_unit == "m" { "m/s" } else { "rad/s" },
+                            format!("Rate of the length (TSDA, actuator) or angle (RSDA) of {force}"),
+                            Quantity::ForceRate { force: i },
+                        )?;
+                    }
+                }
+            }
+        }
+        OutputSpec::Volume { volume, quantities } => {
+            let i = d.volume_index(volume).ok_or_else(|| missing("volume", volume))?;
+            for q in quantities {
+                match q {
+                    VolumeQuantity::Pressure => b.output(
+                        format!("{volume}.pressure"),
+                        "Pa",
+                        format!("Pressure in hydraulic volume {volume} (seed 004 eq. 22)"),
+                        Quantity::VolumePressure { volume: i },
+                    )?,
+                }
+            }
+        }
+        OutputSpec::Valve { valve, quantities } => {
+            let i = d.valve_index(valve).ok_or_else(|| missing("valve", valve))?;
+            let h = d.hydraulics.as_ref().expect("a valve implies a circuit");
+            if !matches!(h.valves[i], Valve::Directional { .. }) {
+                return Err(InterfaceError(format!("valve '{valve}' has no spool to output (a throttle)")));
+            }
+            for q in quantities {
+                let (name, text, q) = match q {
+                    ValveQuantity::Spool => {
+                        ("spool", "Spool position U (seed 004 eq. 27)", Quantity::ValveSpool { valve: i })
+                    }
+                    ValveQuantity::Reference => (
+                        "reference",
+                        "Spool reference U_ref held over the last internal step (input plus work cycle)",
+                        Quantity::ValveReference { valve: i },
+                    ),
+                };
+                b.output(format!("{valve}.{name}"), "V", format!("{text} of valve {valve}"), q)?;
+            }
+        }
+        OutputSpec::Cylinder { cylinder, quantities } => {
+            let i = d.cylinder_index(cylinder).ok_or_else(|| missing("cylinder", cylinder))?;
+            for q in quantities {
+                let (name, unit, text, q) = match q {
+                    CylinderQuantity::Length => {
+                        ("length", "m", "Actuator length |s|", Quantity::CylinderLength { cylinder: i })
+                    }
+                    CylinderQuantity::Velocity => (
+                        "velocity",
+                        "m/s",
+                        "Actuator velocity (seed 004 eq. 45)",
+                        Quantity::CylinderVelocity { cylinder: i },
+                    ),
+                    CylinderQuantity::Force => (
+                        "force",
+                        "N",
+                        "Cylinder force F_s = p_A A_A - p_B A_B - F_mu, pushing the ends apart (seed 004 eq. 29)",
+                        Quantity::CylinderForce { cylinder: i },
+                    ),
+                    CylinderQuantity::Work => (
+                        "work",
+                        "J",
+                        "Work of the cylinder force on the mechanism since the start",
+                        Quantity::CylinderWork { cylinder: i },
+                    ),
+                };
+                b.output(format!("{cylinder}.{name}"), unit, format!("{text} of cylinder {cylinder}"), q)?;
+            }
+        }
+        OutputSpec::System { system } => {
+            for q in system {
+                let (name, unit, text, q) = match q {
+                    SystemQuantity::KineticEnergy => {
+                        ("kinetic_energy", "J", "Kinetic energy of all bodies", Quantity::KineticEnergy)
+                    }
+                    SystemQuantity::PotentialEnergy => {
+                        ("potential_energy", "J", "Potential energy of gravity and springs", Quantity::PotentialEnergy)
+                    }
+                    SystemQuantity::TotalEnergy => {
+                        ("total_energy", "J", "Kinetic plus potential energy", Quantity::TotalEnergy)
+                    }
+                    SystemQuantity::ExternalWork => (
+                        "external_work",
+                        "J",
+                        "Work done by actuators, inputs, dampers and friction since the start",
+                        Quantity::ExternalWork,
+                    ),
+                    SystemQuantity::EnergyBalance => (
+                        "energy_balance",
+                        "J",
+                        "Energy balance E - E0 - W (seed 000 eq. 23): zero for the exact solution",
+                        Quantity::EnergyBalance,
+                    ),
+                    SystemQuantity::ConstraintViolation => (
+                        "constraint_violation",
+                        "",
+                        "Euclidean norm of the position constraints Phi after the last step",
+                        Quantity::ConstraintViolation,
+                    ),
+                    SystemQuantity::NewtonIterations => (
+                        "newton_iterations",
+                        "",
+                        "Newton iterations of the last internal step",
+                        Quantity::NewtonIterations,
+                    ),
+                    SystemQuantity::Steps => ("steps", "", "Internal steps since the start", Quantity::Steps),
+                };
+                b.output(name.to_string(), unit, text.to_string(), q)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! The FMU interface of a model, derived from its description (ARCHITECTURE.md principle 4):
+//! one table of scalar variables produces both modelDescription.xml files and the value
+//! references the getters and setters use, so they cannot drift.
+//!
+//! Compiled into the library and into `build.rs`; depends on serde, serde_json, quick-xml
+//! and sha2 only.
+
+mod expand;
+mod token;
+mod units;
+mod xml;
+
+pub use expand::{interface_of, InterfaceError};
+pub use token::instantiation_token;
+pub use units::unit_definition;
+pub use xml::{model_description_xml, FmiVersion};
+
+use crate::format::{Formulation, Method};
+
+/// Name of the enumeration type of `solver.method`.
+pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
+/// Name of the enumeration type of `solver.formulation` (semirecursive models only).
+pub const SOLVER_FORMULATION_TYPE: &str = "SolverFormulation";
+
+/// Log categories declared in modelDescription.xml and honoured by SetDebugLogging.
+pub const LOG_CATEGORIES: &[(&str, &str)] = &[
+    ("logStatusWarning", "Warnings (e.g. corrected initial conditions)"),
+    ("logStatusDiscard", "Steps that were discarded (Newton failure, non-finite values)"),
+    ("logStatusError", "Errors (misuse of the API, invalid values)"),
+    ("logStatusFatal", "Fatal errors"),
+    ("logNonlinearSystems", "Newton iterations of the internal solver"),
+    ("logCalls", "Every FMI function call"),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarType {
+    Real,
+    Integer,
+    Boolean,
+    String,
+    /// `solver.method`, `solver.formulation`: FMI 2 Integer with declaredType, FMI 3 Enumeration.
+    Enumeration,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Causality {
+    Independent,
+    Parameter,
+    Input,
+    Output,
+    /// Model Exchange continuous states and their derivatives.
+    Local,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Variability {
+    Fixed,
+    Discrete,
+    Continuous,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Initial {
+    Exact,
+    Calculated,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Start {
+    Real(f64),
+    Integer(i64),
+}
+
+/// Solver settings exposed as `solver.*` parameters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverSetting {
+    Method,
+    StepSize,
+    Tolerance,
+    MaxIterations,
+    RhoInf,
+    /// Variable-step methods: Atol, Rtol of the independent positions and the factor that
+    /// gives the velocity tolerances (seed 001 eq. 21).
+    AbsoluteTolerance,
+    RelativeTolerance,
+    VelocityToleranceFactor,
+    /// Semirecursive models: double-step or penalty (seed 004 Sect. 2.2-2.3).
+    Formulation,
+    /// Penalty factor alpha (seed 004 eq. 18).
+    Penalty,
+    /// Newton tolerance on pressures [Pa] (seed 004 Sect. 5).
+    PressureTolerance,
+}
+
+impl SolverSetting {
+    /// The enumeration type of an enumeration-valued setting.
+    pub fn enumeration_type(self) -> Option<&'static str> {
+        match self {
+            SolverSetting::Method => Some(SOLVER_METHOD_TYPE),
+            SolverSetting::Formulation => Some(SOLVER_FORMULATION_TYPE),
+            _ => None,
+        }
+    }
+}
+
+/// What a variable refers to inside the simulation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Binding {
+    Time,
+    Solver(SolverSetting),
+    /// A number of the description, addressed by its path.
+    ModelParameter {
+        path: String,
+    },
+    /// Index into `interface.inputs`.
+    Input {
+        index: usize,
+    },
+    Output(Quantity),
+    /// Model Exchange continuous state `index` of [v; v'] (state-space formulation).
+    State {
+        index: usize,
+    },
+    /// Derivative of continuous state `index`.
+    Derivative {
+        index: usize,
+    },
+}
+
+/// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    BodyPosition { body: usize, axis: usize },
+    BodyOrientation { body: usize, component: usize },
+    BodyVelocity { body: usize, axis: usize },
+    BodyAngularVelocity { body: usize, axis: usize },
+    BodyAcceleration { body: usize, axis: usize },
+    JointAngle { joint: usize },
+    JointAngleRate { joint: usize },
+    JointPosition { joint: usize },
+    JointVelocity { joint: usize },
+    JointReactionForce { joint: usize, axis: usize },
+    JointReactionTorque { joint: usize, axis: usize },
+    JointFrictionForce { joint: usize },
+    DriverEffort { driver: usize },
+    DriverPrescribed { driver: usize },
+    ForceLength { force: usize },
+    ForceValue { force: usize },
+    ForceRate { force: usize },
+    VolumePressure { volume: usize },
+    ValveSpool { valve: usize },
+    ValveReference { valve: usize },
+    CylinderLength { cylinder: usize },
+    CylinderVelocity { cylinder: usize },
+    CylinderForce { cylinder: usize },
+    CylinderWork { cylinder: usize },
+    KineticEnergy,
+    PotentialEnergy,
+    TotalEnergy,
+    ExternalWork,
+    EnergyBalance,
+    ConstraintViolation,
+    NewtonIterations,
+    Steps,
+}
+
+/// One scalar FMU variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variable {
+    pub name: String,
+    pub value_reference: u32,
+    pub ty: VarType,
+    pub causality: Causality,
+    pub variability: Variability,
+    pub initial: Option<Initial>,
+    pub start: Option<Start>,
+    pub unit: Option<String>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub description: String,
+    pub binding: Binding,
+}
+
+/// The interface of one model: its variables (value reference = index) and its methods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelInterface {
+    pub variables: Vec<Variable>,
+    /// Integrators offered in `solver.method` (enumeration items).
+    pub methods: Vec<Method>,
+    /// Formulations offered in `solver.formulation` (empty: no such parameter).
+    pub formulations: Vec<Formulation>,
+}
+
+impl ModelInterface {
+    pub fn variable(&self, value_reference: u32) -> Option<&Variable> {
+        self.variables.get(value_reference as usize)
+    }
+    pub fn by_name(&self, name: &str) -> Option<&Variable> {
+        self.variables.iter().find(|v| v.name == name)
+    }
+    pub fn outputs(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| v.causality == Causality::Output)
+    }
+    /// Model Exchange continuous states, in the order of the state vector.
+    pub fn states(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| matches!(v.binding, Binding::State { .. }))
+    }
+    /// Their derivatives, in the same order.
+    pub fn derivatives(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| matches!(v.binding, Binding::Derivative { .. }))
+    }
+    /// (item name, code) of the enumeration `setting` offers.
+    pub fn enumeration_items(&self, setting: SolverSetting) -> Vec<(&'static str, i32)> {
+        match setting {
+            SolverSetting::Method => self.methods.iter().map(|m| (m.item_name(), m.code())).collect(),
+            SolverSetting::Formulation => self.formulations.iter().map(|f| (f.item_name(), f.code())).collect(),
+            _ => Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! documentation/index.html of each FMU: what the model is, where it comes from, its
+//! variables, solver choices and default experiment, generated from the same description.
+
+use mbfmu_model::format::{Formulation, Method};
+use mbfmu_model::variables::{Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable};
+use mbfmu_model::catalog::CatalogEntry;
+use std::fmt::Write as _;
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+fn start_text(v: &Variable) -> String {
+    match &v.start {
+        Some(Start::Real(x)) => format!("{x:?}"),
+        Some(Start::Integer(i)) => i.to_string(),
+        None => String::new(),
+    }
+}
+
+fn table(out: &mut String, title: &str, vars: &[&Variable], with_start: bool) {
+    if vars.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<h2>{title}</h2>\n<table>\n<tr><th>name</th><th>unit</th>{}<th>description</th></tr>",
+        if with_start { "<th>start</th><th>range</th>" } else { "" }
+    );
+    for v in vars {
+        let range = match (v.min, v.max) {
+            (None, None) => String::new(),
+            (lo, hi) => format!(
+                "[{}, {}]",
+                lo.map_or("-inf".into(), |x| format!("{x:?}")),
+                hi.map_or("inf".into(), |x| format!("{x:?}"))
+            ),
+        };
+        let unit = v.unit.clone().unwrap_or_default();
+        let _ = write!(out, "<tr><td><code>{}</code></td><td>{}</td>", escape(&v.name), escape(&unit));
+        if with_start {
+            let _ = write!(out, "<td>{}</td><td>{}</td>", start_text(v), range);
+        }
+        let _ = writeln!(out, "<td>{}</td></tr>", escape(&v.description));
+    }
+    out.push_str("</table>\n");
+}
+
+/// Guidance for the integrators of seed 000 (Zhang, Zhang, Zanoni & Masarati, "Performance of
+/// implicit A-stable time integration methods for multibody system dynamics", Multibody Syst.
+/// Dyn. 2022): its recommendations (Sect. 4-6) and how this implementation treats rho_inf,
+/// step-size changes and start-up.
+fn seed000_notes(out: &mut String) {
+    let tabulated: Vec<&str> =
+        Method::SEED_000.iter().filter(|m| m.tabulated_rho_inf().is_some()).map(|m| m.item_name()).collect();
+    let tunable: Vec<&str> = Method::SEED_000.iter().filter(|m| m.uses_rho_inf()).map(|m| m.item_name()).collect();
+    let _ = writeln!(
+        out,
+        "<h3>Choosing an integrator (seed 000)</h3>\n<p>The implicit, A-stable methods compared in seed 000 (Zhang, Zhang, Zanoni &amp; Masarati, Multibody Syst. Dyn. 2022) differ in algorithmic dissipation, accuracy and cost. Its recommendations:</p>\n<ul>\n<li><b>Energy conservation, long runs, keeping many modes:</b> <code>lms3</code> or <code>lms4</code> (or their single-step forms <code>ss3</code>, <code>ss4</code>) with <code>solver.rhoInf</code> = 0.6. They preserve energy best on Andrews' squeezer (Sect. 5.1) but filter high frequencies least.</li>\n<li><b>Filtering high-frequency oscillations</b> (e.g. velocities and forces polluted by stiff modes): <code>bathe</code> and the higher-order methods with <code>solver.rhoInf</code> = 0, at a step that is not too small (Sect. 5.2).</li>\n<li><b>Accuracy</b> when the step resolves the participating dynamics: <code>esdirk325L2SA</code> and <code>esdirk436L2SA2</code> (Sect. 5.4). The MSSTH methods are best used with <code>solver.rhoInf</code> = 0; they and <code>esdirk324L2SA</code> dissipate strongly at low frequencies and can show energy growth (Sect. 4, 5.1).</li>\n<li><code>lms2</code>/<code>ss2</code> with <code>solver.rhoInf</code> = 0 are the second-order BDF: robust but strongly dissipative. A larger <code>solver.rhoInf</code> and more steps or stages preserve more of the frequency content; at <code>solver.rhoInf</code> = 1 the second-order methods behave like the trapezoidal rule.</li>\n<li>Compare methods at the same internal step per implicit stage (dt/n): a method with n implicit stages costs about n times a single-stage method per step. The LMS methods predict with a second-order formula and need fewer Newton iterations than the SS forms, which predict a constant (Fig. 28).</li>\n</ul>"
+    );
+    let _ = writeln!(
+        out,
+        "<h3>rho_inf and step sizes</h3>\n<ul>\n<li><code>solver.rhoInf</code>, the spectral radius at infinite frequency, is used by {}; it must lie in [0, 1]. Smaller values dissipate more. The other methods ignore it (the trapezoidal rule has rho_inf = 1, BDF1 and the Kennedy-Carpenter ESDIRKs are L-stable, rho_inf = 0).</li>\n<li><b>{}</b> accept only <code>solver.rhoInf</code> in {{0, 0.1, ..., 1}}: their stage abscissae are published as a table at these values only, and interpolating them is not safe (the MSSTH4 abscissae c2 and c3 cross between 0.6 and 0.7, where the method's coefficients are singular). Other values are refused when the simulation is initialized.</li>\n<li>Coefficients that are roots of an equation (gamma of Bathe, MSSTC, MSSTH and ESDIRK3(2)4L[2]SA, the SS parameters) are solved at run time for the given rho_inf, not taken from rounded tables.</li>\n<li>Communication steps may vary: <code>lms2</code> uses its variable-step formula; <code>lms3</code>/<code>lms4</code> need equal steps and fall back to <code>lms3</code>, <code>lms2</code> or (after a step more than twice the previous one, or tiny by comparison) a trapezoidal restart until enough equal steps have accumulated; the single-step and multi-stage methods use the current step size. The multistep methods start with the trapezoidal rule, then LMS2, LMS3 (as MBDyn). A step shorter than 1e-3 <code>solver.stepSize</code> (e.g. a master's 2e-14 s remainder) is taken along the tangent instead of being solved, since the index-3 equations determine accelerations and multipliers only to ~machine precision / h<sup>2</sup>.</li>\n<li>On constrained (index-3) mechanisms the positions of every method converge with order 2: the ESDIRKs have stage order 2, which limits stiffly accurate Runge-Kutta methods on index-3 equations. Their higher design orders show where the constraints do not dominate the error; they still have smaller error constants.</li>\n</ul>",
+        tunable.join(", "),
+        tabulated.join(" and ")
+    );
+}
+
+/// The state-space formulation of seed 001 (Negrut, Haug & Iancu, "Variable step implicit
+/// numerical integration of stiff multibody systems"): what the methods do, how the error
+/// control reads the tolerances, and what Model Exchange hosts see.
+fn seed001_notes(out: &mut String, dof: isize) {
+    let _ = writeln!(
+        out,
+        "<h3>State-space formulation (seed 001)</h3>\n<ul>\n<li>The constraint Jacobian of the mechanism is factored by LU with full pivoting; its pivot columns are the dependent coordinates, the others ({dof} here) the independent coordinates. Dependent positions (Newton on the constraints), velocities, accelerations and the Lagrange multipliers follow from the independent ones (seed 001 eqs. 6-10), so the equations of motion become an ODE in the independent coordinates (eqs. 11-13). Rotations are rotation vectors of charts centred at a reference orientation. The partition and the charts are chosen again when the dependent block becomes ill-conditioned (its pivot ratio grew tenfold) or a chart angle exceeds 1.5 rad.</li>\n<li><code>trapezoidalVariableStep</code> (the seed's IMPL_VSS) controls the local error estimated against the embedded backward Euler solution: e_i = Atol + max(|y0|, |y1|) Rtol per independent position, <code>solver.velocityToleranceFactor</code> times that per independent velocity (the seed sets the velocity tolerance one order looser), root-mean-square norm, new step 0.85 h (1/err)<sup>1/2</sup> (eqs. 21-22), bounded by <code>solver.stepSize</code>, and the last step of a communication interval lands on its end. Good for engineering accuracy (1e-5 to 1e-2); the low order makes tight tolerances expensive, where <code>sdirk4</code> (order 4, embedded order 3, the same control with exponent 1/4) is the better choice.</li>\n<li><code>trapezoidalConstantStep</code> (IMPL_CSS) splits each communication step into equal steps no larger than <code>solver.stepSize</code>; it is A-stable but not L-stable, so stiff components that the step does not resolve oscillate slowly.</li>\n<li><code>abm2</code> (EXPL) is explicit: on stiff mechanisms it is stable only for steps below about 2/|lambda_max| of the stiffest mode.</li>\n<li>The implicit methods solve for the independent accelerations by Newton's method; the iteration matrix is the reduced mass matrix plus the numerically differentiated force and constraint terms (eq. 19), reused over steps until convergence slows.</li>\n<li>Model Exchange: the continuous states are the independent coordinates and velocities of the current partition; when the partition is chosen again, <code>CompletedIntegratorStep</code> requests an event and the event update changes the states (valuesOfContinuousStatesChanged). There are no event indicators.</li>\n</ul>"
+    );
+}
+
+/// The page of a catalog model.
+pub fn model_page(entry: &CatalogEntry, version: FmiVersion) -> String {
+    let model = mbfmu_model::Model::from_json(entry.json).expect("catalog models are valid");
+    page(&model.description, &model.interface, version)
+}
+
+/// The page of any model.
+pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, version: FmiVersion) -> String {
+    let mut out = String::new();
+    let v = match version {
+        FmiVersion::V2 => "FMI 2.0",
+        FmiVersion::V3 => "FMI 3.0",
+    };
+    let _ = writeln!(
+        out,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{name}</title>\n<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto}}table{{border-collapse:collapse}}td,th{{border:1px solid #ccc;padding:2px 6px;text-align:left}}</style></head><body>\n<h1>{name}</h1>\n<p>{desc}</p>\n<p>{v} {kinds} FMU generated by mbfmu {ver}.</p>",
+        name = escape(&d.name),
+        desc = escape(&d.description),
+        kinds = if d.solver.formulation.model_exchange() { "co-simulation and model-exchange" } else { "co-simulation" },
+        ver = env!("CARGO_PKG_VERSION"),
+    );
+    if !d.source.is_empty() {
+        let _ = writeln!(out, "<h2>Source</h2>\n<p>{}</p>", escape(&d.source));
+    }
+    if !d.notes.is_empty() {
+        out.push_str("<h2>Notes and assumptions</h2>\n<ul>\n");
+        for n in &d.notes {
+            let _ = writeln!(out, "<li>{}</li>", escape(n));
+        }
+        out.push_str("</ul>\n");
+    }
+    let _ = writeln!(
+        out,
+        "<h2>Mechanism</h2>\n<p>{} bodies, {} joints, {} drivers, {} force elements{}; gravity {:?} m/s<sup>2</sup>. Formulation: {}.</p>",
+        d.bodies.len(),
+        d.joints.len(),
+        d.drivers.len(),
+        d.forces.len(),
+        d.hydraulics.as_ref().map_or(String::new(), |h| format!(
+            ", a lumped-fluid hydraulic circuit of {} volumes, {} valves and {} cylinders (seed 004 Sect. 3)",
+            h.volumes.len(),
+            h.valves.len(),
+            h.cylinders.len()
+        )),
+        d.gravity,
+        escape(d.solver.formulation.summary())
+    );
+    if !interface.formulations.is_empty() {
+        out.push_str("<p>Set <code>solver.formulation</code> (enumeration <code>SolverFormulation</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>formulation</th></tr>\n");
+        for f in &interface.formulations {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                f.code(),
+                f.item_name(),
+                escape(f.summary())
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("<h2>Solver choices</h2>\n<p>Set <code>solver.method</code> (enumeration <code>SolverMethod</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>order</th><th>method</th></tr>\n");
+    for m in &interface.methods {
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td></tr>",
+            m.code(),
+            m.item_name(),
+            m.order(),
+            escape(m.summary())
+        );
+    }
+    if d.solver.formulation == Formulation::Index3 {
+        out.push_str("</table>\n<p>Each communication step is split into equal internal steps no larger than <code>solver.stepSize</code>. A step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; reduce the step size in that case.</p>\n");
+    } else {
+        out.push_str("</table>\n<p>Constant-step methods split each communication step into equal internal steps no larger than <code>solver.stepSize</code>; variable-step methods choose their steps (at most <code>solver.stepSize</code>) under the error control of <code>solver.absoluteTolerance</code>, <code>solver.relativeTolerance</code> and <code>solver.velocityToleranceFactor</code>. A constant step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; variable-step methods reduce the step instead.</p>\n");
+    }
+    if interface.methods.iter().any(|m| Method::SEED_000.contains(m)) {
+        seed000_notes(&mut out);
+    }
+    if d.solver.formulation == Formulation::StateSpace {
+        seed001_notes(&mut out, d.degrees_of_freedom());
+    }
+    let vars = &interface.variables;
+    let pick = |f: &dyn Fn(&Variable) -> bool| vars.iter().filter(|v| f(v)).collect::<Vec<_>>();
+    table(&mut out, "Solver parameters", &pick(&|v| matches!(v.binding, Binding::Solver(_))), true);
+    table(&mut out, "Model parameters", &pick(&|v| matches!(v.binding, Binding::ModelParameter { .. })), true);
+    table(&mut out, "Inputs", &pick(&|v| v.causality == Causality::Input), true);
+    table(&mut out, "Outputs", &pick(&|v| v.causality == Causality::Output && v.ty != VarType::String), false);
+    table(
+        &mut out,
+        "Model Exchange states and derivatives",
+        &pick(&|v| matches!(v.binding, Binding::State { .. } | Binding::Derivative { .. })),
+        false,
+    );
+    let e = &d.experiment;
+    let _ = writeln!(
+        out,
+        "<h2>Default experiment</h2>\n<p>start {} s, stop {} s, communication step {} s; solver {} with internal step {} s, tolerance {:e}{}.</p>\n</body></html>",
+        e.start,
+        e.stop,
+        e.step,
+        d.solver.method.item_name(),
+        d.solver.step_size,
+        d.solver.tolerance,
+        if d.solver.method.variable_step() {
+            format!(
+                ", Atol {:e}, Rtol {:e}, velocity tolerance factor {}",
+                d.solver.absolute_tolerance(),
+                d.solver.relative_tolerance(),
+                d.solver.velocity_tolerance_factor()
+            )
+        } else {
+            String::new()
+        }
+    );
+    out
+}

@@ -1,0 +1,207 @@
+//! Packaging of the catalog into .fmu archives (ARCHITECTURE.md principle 5): the library
+//! compiled by the same cargo command, renamed to the modelIdentifier, with the generated
+//! modelDescription.xml and documentation/index.html (layout: shared/reference/importers.md).
+
+pub mod documentation;
+
+use mbfmu_model::variables::FmiVersion;
+use mbfmu_model::catalog::{CatalogEntry, CATALOG};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use zip::write::SimpleFileOptions;
+
+/// File name of the cdylib cargo builds for this crate.
+pub fn library_file_name() -> String {
+    format!("{}mbfmu{}", std::env::consts::DLL_PREFIX, std::env::consts::DLL_SUFFIX)
+}
+
+/// The cdylib built alongside the running executable: `target/<profile>/` (cargo build) or
+/// `target/<profile>/deps/` (cargo run and cargo test leave the fresh file there only). When
+/// both exist the newer one is the library of this build.
+pub fn locate_library() -> io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().ok_or_else(|| io::Error::other("executable has no directory"))?;
+    let name = library_file_name();
+    // On equal modification times the deps/ file (listed first) wins.
+    let candidates =
+        [dir.join("deps").join(&name), dir.join(&name), dir.parent().map(|p| p.join(&name)).unwrap_or_default()];
+    let mut found: Vec<_> =
+        candidates.into_iter().filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p))).collect();
+    found.sort_by_key(|(modified, _)| std::cmp::Reverse(*modified));
+    found.into_iter().next().map(|(_, p)| p).ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{name} was not found next to {}; build the library first", exe.display()),
+        )
+    })
+}
+
+/// Platform folder of the binary inside the archive.
+pub fn platform_folder(version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V2 => "linux64",
+        FmiVersion::V3 => "x86_64-linux",
+    }
+}
+
+/// The modelDescription.xml of a catalog entry.
+pub fn model_description(entry: &CatalogEntry, version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V2 => entry.fmi2_xml,
+        FmiVersion::V3 => entry.fmi3_xml,
+    }
+}
+
+/// documentation/index.html of a model.
+pub fn documentation_html(entry: &CatalogEntry, version: FmiVersion) -> String {
+    crate::documentation::model_page(entry, version)
+}
+
+/// File, inside the archive's resources folder, that carries the description of a model
+/// that is not in the library's catalog.
+pub const RESOURCE_DESCRIPTION: &str = "model.json";
+
+/// Everything one archive holds besides the library.
+pub struct FmuContent {
+    pub name: String,
+    pub fmi2_xml: String,
+    pub fmi3_xml: String,
+    pub documentation2: String,
+    pub documentation3: String,
+    /// `resources/model.json`: the description of a model outside the catalog, which the
+    /// library reads at instantiation (its token is checked against the XML's).
+    pub resource_description: Option<String>,
+}
+
+impl FmuContent {
+    pub fn catalog(entry: &CatalogEntry) -> FmuContent {
+        FmuContent {
+            name: entry.name.to_string(),
+            fmi2_xml: entry.fmi2_xml.to_string(),
+            fmi3_xml: entry.fmi3_xml.to_string(),
+            documentation2: documentation_html(entry, FmiVersion::V2),
+            documentation3: documentation_html(entry, FmiVersion::V3),
+            resource_description: None,
+        }
+    }
+
+    /// A model described by the user: validated, its interface and XML generated here.
+    pub fn from_description(json: &str) -> Result<FmuContent, String> {
+        let model = mbfmu_model::Model::from_json(json)?;
+        let xml = |version| {
+            mbfmu_model::variables::model_description_xml(
+                &model.description,
+                &model.interface,
+                &model.token,
+                version,
+                env!("CARGO_PKG_VERSION"),
+            )
+            .map_err(|e| e.to_string())
+        };
+        let page = |version| crate::documentation::page(&model.description, &model.interface, version);
+        Ok(FmuContent {
+            name: model.description.name.clone(),
+            fmi2_xml: xml(FmiVersion::V2)?,
+            fmi3_xml: xml(FmiVersion::V3)?,
+            documentation2: page(FmiVersion::V2),
+            documentation3: page(FmiVersion::V3),
+            resource_description: Some(json.to_string()),
+        })
+    }
+
+    fn xml(&self, version: FmiVersion) -> &str {
+        match version {
+            FmiVersion::V2 => &self.fmi2_xml,
+            FmiVersion::V3 => &self.fmi3_xml,
+        }
+    }
+
+    fn documentation(&self, version: FmiVersion) -> &str {
+        match version {
+            FmiVersion::V2 => &self.documentation2,
+            FmiVersion::V3 => &self.documentation3,
+        }
+    }
+}
+
+/// Writes one archive of a catalog model to `out`.
+pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
+    write_archive(&FmuContent::catalog(entry), version, library, out)
+}
+
+/// Writes one archive to `out`.
+pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
+    if let Some(dir) = out.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let binary = std::fs::read(library)?;
+    let file = std::fs::File::create(out)?;
+    let mut zip = zip::ZipWriter::new(file);
+    // A fixed timestamp keeps archives reproducible.
+    let options = SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default());
+    let mut entries: Vec<(String, &[u8])> = vec![
+        ("modelDescription.xml".into(), content.xml(version).as_bytes()),
+        (format!("binaries/{}/{}.so", platform_folder(version), content.name), &binary),
+        ("documentation/index.html".into(), content.documentation(version).as_bytes()),
+    ];
+    if let Some(json) = &content.resource_description {
+        entries.push((format!("resources/{RESOURCE_DESCRIPTION}"), json.as_bytes()));
+    }
+    for (name, data) in entries {
+        zip.start_file(name, options).map_err(io::Error::other)?;
+        zip.write_all(data)?;
+    }
+    zip.finish().map_err(io::Error::other)?;
+    Ok(())
+}
+
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model.
+pub fn package_model(content: &FmuContent, library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
+        let out = root.join(folder).join(format!("{}.fmu", content.name));
+        write_archive(content, version, library, &out)?;
+        written.push(out);
+    }
+    Ok(written)
+}
+
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model.
+pub fn package_catalog(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for entry in CATALOG {
+        written.extend(package_model(&FmuContent::catalog(entry), library, root)?);
+    }
+    Ok(written)
+}
+
+/// Path of the checked-in copy of a generated modelDescription.xml.
+pub fn checked_in_path(dir: &Path, entry: &CatalogEntry, version: FmiVersion) -> PathBuf {
+    let folder = match version {
+        FmiVersion::V2 => "fmi2",
+        FmiVersion::V3 => "fmi3",
+    };
+    dir.join(folder).join(format!("{}.xml", entry.name))
+}
+
+/// Writes every generated modelDescription.xml to `<dir>/fmi2/<Model>.xml` and
+/// `<dir>/fmi3/<Model>.xml` (the checked-in copies reviewers see).
+pub fn write_model_descriptions(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for entry in CATALOG {
+        for version in [FmiVersion::V2, FmiVersion::V3] {
+            let path = checked_in_path(dir, entry, version);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let text = model_description(entry, version);
+            if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+                std::fs::write(&path, text)?;
+            }
+            written.push(path);
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,517 @@
+//! A co-simulation slave: one model instance with its parameters, inputs and outputs, the
+//! doStep contract (communication points, sub-stepping) and snapshots. Knows nothing of the
+//! C ABI; the FMI layer maps its errors to statuses.
+
+mod model_exchange;
+mod snapshot;
+
+pub use model_exchange::EventUpdate;
+pub use snapshot::SlaveSnapshot;
+
+use mbfmu_model::format::{self, Description, Formulation, Method};
+use mbfmu_model::Model;
+use mbfmu_engine::integrators::StepError;
+use mbfmu_engine::{Simulation, SolverSettings};
+use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+/// Where the slave is in its life (a coarse view; the FMI layer keeps the standard's state machine).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    Instantiated,
+    Initialization,
+    Running,
+    Terminated,
+}
+
+/// Everything that can go wrong, with enough context for a log line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SlaveError {
+    UnknownReference(u32),
+    WrongType {
+        name: String,
+        declared: VarType,
+    },
+    NotSettable {
+        name: String,
+        reason: String,
+    },
+    InvalidValue {
+        name: String,
+        value: String,
+        reason: String,
+    },
+    /// The model could not be built with the current parameters.
+    Model(String),
+    /// An internal step failed; the time reached is `reached`.
+    Step {
+        error: StepError,
+        reached: f64,
+    },
+    CommunicationPoint {
+        expected: f64,
+        got: f64,
+    },
+    BadStepSize {
+        h: f64,
+        reason: String,
+    },
+    WrongPhase {
+        operation: &'static str,
+        phase: Phase,
+    },
+    Snapshot(String),
+}
+
+impl SlaveError {
+    /// True for failures of the numerics that leave the instance usable (FMI Discard).
+    pub fn is_discard(&self) -> bool {
+        matches!(self, SlaveError::Step { .. })
+    }
+}
+
+impl fmt::Display for SlaveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SlaveError::UnknownReference(vr) => write!(f, "unknown value reference {vr}"),
+            SlaveError::WrongType { name, declared } => {
+                write!(f, "variable '{name}' is declared {declared:?}; use the matching accessor")
+            }
+            SlaveError::NotSettable { name, reason } => write!(f, "variable '{name}' cannot be set: {reason}"),
+            SlaveError::InvalidValue { name, value, reason } => {
+                write!(f, "value {value} for '{name}' rejected: {reason}")
+            }
+            SlaveError::Model(e) => write!(f, "the model cannot be built: {e}"),
+            SlaveError::Step { error, reached } => write!(f, "{error}; the last successful time is {reached}"),
+            SlaveError::CommunicationPoint { expected, got } => {
+                write!(f, "communication point {got} does not match the FMU's time {expected}")
+            }
+            SlaveError::BadStepSize { h, reason } => write!(f, "communication step size {h} rejected: {reason}"),
+            SlaveError::WrongPhase { operation, phase } => write!(f, "{operation} is not possible in phase {phase:?}"),
+            SlaveError::Snapshot(e) => write!(f, "FMU state rejected: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SlaveError {}
+
+/// A message for the importer's logger.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Message {
+    pub category: &'static str,
+    pub text: String,
+}
+
+/// One model instance.
+pub struct Slave {
+    model: Arc<Model>,
+    phase: Phase,
+    start_time: f64,
+    stop_time: Option<f64>,
+    /// Current value of every parameter and input, by value reference (others unused).
+    values: Vec<f64>,
+    sim: Option<Simulation>,
+    /// Values `sim` was built with (to know when a rebuild is needed).
+    built_with: Vec<f64>,
+    time: f64,
+    messages: Vec<Message>,
+    /// A Model Exchange instance (the host integrates the state-space ODE).
+    model_exchange: bool,
+}
+
+impl fmt::Debug for Slave {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Slave")
+            .field("model", &self.model.description.name)
+            .field("phase", &self.phase)
+            .field("time", &self.time)
+            .finish()
+    }
+}
+
+/// Relative tolerance on communication points and the stop time.
+const TIME_TOLERANCE: f64 = 1e-9;
+
+fn close_in_time(a: f64, b: f64) -> bool {
+    (a - b).abs() <= TIME_TOLERANCE * a.abs().max(b.abs()).max(1.0)
+}
+
+impl Slave {
+    pub fn new(model: Arc<Model>) -> Slave {
+        let values = Self::start_values(&model.interface);
+        let start_time = model.description.experiment.start;
+        Slave {
+            model,
+            phase: Phase::Instantiated,
+            start_time,
+            stop_time: None,
+            values,
+            sim: None,
+            built_with: Vec::new(),
+            time: start_time,
+            messages: Vec::new(),
+            model_exchange: false,
+        }
+    }
+
+    fn start_values(interface: &ModelInterface) -> Vec<f64> {
+        interface
+            .variables
+            .iter()
+            .map(|v| match v.start {
+                Some(Start::Real(x)) => x,
+                Some(Start::Integer(i)) => i as f64,
+                None => 0.0,
+            })
+            .collect()
+    }
+
+    pub fn model(&self) -> &Arc<Model> {
+        &self.model
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn time(&self) -> f64 {
+        self.time
+    }
+
+    pub fn variables(&self) -> &[Variable] {
+        &self.model.interface.variables
+    }
+
+    pub fn variable(&self, vr: u32) -> Result<&Variable, SlaveError> {
+        self.model.interface.variable(vr).ok_or(SlaveError::UnknownReference(vr))
+    }
+
+    /// Messages produced since the last call (warnings, solver diagnostics).
+    pub fn take_messages(&mut self) -> Vec<Message> {
+        std::mem::take(&mut self.messages)
+    }
+
+    fn note(&mut self, category: &'static str, text: String) {
+        self.messages.push(Message { category, text });
+    }
+
+    /// FMI 2 SetupExperiment / the start time of FMI 3 EnterInitializationMode.
+    pub fn setup_experiment(&mut self, start: f64, stop: Option<f64>) -> Result<(), SlaveError> {
+        if self.phase != Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "setting up the experiment", phase: self.phase });
+        }
+        if !start.is_finite() {
+            return Err(SlaveError::InvalidValue {
+                name: "startTime".into(),
+                value: start.to_string(),
+                reason: "not finite".into(),
+            });
+        }
+        if let Some(stop) = stop {
+            if !(stop.is_finite() && stop >= start) {
+                return Err(SlaveError::InvalidValue {
+                    name: "stopTime".into(),
+                    value: stop.to_string(),
+                    reason: format!("must be finite and >= the start time {start}"),
+                });
+            }
+        }
+        self.start_time = start;
+        self.stop_time = stop;
+        self.time = start;
+        Ok(())
+    }
+
+    pub fn enter_initialization(&mut self) -> Result<(), SlaveError> {
+        if self.phase != Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "entering initialization mode", phase: self.phase });
+        }
+        self.phase = Phase::Initialization;
+        Ok(())
+    }
+
+    /// Builds the simulation (if the parameters changed) and starts stepping.
+    pub fn exit_initialization(&mut self) -> Result<(), SlaveError> {
+        if self.phase != Phase::Initialization {
+            return Err(SlaveError::WrongPhase { operation: "exiting initialization mode", phase: self.phase });
+        }
+        self.ensure_built()?;
+        self.phase = Phase::Running;
+        Ok(())
+    }
+
+    pub fn terminate(&mut self) -> Result<(), SlaveError> {
+        self.phase = Phase::Terminated;
+        Ok(())
+    }
+
+    /// Back to the state right after instantiation, start values restored.
+    pub fn reset(&mut self) {
+        // A Model Exchange instance stays one (FMI 2.0.4 Sect. 2.1.6, FMI 3.0 Sect. 2.3.1:
+        // Reset returns to the state after instantiation).
+        let model_exchange = self.model_exchange;
+        *self = Slave::new(self.model.clone());
+        self.model_exchange = model_exchange;
+    }
+
+    /// The description with the current parameter values applied.
+    pub fn effective_description(&self) -> Result<Description, SlaveError> {
+        let mut json = self.model.json.clone();
+        for v in self.variables() {
+            if let Binding::ModelParameter { path } = &v.binding {
+                format::set_number(&mut json, path, self.values[v.value_reference as usize])
+                    .map_err(|e| SlaveError::Model(e.to_string()))?;
+            }
+        }
+        let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
+        d.experiment.start = self.start_time;
+        // The formulation, its parameters and the error control of variable-step methods are
+        // part of the solver description.
+        for v in self.variables() {
+            let x = self.values[v.value_reference as usize];
+            match v.binding {
+                Binding::Solver(SolverSetting::AbsoluteTolerance) => d.solver.absolute_tolerance = Some(x),
+                Binding::Solver(SolverSetting::RelativeTolerance) => d.solver.relative_tolerance = Some(x),
+                Binding::Solver(SolverSetting::VelocityToleranceFactor) => d.solver.velocity_tolerance_factor = Some(x),
+                Binding::Solver(SolverSetting::Formulation) => {
+                    d.solver.formulation = Formulation::from_code(x as i64)
+                        .ok_or_else(|| SlaveError::Model(format!("solver.formulation {x} is not a formulation code")))?
+                }
+                Binding::Solver(SolverSetting::Penalty) => d.solver.penalty = x,
+                Binding::Solver(SolverSetting::PressureTolerance) => d.solver.pressure_tolerance = x,
+                _ => {}
+            }
+        }
+        d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
+        Ok(d)
+    }
+
+    /// The solver settings from the `solver.*` parameters.
+    pub fn solver_settings(&self, d: &Description) -> SolverSettings {
+        let mut s = SolverSettings::from_description(d);
+        for v in self.variables() {
+            let x = self.values[v.value_reference as usize];
+            match v.binding {
+                Binding::Solver(SolverSetting::Method) => {
+                    s.method = Method::from_code(x as i64).expect("validated on set")
+                }
+                Binding::Solver(SolverSetting::StepSize) => s.step_size = x,
+                Binding::Solver(SolverSetting::Tolerance) => s.newton.tolerance = x,
+                Binding::Solver(SolverSetting::MaxIterations) => s.newton.max_iterations = x as u32,
+                Binding::Solver(SolverSetting::RhoInf) => s.rho_inf = x,
+                _ => {}
+            }
+        }
+        s
+    }
+
+    fn parameters_changed(&self) -> bool {
+        self.sim.is_none()
+            || self.variables().iter().any(|v| {
+                v.causality == Causality::Parameter
+                    && self.values[v.value_reference as usize] != self.built_with[v.value_reference as usize]
+            })
+    }
+
+    fn ensure_built(&mut self) -> Result<(), SlaveError> {
+        if !self.parameters_changed() {
+            return Ok(());
+        }
+        let d = self.effective_description()?;
+        let settings = self.solver_settings(&d);
+        let mut sim = Simulation::new(&d, settings).map_err(|e| SlaveError::Model(e.to_string()))?;
+        let report = sim.assembly.to_string();
+        if sim.assembly.corrected() {
+            self.note("logStatusWarning", format!("initial conditions corrected: {report}"));
+        } else {
+            self.note("logNonlinearSystems", format!("initial conditions assembled: {report}"));
+        }
+        self.apply_inputs(&mut sim)?;
+        self.sim = Some(sim);
+        self.built_with = self.values.clone();
+        self.time = self.start_time;
+        Ok(())
+    }
+
+    fn apply_inputs(&self, sim: &mut Simulation) -> Result<(), SlaveError> {
+        let inputs: Vec<f64> = self
+            .variables()
+            .iter()
+            .filter_map(|v| match v.binding {
+                Binding::Input { .. } => Some(self.values[v.value_reference as usize]),
+                _ => None,
+            })
+            .collect();
+        sim.set_inputs(&inputs).map_err(SlaveError::Model)
+    }
+
+    /// Value of any variable as f64 (integers and enumerations exactly).
+    pub fn get(&mut self, vr: u32) -> Result<f64, SlaveError> {
+        /// What a computed variable reads.
+        enum Read {
+            Quantity(mbfmu_model::variables::Quantity),
+            State(usize),
+            Derivative(usize),
+        }
+        let read = match &self.variable(vr)?.binding {
+            Binding::Time => return Ok(self.time),
+            Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => {
+                return Ok(self.values[vr as usize])
+            }
+            Binding::Output(q) => Read::Quantity(*q),
+            Binding::State { index } => Read::State(*index),
+            Binding::Derivative { index } => Read::Derivative(*index),
+        };
+        if self.phase == Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
+        }
+        self.ensure_built()?;
+        let time = self.time;
+        let sim = self.sim.as_mut().expect("built by ensure_built");
+        // Model Exchange: bring the state to the host's time and continuous states first.
+        let step_error = |error| SlaveError::Step { error, reached: time };
+        sim.ode_evaluate().map_err(step_error)?;
+        match read {
+            Read::Quantity(q) => Ok(sim.quantity(q)),
+            Read::State(index) => Ok(sim.ode_state_value(index)),
+            Read::Derivative(index) => sim.ode_derivative_value(index).map_err(step_error),
+        }
+    }
+
+    /// Sets a parameter or input. Checks causality, phase, finiteness, bounds and enumeration items.
+    pub fn set(&mut self, vr: u32, value: f64) -> Result<(), SlaveError> {
+        // The variable borrows from a handle of the model, not from self (no copy per call).
+        let model = Arc::clone(&self.model);
+        let v = model.interface.variable(vr).ok_or(SlaveError::UnknownReference(vr))?;
+        let reject = |reason: &str| SlaveError::InvalidValue {
+            name: v.name.clone(),
+            value: value.to_string(),
+            reason: reason.into(),
+        };
+        match v.causality {
+            Causality::Independent => {
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason: "it is the independent variable".into(),
+                })
+            }
+            Causality::Output => {
+                return Err(SlaveError::NotSettable { name: v.name.clone(), reason: "it is an output".into() })
+            }
+            Causality::Parameter if matches!(self.phase, Phase::Running | Phase::Terminated) => {
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason: "it is a fixed parameter and initialization has ended".into(),
+                })
+            }
+            Causality::Input if self.phase == Phase::Terminated => {
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason: "the instance is terminated".into(),
+                })
+            }
+            _ => {}
+        }
+        if !value.is_finite() {
+            return Err(reject("not a finite number"));
+        }
+        if v.min.is_some_and(|lo| value < lo) || v.max.is_some_and(|hi| value > hi) {
+            return Err(reject(&format!(
+                "outside [{}, {}]",
+                v.min.unwrap_or(f64::NEG_INFINITY),
+                v.max.unwrap_or(f64::INFINITY)
+            )));
+        }
+        match v.ty {
+            VarType::Enumeration => {
+                let code = value as i64;
+                let setting = match v.binding {
+                    Binding::Solver(setting) => setting,
+                    _ => SolverSetting::Method,
+                };
+                let items = self.model.interface.enumeration_items(setting);
+                if code as f64 != value || !items.iter().any(|&(_, c)| i64::from(c) == code) {
+                    let items: Vec<String> = items.iter().map(|(name, c)| format!("{name}={c}")).collect();
+                    return Err(reject(&format!(
+                        "not an item of {} ({})",
+                        setting.enumeration_type().unwrap_or(variables::SOLVER_METHOD_TYPE),
+                        items.join(", ")
+                    )));
+                }
+            }
+            VarType::Integer if value.fract() != 0.0 => return Err(reject("not an integer")),
+            _ => {}
+        }
+        if matches!(
+            v.binding,
+            Binding::Solver(
+                SolverSetting::StepSize
+                    | SolverSetting::Tolerance
+                    | SolverSetting::Penalty
+                    | SolverSetting::PressureTolerance
+            )
+        ) && value <= 0.0
+        {
+            return Err(reject("must be positive"));
+        }
+        if v.causality == Causality::Input {
+            if let Some(sim) = self.sim.as_mut() {
+                let index = match v.binding {
+                    Binding::Input { index } => index,
+                    _ => unreachable!("inputs bind to input slots"),
+                };
+                sim.set_input(index, value).map_err(|e| reject(&e))?;
+            }
+        }
+        self.values[vr as usize] = value;
+        Ok(())
+    }
+
+    /// Advances from `t` (must equal the slave's time) by `h`.
+    pub fn do_step(&mut self, t: f64, h: f64) -> Result<(), SlaveError> {
+        if self.phase != Phase::Running {
+            return Err(SlaveError::WrongPhase { operation: "doStep", phase: self.phase });
+        }
+        if !close_in_time(t, self.time) {
+            return Err(SlaveError::CommunicationPoint { expected: self.time, got: t });
+        }
+        if !h.is_finite() || h < 0.0 {
+            return Err(SlaveError::BadStepSize { h, reason: "must be a finite number >= 0".into() });
+        }
+        let target = t + h;
+        if let Some(stop) = self.stop_time {
+            if target > stop && !close_in_time(target, stop) {
+                return Err(SlaveError::BadStepSize {
+                    h,
+                    reason: format!("the step ends at {target}, after the stop time {stop}"),
+                });
+            }
+        }
+        // A step within the time tolerance (OMSimulator ends runs with a ~2e-14 s step) is the
+        // same instant: only the clock advances. An internal step that short corrupts the
+        // multipliers (reaction forces ~1e13 N) and makes the next step fail.
+        if close_in_time(target, self.time) {
+            self.time = target;
+            return Ok(());
+        }
+        let sim = self.sim.as_mut().expect("built at exit of initialization");
+        match sim.advance_to(target) {
+            Ok(()) => {
+                self.time = target;
+                Ok(())
+            }
+            Err(error) => {
+                let reached = sim.time();
+                self.time = reached;
+                Err(SlaveError::Step { error, reached })
+            }
+        }
+    }
+
+    /// The simulation, once built.
+    pub fn simulation(&self) -> Option<&Simulation> {
+        self.sim.as_ref()
+    }
+}
