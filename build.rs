@@ -12,7 +12,8 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let script = out.join("hidden-symbols.map");
-    let text = format!("{{\n  local:\n{}\n}};\n", HIDDEN.iter().map(|s| format!("    {s};")).collect::<Vec<_>>().join("\n"));
+    let text =
+        format!("{{\n  local:\n{}\n}};\n", HIDDEN.iter().map(|s| format!("    {s};")).collect::<Vec<_>>().join("\n"));
     std::fs::write(&script, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", script.display()));
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("linux") {
         println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", script.display());

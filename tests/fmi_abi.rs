@@ -9,8 +9,8 @@ mod common_fmu;
 use common_fmu::abi::*;
 use common_fmu::*;
 use fmi_sys::fmi2 as f2;
-use mbfmu_model::variables::{Causality, VarType};
 use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::variables::{Causality, VarType};
 use std::ffi::{CStr, CString};
 use std::ptr::{null, null_mut};
 

@@ -8,9 +8,9 @@ mod common_fmu;
 use common_fmu::abi::*;
 use common_fmu::*;
 use fmi_sys::fmi2 as f2;
-use mbfmu_model::variables::VarType;
-use mbfmu_model::catalog::CATALOG;
 use mbfmu::slave::{Phase, Slave};
+use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::variables::VarType;
 use mbfmu_model::Model;
 use std::ptr::null_mut;
 

@@ -9,8 +9,8 @@ use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation as _, Common as _};
 use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
 use fmi::traits::FmiImport;
-use mbfmu_model::variables::VarType;
 use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::variables::VarType;
 
 /// (start, stop, step) of a DefaultExperiment, all three required.
 fn experiment(start: Option<f64>, stop: Option<f64>, step: Option<f64>, fmu: &str) -> (f64, f64, f64) {

@@ -9,11 +9,11 @@
 #[path = "../crates/engine/tests/common/mod.rs"]
 mod common;
 
-use mbfmu_model::format::{self, Description, Method};
 use mbfmu_engine::index3::BodyState;
-use mbfmu_engine::integrators::NewtonSettings;
+use mbfmu_engine::index3::Index3Formulation;
 use mbfmu_engine::rotation::log;
-use mbfmu_engine::{Simulation, SimulationSnapshot, SolverSettings};
+use mbfmu_engine::{Simulation, SimulationSnapshot};
+use mbfmu_model::format::{self, Description, Method};
 use std::f64::consts::FRAC_PI_2;
 
 /// A free, spinning, asymmetric rigid body hanging from a linear spring under gravity: smooth,
@@ -33,8 +33,15 @@ fn catalog(name: &str) -> Description {
     format::parse(mbfmu_model::catalog::find(name).expect("catalog model").json).expect("valid")
 }
 
-fn settings(method: Method, rho_inf: f64, step: f64, tolerance: f64) -> SolverSettings {
-    SolverSettings { method, step_size: step, newton: NewtonSettings { tolerance, max_iterations: 50 }, rho_inf }
+/// `d` with the solver settings of one run.
+fn settings(d: &Description, method: Method, rho_inf: f64, step: f64, tolerance: f64) -> Description {
+    let mut d = d.clone();
+    d.solver.method = method;
+    d.solver.rho_inf = rho_inf;
+    d.solver.step_size = step;
+    d.solver.tolerance = tolerance;
+    d.solver.max_iterations = 50;
+    d
 }
 
 /// rho_inf used for a method in these tests: 0.6 where tunable (seed 000 Sect. 5), MSSTH at 0.
@@ -48,15 +55,16 @@ fn default_rho(m: Method) -> f64 {
 
 /// Runs to each communication point and returns the bodies there, and average Newton
 /// iterations per implicit stage.
-fn run(d: &Description, s: SolverSettings, times: &[f64]) -> (Vec<Vec<BodyState>>, f64) {
-    let mut sim = Simulation::new(d, s).expect("builds");
+fn run(d: &Description, times: &[f64]) -> (Vec<Vec<BodyState>>, f64) {
+    let s = &d.solver;
+    let mut sim = Simulation::new(d).expect("builds");
     let mut out = Vec::new();
     for &t in times {
         sim.advance_to(t).unwrap_or_else(|e| panic!("{}: {e}", s.method.item_name()));
         out.push(sim.state().bodies.clone());
     }
-    let stages = sim.steps as f64 * f64::from(s.method.implicit_stages());
-    (out, sim.total_iterations as f64 / stages)
+    let stages = sim.steps() as f64 * f64::from(s.method.implicit_stages());
+    (out, sim.total_iterations() as f64 / stages)
 }
 
 /// Largest position (m) plus rotation (rad) difference of any body at any output time.
@@ -83,8 +91,8 @@ fn design_orders_on_a_smooth_unconstrained_mechanism() {
     let d = format::parse(ELASTIC_TOP).unwrap();
     let times: Vec<f64> = (1..=4).map(|k| 0.25 * k as f64).collect();
     let tol = 1e-13;
-    let ref_a = run(&d, settings(Method::Esdirk436L2Sa2, 0.0, 5e-4, tol), &times).0;
-    let ref_b = run(&d, settings(Method::Esdirk325L2Sa, 0.0, 2.5e-4, tol), &times).0;
+    let ref_a = run(&settings(&d, Method::Esdirk436L2Sa2, 0.0, 5e-4, tol), &times).0;
+    let ref_b = run(&settings(&d, Method::Esdirk325L2Sa, 0.0, 2.5e-4, tol), &times).0;
     let ref_diff = distance(&ref_a, &ref_b);
     assert!(ref_diff < 1e-10, "references differ by {ref_diff:e}");
     for &m in Method::SEED_000 {
@@ -95,8 +103,8 @@ fn design_orders_on_a_smooth_unconstrained_mechanism() {
             4 => (0.01, 4.0, 0.2),
             _ => (0.02, 5.0, 0.3),
         };
-        let e1 = distance(&run(&d, settings(m, default_rho(m), h, tol), &times).0, reference);
-        let e2 = distance(&run(&d, settings(m, default_rho(m), h / 2.0, tol), &times).0, reference);
+        let e1 = distance(&run(&settings(&d, m, default_rho(m), h, tol), &times).0, reference);
+        let e2 = distance(&run(&settings(&d, m, default_rho(m), h / 2.0, tol), &times).0, reference);
         let p = order(e1, e2);
         assert!(e2 > 50.0 * ref_diff, "{}: error {e2:e} too close to the reference accuracy", m.paper_name());
         assert!(
@@ -123,7 +131,7 @@ fn index3_positions_converge_at_order_two_for_every_method() {
         .map(|y| [p.y2(y), p.z2(y)])
         .collect();
     let error = |m: Method, h: f64| {
-        let (bodies, _) = run(&d, settings(m, default_rho(m), h, 1e-12), &times);
+        let (bodies, _) = run(&settings(&d, m, default_rho(m), h, 1e-12), &times);
         bodies
             .iter()
             .zip(&exact)
@@ -147,12 +155,12 @@ fn lms_and_ss_trajectories_nearly_coincide() {
     let times: Vec<f64> = (1..=20).map(|k| 0.05 * k as f64).collect();
     for rho in [0.0, 0.6] {
         for (lms, ss) in [(Method::Lms2, Method::Ss2), (Method::Lms3, Method::Ss3), (Method::Lms4, Method::Ss4)] {
-            let a = run(&d, settings(lms, rho, 1e-3, 1e-10), &times).0;
-            let b = run(&d, settings(ss, rho, 1e-3, 1e-10), &times).0;
+            let a = run(&settings(&d, lms, rho, 1e-3, 1e-10), &times).0;
+            let b = run(&settings(&d, ss, rho, 1e-3, 1e-10), &times).0;
             // Against the motion itself (bar 2 travels ~6 m in this second) and against the
             // methods' own error (the difference of LMSk and a different second-order method,
             // MSSTC(3), with the same rho_inf).
-            let c = run(&d, settings(Method::Msstc3, rho, 1e-3, 1e-10), &times).0;
+            let c = run(&settings(&d, Method::Msstc3, rho, 1e-3, 1e-10), &times).0;
             let (diff, other) = (distance(&a, &b), distance(&a, &c));
             assert!(
                 diff < 1e-5 && diff < 0.2 * other,
@@ -173,8 +181,8 @@ fn lms_predictor_saves_newton_iterations_over_ss() {
     for rho in [0.0, 0.6] {
         for h in [1e-3, 5e-3] {
             for (lms, ss) in [(Method::Lms2, Method::Ss2), (Method::Lms3, Method::Ss3), (Method::Lms4, Method::Ss4)] {
-                let (_, it_lms) = run(&d, settings(lms, rho, h, 1e-10), &times);
-                let (_, it_ss) = run(&d, settings(ss, rho, h, 1e-10), &times);
+                let (_, it_lms) = run(&settings(&d, lms, rho, h, 1e-10), &times);
+                let (_, it_ss) = run(&settings(&d, ss, rho, h, 1e-10), &times);
                 assert!(
                     it_lms < it_ss,
                     "h {h}, rho_inf {rho}: {} {it_lms:.2} iterations/step, {} {it_ss:.2}",
@@ -195,8 +203,8 @@ fn snapshot_restore_continues_bit_identically() {
     let d = catalog("DoublePendulum");
     let comm = [0.007, 0.01, 0.003, 0.01, 0.01];
     for &m in Method::INDEX3 {
-        let s = settings(m, default_rho(m), 2e-3, 1e-10);
-        let mut sim = Simulation::new(&d, s).unwrap();
+        let s = settings(&d, m, default_rho(m), 2e-3, 1e-10);
+        let mut sim = Simulation::new(&s).unwrap();
         let mut t = 0.0;
         for dt in comm {
             t += dt;
@@ -211,21 +219,20 @@ fn snapshot_restore_continues_bit_identically() {
             for dt in comm {
                 t += dt;
                 sim.advance_to(t).unwrap();
-                states.push((sim.state().clone(), sim.total_iterations));
+                states.push((sim.state().clone(), sim.total_iterations()));
             }
             states
         };
         let first = continue_from(&mut sim);
-        let mut fresh = Simulation::new(&d, s).unwrap();
+        let mut fresh = Simulation::new(&s).unwrap();
         fresh.restore(&snap).unwrap();
         let second = continue_from(&mut fresh);
         assert!(first == second, "{}: the continuation after restore differs", m.item_name());
         // Restoring into the advanced simulation itself, too.
         sim.restore(&snap).unwrap();
         assert!(continue_from(&mut sim) == first, "{}: restore into the same simulation differs", m.item_name());
-        if m != Method::HalfImplicit {
-            assert!(snap.history.is_some());
-        }
+        let history = fresh.formulation::<Index3Formulation>().unwrap().history();
+        assert_eq!(history.is_some(), m != Method::HalfImplicit, "{}", m.item_name());
     }
 }
 
@@ -248,11 +255,11 @@ fn changing_and_tiny_steps_are_handled() {
         }
     }
     let t_end = t;
-    let (fine, _) = run(&d, settings(Method::Esdirk436L2Sa2, 0.0, 1.25e-4, 1e-11), &times);
+    let (fine, _) = run(&settings(&d, Method::Esdirk436L2Sa2, 0.0, 1.25e-4, 1e-11), &times);
     for &m in Method::SEED_000.iter().chain(&[Method::Trapezoidal, Method::Bdf1]) {
-        let error = |h: f64| distance(&run(&d, settings(m, default_rho(m), h, 1e-11), &times).0, &fine);
+        let error = |h: f64| distance(&run(&settings(&d, m, default_rho(m), h, 1e-11), &times).0, &fine);
         let (e1, e2) = (error(2e-3), error(1e-3));
-        let (constant, _) = run(&d, settings(m, default_rho(m), 1e-3, 1e-11), &[t_end]);
+        let (constant, _) = run(&settings(&d, m, default_rho(m), 1e-3, 1e-11), &[t_end]);
         let e_constant = distance(&constant, &fine[fine.len() - 1..]);
         let (p, want) = (order(e1, e2), if m == Method::Bdf1 { 1.0 } else { 2.0 });
         assert!(p > want - 0.3, "{}: order {p:.2} with varying steps (errors {e1:.2e}, {e2:.2e})", m.paper_name());
@@ -268,20 +275,20 @@ fn changing_and_tiny_steps_are_handled() {
 fn untabulated_rho_inf_is_refused_for_mssth4_and_mssth5() {
     let d = catalog("DoublePendulum");
     for m in [Method::Mssth4, Method::Mssth5] {
-        let err = Simulation::new(&d, settings(m, 0.65, 1e-3, 1e-10)).unwrap_err().to_string();
+        let err = Simulation::new(&settings(&d, m, 0.65, 1e-3, 1e-10)).unwrap_err().to_string();
         assert!(err.contains("0, 0.1, ..., 1"), "{err}");
-        assert!(Simulation::new(&d, settings(m, 0.7, 1e-3, 1e-10)).is_ok());
+        assert!(Simulation::new(&settings(&d, m, 0.7, 1e-3, 1e-10)).is_ok());
     }
     // Every other tunable method takes any rho_inf in [0, 1].
     for &m in Method::SEED_000.iter().filter(|m| m.uses_rho_inf() && m.tabulated_rho_inf().is_none()) {
-        assert!(Simulation::new(&d, settings(m, 0.65, 1e-3, 1e-10)).is_ok(), "{}", m.item_name());
+        assert!(Simulation::new(&settings(&d, m, 0.65, 1e-3, 1e-10)).is_ok(), "{}", m.item_name());
     }
 }
 
 #[test]
 fn every_method_is_selectable_in_the_slave() {
     use mbfmu::slave::Slave;
-use mbfmu_model::Model;
+    use mbfmu_model::Model;
     use std::sync::Arc;
     let entry = mbfmu_model::catalog::find("DoublePendulum").unwrap();
     let model = Arc::new(Model::from_catalog(entry).unwrap());
@@ -303,7 +310,7 @@ use mbfmu_model::Model;
             t += 0.01;
         }
         let sim = slave.simulation().unwrap();
-        assert_eq!(sim.settings.method, m);
+        assert_eq!(sim.formulation::<Index3Formulation>().unwrap().settings().method.get(), m);
         energies.push(sim.quantity(mbfmu_model::variables::Quantity::TotalEnergy));
     }
     // Same physics whatever the method: total energy after 0.1 s agrees to the methods' accuracy.

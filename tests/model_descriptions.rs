@@ -27,7 +27,10 @@ fn checked_in_model_descriptions_are_current() {
     for folder in ["fmi2", "fmi3"] {
         for file in std::fs::read_dir(dir.join(folder)).unwrap() {
             let name = file.unwrap().file_name().to_string_lossy().trim_end_matches(".xml").to_string();
-            assert!(mbfmu_model::catalog::find(&name).is_some(), "modelDescription/{folder}/{name}.xml has no catalog model");
+            assert!(
+                mbfmu_model::catalog::find(&name).is_some(),
+                "modelDescription/{folder}/{name}.xml has no catalog model"
+            );
         }
     }
 }

@@ -10,8 +10,8 @@ mod common_fmu;
 use common_fmu::abi::*;
 use common_fmu::*;
 use fmi_sys::fmi2 as f2;
-use mbfmu_model::format::Method;
 use mbfmu_model::catalog::{find, CatalogEntry};
+use mbfmu_model::format::Method;
 use mbfmu_model::Model;
 
 const MODEL: &str = "DoublePendulumStateSpace";

@@ -8,9 +8,9 @@ use super::logging::{Logger, Status};
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output, to_i32, to_i64};
 use super::{c_strings, model_for_token, opt_string, uri};
-use mbfmu_model::variables::VarType;
 use crate::slave::SlaveError;
 use fmi_sys::fmi3::*;
+use mbfmu_model::variables::VarType;
 use std::ptr::null_mut;
 
 pub(crate) type I3 = Instance<Fmi3State>;

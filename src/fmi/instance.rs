@@ -91,7 +91,7 @@ impl<S: Machine> Instance<S> {
 
     /// Internal steps taken and Newton iterations spent so far.
     pub fn solver_counters(&self) -> (u64, u64) {
-        self.slave.simulation().map_or((0, 0), |s| (s.steps, s.total_iterations))
+        self.slave.simulation().map_or((0, 0), |s| (s.steps(), s.total_iterations()))
     }
 
     /// Category logNonlinearSystems: the solver work of the DoStep from `t` that began with

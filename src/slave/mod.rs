@@ -8,11 +8,11 @@ mod snapshot;
 pub use model_exchange::EventUpdate;
 pub use snapshot::SlaveSnapshot;
 
-use mbfmu_model::format::{self, Description, Formulation, Method};
-use mbfmu_model::Model;
 use mbfmu_engine::integrators::StepError;
-use mbfmu_engine::{Simulation, SolverSettings};
+use mbfmu_engine::Simulation;
+use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
+use mbfmu_model::Model;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -267,44 +267,14 @@ impl Slave {
         }
         let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
         d.experiment.start = self.start_time;
-        // The formulation, its parameters and the error control of variable-step methods are
-        // part of the solver description.
+        // Every solver.* parameter, through the one table that maps them to the solver block.
         for v in self.variables() {
-            let x = self.values[v.value_reference as usize];
-            match v.binding {
-                Binding::Solver(SolverSetting::AbsoluteTolerance) => d.solver.absolute_tolerance = Some(x),
-                Binding::Solver(SolverSetting::RelativeTolerance) => d.solver.relative_tolerance = Some(x),
-                Binding::Solver(SolverSetting::VelocityToleranceFactor) => d.solver.velocity_tolerance_factor = Some(x),
-                Binding::Solver(SolverSetting::Formulation) => {
-                    d.solver.formulation = Formulation::from_code(x as i64)
-                        .ok_or_else(|| SlaveError::Model(format!("solver.formulation {x} is not a formulation code")))?
-                }
-                Binding::Solver(SolverSetting::Penalty) => d.solver.penalty = x,
-                Binding::Solver(SolverSetting::PressureTolerance) => d.solver.pressure_tolerance = x,
-                _ => {}
+            if let Binding::Solver(setting) = v.binding {
+                setting.apply(&mut d.solver, self.values[v.value_reference as usize]).map_err(SlaveError::Model)?;
             }
         }
         d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
         Ok(d)
-    }
-
-    /// The solver settings from the `solver.*` parameters.
-    pub fn solver_settings(&self, d: &Description) -> SolverSettings {
-        let mut s = SolverSettings::from_description(d);
-        for v in self.variables() {
-            let x = self.values[v.value_reference as usize];
-            match v.binding {
-                Binding::Solver(SolverSetting::Method) => {
-                    s.method = Method::from_code(x as i64).expect("validated on set")
-                }
-                Binding::Solver(SolverSetting::StepSize) => s.step_size = x,
-                Binding::Solver(SolverSetting::Tolerance) => s.newton.tolerance = x,
-                Binding::Solver(SolverSetting::MaxIterations) => s.newton.max_iterations = x as u32,
-                Binding::Solver(SolverSetting::RhoInf) => s.rho_inf = x,
-                _ => {}
-            }
-        }
-        s
     }
 
     fn parameters_changed(&self) -> bool {
@@ -320,8 +290,7 @@ impl Slave {
             return Ok(());
         }
         let d = self.effective_description()?;
-        let settings = self.solver_settings(&d);
-        let mut sim = Simulation::new(&d, settings).map_err(|e| SlaveError::Model(e.to_string()))?;
+        let mut sim = Simulation::new(&d).map_err(|e| SlaveError::Model(e.to_string()))?;
         let report = sim.assembly.to_string();
         if sim.assembly.corrected() {
             self.note("logStatusWarning", format!("initial conditions corrected: {report}"));

@@ -9,7 +9,7 @@ use mbfmu_engine::SimulationSnapshot;
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"MBFMUSTA";
-const FORMAT_VERSION: u32 = 4;
+const FORMAT_VERSION: u32 = 5;
 
 /// A slave's state at one instant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,8 +67,7 @@ impl Slave {
                     builder.values.clone_from(&s.built_with);
                     builder.start_time = s.start_time;
                     let d = builder.effective_description()?;
-                    let settings = builder.solver_settings(&d);
-                    mbfmu_engine::Simulation::new(&d, settings)
+                    mbfmu_engine::Simulation::new(&d)
                         .map_err(|e| SlaveError::Snapshot(format!("cannot rebuild the model it was taken with: {e}")))?
                 };
                 let before = sim.snapshot();

@@ -4,8 +4,8 @@
 use super::outputs;
 use super::{fmi2_lines, install_fmi2_log_capture, Fmi3Log};
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
-use mbfmu_model::variables::{VarType, Variable};
 use mbfmu_model::catalog::CatalogEntry;
+use mbfmu_model::variables::{VarType, Variable};
 use mbfmu_model::Model;
 use std::ffi::{c_void, CString};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,12 +22,16 @@ pub const ERROR3: u32 = f3::fmi3Status_fmi3Error;
 /// fmpy and OMSimulator).
 pub fn lib2() -> &'static f2::Fmi2Binding {
     static LIB: OnceLock<f2::Fmi2Binding> = OnceLock::new();
-    LIB.get_or_init(|| unsafe { f2::Fmi2Binding::new(mbfmu_package::locate_library().unwrap()).expect("FMI 2 symbols") })
+    LIB.get_or_init(|| unsafe {
+        f2::Fmi2Binding::new(mbfmu_package::locate_library().unwrap()).expect("FMI 2 symbols")
+    })
 }
 
 pub fn lib3() -> &'static f3::Fmi3Binding {
     static LIB: OnceLock<f3::Fmi3Binding> = OnceLock::new();
-    LIB.get_or_init(|| unsafe { f3::Fmi3Binding::new(mbfmu_package::locate_library().unwrap()).expect("FMI 3 symbols") })
+    LIB.get_or_init(|| unsafe {
+        f3::Fmi3Binding::new(mbfmu_package::locate_library().unwrap()).expect("FMI 3 symbols")
+    })
 }
 
 /// A unique instance name (log lines are matched by it).

@@ -5,9 +5,9 @@
 
 pub mod abi;
 
-use mbfmu_model::variables::{Causality, Start, VarType};
-use mbfmu_model::catalog::CatalogEntry;
 use mbfmu::slave::Slave;
+use mbfmu_model::catalog::CatalogEntry;
+use mbfmu_model::variables::{Causality, Start, VarType};
 use mbfmu_model::Model;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::{Path, PathBuf};

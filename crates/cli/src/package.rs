@@ -3,8 +3,8 @@
 
 use crate::args::PackageArgs;
 use crate::error::{Context, Error, Result};
-use mbfmu_model::variables::FmiVersion;
 use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::{
     checked_in_path, model_description, package_catalog, package_model, write_model_descriptions, FmuContent,
 };

@@ -2,8 +2,8 @@
 //! for every catalog model and integrator, and the N-link chain scaling study of seed 003
 //! Sect. 3.3. Run with `cargo bench --bench engine` (add `-- --quick` for a short run).
 
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description, Method};
-use mbfmu_engine::{Simulation, SolverSettings};
 use std::time::Instant;
 
 struct Row {
@@ -20,11 +20,11 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
     let mut best = f64::INFINITY;
     let mut row = Row { wall: 0.0, steps: 0, iterations: 0.0, failure: None };
     for _ in 0..repeat {
-        let mut s = SolverSettings::from_description(d);
-        s.method = method;
-        s.step_size = h;
-        s.newton.tolerance = tol;
-        let mut sim = Simulation::new(d, s).expect("catalog models build");
+        let mut run = d.clone();
+        run.solver.method = method;
+        run.solver.step_size = h;
+        run.solver.tolerance = tol;
+        let mut sim = Simulation::new(&run).expect("catalog models build");
         let start = Instant::now();
         let failure = sim.advance_to(stop).err().map(|e| format!("stopped at t = {:.4} s: {e}", sim.time()));
         let wall = start.elapsed().as_secs_f64();
@@ -32,8 +32,8 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
             best = wall;
             row = Row {
                 wall,
-                steps: sim.steps,
-                iterations: sim.total_iterations as f64 / sim.steps.max(1) as f64,
+                steps: sim.steps(),
+                iterations: sim.total_iterations() as f64 / sim.steps().max(1) as f64,
                 failure,
             };
         }

@@ -3,8 +3,8 @@
 //! Newton iterations per step and wall time. Run with `cargo bench --bench hydraulics`
 //! (`-- --quick` for one run per row instead of the best of five).
 
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Formulation, Tangent};
-use mbfmu_engine::{Simulation, SolverSettings};
 use std::time::Instant;
 
 struct Row {
@@ -19,22 +19,21 @@ fn run(model: &str, formulation: Formulation, tangent: Tangent, repeat: usize) -
     let mut d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
     d.solver.formulation = formulation;
     d.solver.tangent = tangent;
+    d.solver.step_size = 1e-3;
     let mut best = Row { wall: f64::INFINITY, average: 0.0, max: 0, steps: 0 };
     for _ in 0..repeat {
-        let mut s = SolverSettings::from_description(&d);
-        s.step_size = 1e-3;
-        let mut sim = Simulation::new(&d, s).expect("catalog models build");
+        let mut sim = Simulation::new(&d).expect("catalog models build");
         let (t0, t1, h) = (d.experiment.start, d.experiment.stop, d.experiment.step);
         let n = ((t1 - t0) / h).round() as usize;
         let mut max = 0;
         let start = Instant::now();
         for k in 1..=n {
             sim.advance_to(t0 + k as f64 * h).expect("the work cycle runs");
-            max = max.max(sim.last_iterations);
+            max = max.max(sim.last_iterations());
         }
         let wall = start.elapsed().as_secs_f64();
         if wall < best.wall {
-            best = Row { wall, average: sim.total_iterations as f64 / sim.steps as f64, max, steps: sim.steps };
+            best = Row { wall, average: sim.total_iterations() as f64 / sim.steps() as f64, max, steps: sim.steps() };
         }
     }
     best

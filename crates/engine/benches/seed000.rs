@@ -18,9 +18,9 @@
 //!   applied non-conservative loads (seed 000 eq. 23 for Andrews' squeezer), and dE at the end;
 //! - CPU: wall time of the run at h on one core.
 
-use mbfmu_model::format::{self, Description, Method};
 use mbfmu_engine::index3::BodyState;
-use mbfmu_engine::{Simulation, SolverSettings};
+use mbfmu_engine::Simulation;
+use mbfmu_model::format::{self, Description, Method};
 use mbfmu_model::variables::Quantity;
 use std::time::Instant;
 
@@ -84,12 +84,12 @@ struct Run {
 }
 
 fn run(d: &Description, method: Method, rho: f64, h: f64, times: &[f64]) -> Result<Run, String> {
-    let mut s = SolverSettings::from_description(d);
-    s.method = method;
-    s.rho_inf = rho;
-    s.step_size = h;
+    let mut run = d.clone();
+    run.solver.method = method;
+    run.solver.rho_inf = rho;
+    run.solver.step_size = h;
     let start = Instant::now();
-    let mut sim = Simulation::new(d, s).map_err(|e| e.to_string())?;
+    let mut sim = Simulation::new(&run).map_err(|e| e.to_string())?;
     let balance = |sim: &Simulation| sim.quantity(Quantity::TotalEnergy) - sim.quantity(Quantity::ExternalWork);
     let e0 = balance(&sim);
     let (mut bodies, mut max_de, mut final_de) = (Vec::new(), 0.0f64, 0.0);
@@ -100,8 +100,8 @@ fn run(d: &Description, method: Method, rho: f64, h: f64, times: &[f64]) -> Resu
         bodies.push(sim.state().bodies.clone());
     }
     let seconds = start.elapsed().as_secs_f64();
-    let stages = sim.steps as f64 * f64::from(method.implicit_stages());
-    Ok(Run { bodies, iterations_per_stage: sim.total_iterations as f64 / stages, max_de, final_de, seconds })
+    let stages = sim.steps() as f64 * f64::from(method.implicit_stages());
+    Ok(Run { bodies, iterations_per_stage: sim.total_iterations() as f64 / stages, max_de, final_de, seconds })
 }
 
 fn distance(a: &[Vec<BodyState>], b: &[Vec<BodyState>]) -> f64 {

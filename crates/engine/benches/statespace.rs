@@ -26,8 +26,9 @@
 #[path = "../tests/statespace/mod.rs"]
 mod statespace;
 
+use mbfmu_engine::statespace::StateSpaceFormulation;
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Method};
-use mbfmu_engine::{Simulation, SolverSettings};
 use statespace::{angles, description, table2, table3, PENDULUM};
 use std::time::Instant;
 
@@ -78,7 +79,7 @@ fn measure(fig: &Figure, d: &Description, reference: &[[f64; 4]]) -> Outcome {
     let n = (fig.stop / SAMPLE).round() as usize;
     let (mut best, mut runs, mut total) = (f64::INFINITY, 0, 0.0);
     loop {
-        let mut sim = Simulation::new(d, SolverSettings::from_description(d)).expect("the model builds");
+        let mut sim = Simulation::new(d).expect("the model builds");
         let mut samples = vec![angles(&sim)];
         let start = Instant::now();
         let mut failed = false;
@@ -94,7 +95,11 @@ fn measure(fig: &Figure, d: &Description, reference: &[[f64; 4]]) -> Outcome {
         total += wall;
         runs += 1;
         if total > 0.5 || runs == 5 || failed {
-            let c = sim.state_space().expect("state-space formulation").counters;
+            let c = sim
+                .formulation::<StateSpaceFormulation>()
+                .map(StateSpaceFormulation::solver)
+                .expect("state-space formulation")
+                .counters;
             let errors = if failed {
                 Err("failed")
             } else {

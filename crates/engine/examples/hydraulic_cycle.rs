@@ -4,8 +4,9 @@
 //! `penalty`, default the model's). Prints the final coordinates and pressures bit for bit,
 //! so that a change meant to leave the arithmetic alone can be checked.
 
+use mbfmu_engine::semirecursive::Semirecursive;
+use mbfmu_engine::Simulation;
 use mbfmu_model::format;
-use mbfmu_engine::{Simulation, SolverSettings};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -19,15 +20,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some("penalty") => d.solver.formulation = format::Formulation::SemirecursivePenalty,
         Some(other) => return Err(format!("unknown formulation {other}").into()),
     }
-    let mut settings = SolverSettings::from_description(&d);
-    settings.step_size = 1e-3;
-    let mut sim = Simulation::new(&d, settings)?;
+    d.solver.step_size = 1e-3;
+    let mut sim = Simulation::new(&d)?;
     let n = (stop / 1e-3).round() as usize;
     for k in 1..=n {
         sim.advance_to(k as f64 * 1e-3)?;
     }
-    println!("{name}: {} steps, {} Newton iterations", sim.steps, sim.total_iterations);
-    if let Some(s) = sim.semirecursive() {
+    println!("{name}: {} steps, {} Newton iterations", sim.steps(), sim.total_iterations());
+    if let Some(s) = sim.formulation::<Semirecursive>() {
         let bits: Vec<String> = s.state.z.iter().chain(&s.state.p).map(|x| format!("{:016x}", x.to_bits())).collect();
         println!("final z, p: {}", bits.join(" "));
     }

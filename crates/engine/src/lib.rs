@@ -1,9 +1,16 @@
 //! The simulation engine: formulations x integrators. Knows nothing of FMI.
 //!
-//! A [`Simulation`] is one formulation (the index-3 absolute-coordinate formulation of seed
-//! 003, or a semirecursive formulation of seed 004 with its hydraulics) with one integrator,
-//! advanced over communication intervals in equal sub-steps.
+//! A [`Simulation`] holds one [`Formulation`] (a trait, [`formulation`]): the index-3
+//! absolute-coordinate formulation of seed 003 ([`index3::Index3Formulation`]), the
+//! state-space formulation of seed 001 ([`statespace::StateSpaceFormulation`]) or a
+//! semirecursive formulation of seed 004 with its hydraulics
+//! ([`semirecursive::Semirecursive`]), each with its integrator, advanced over communication
+//! intervals. The residual-form integrator suite of seed 000 ([`integrators`]) is written
+//! once against [`integrators::DaeSystem`]; [`settings`] builds each formulation's typed
+//! settings from the description's solver block; [`linalg`] is the one home of the linear
+//! algebra.
 
+pub mod formulation;
 pub mod hydraulics;
 pub mod index3;
 pub mod integrators;
@@ -11,14 +18,21 @@ pub mod linalg;
 pub mod motion;
 pub mod rotation;
 pub mod semirecursive;
+pub mod settings;
 pub mod statespace;
 
-use mbfmu_model::format::{Description, Formulation, Method};
-use index3::{AssemblyError, AssemblyReport, CompileError, HalfImplicit, Index3Dae, MechState, Mechanism};
-use integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError, StepStats};
-use semirecursive::{SemiState, Semirecursive};
+use formulation::{Dims, StepCounters};
+use index3::{AssemblyError, AssemblyReport, CompileError, MechState, Mechanism};
+use integrators::StepError;
+use mbfmu_model::format::{Description, Formulation as Kind};
+use mbfmu_model::variables::Quantity;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+pub use formulation::{Formulation, OdeSystem, NEGLIGIBLE_STEP};
+pub use settings::{
+    ErrorControl, Index3Method, Index3Settings, SemirecursiveSettings, StateSpaceMethod, StateSpaceSettings,
+};
 
 /// Why a simulation could not be built.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,390 +58,226 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
-/// Steps shorter than this fraction of `solver.stepSize` move the current point along its
-/// tangent instead of being solved (see [`Integrator::shift_to`] and [`Mechanism::drift`]).
-pub const NEGLIGIBLE_STEP: f64 = 1e-3;
-
-/// Solver settings of a run (the `solver.*` parameters).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SolverSettings {
-    pub method: Method,
-    /// Largest internal step [s].
-    pub step_size: f64,
-    pub newton: NewtonSettings,
-    pub rho_inf: f64,
-}
-
-impl SolverSettings {
-    pub fn from_description(d: &Description) -> Self {
-        SolverSettings {
-            method: d.solver.method,
-            step_size: d.solver.step_size,
-            newton: NewtonSettings { tolerance: d.solver.tolerance, max_iterations: d.solver.max_iterations },
-            rho_inf: d.solver.rho_inf,
-        }
-    }
-
-    /// The semirecursive formulations' settings: the constraint treatment and its parameters
-    /// come from the description (`solver.formulation`, `penalty`, `pressure_tolerance`,
-    /// `tangent`), the Newton settings from here.
-    fn semirecursive(&self, d: &Description) -> semirecursive::Settings {
-        semirecursive::Settings {
-            formulation: d.solver.formulation,
-            tolerance: self.newton.tolerance,
-            pressure_tolerance: d.solver.pressure_tolerance,
-            max_iterations: self.newton.max_iterations,
-            penalty: d.solver.penalty,
-            tangent: d.solver.tangent,
-        }
-    }
-}
-
-enum Stepper {
-    HalfImplicit {
-        hi: Box<HalfImplicit>,
-        state: MechState,
-    },
-    /// Every method of the residual-form suite (BDF1 and seed 000's integrators).
-    Implicit(Box<Integrator<Index3Dae>>),
-    /// The state-space formulation with its own integrators (seed 001).
-    StateSpace(Box<statespace::StateSpace>),
-}
-
-/// Everything that influences the rest of a run, in a self-contained form.
+/// Everything that influences the rest of a run, in a self-contained form: the
+/// formulation's own snapshot (serialized) and the step counters.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationSnapshot {
-    /// The state as absolute body states (the semirecursive formulations' view of theirs).
-    pub state: MechState,
-    /// The integrator's history besides `state` (previous states, step sizes, SS auxiliary
-    /// vectors); None for the half-implicit method and the semirecursive formulations.
-    pub history: Option<History<MechState>>,
-    /// The state of a semirecursive formulation (None for the index-3 formulation).
-    pub semirecursive: Option<SemiState>,
-    pub inputs: Vec<f64>,
+    /// The formulation that took it (a snapshot restores only into the same one).
+    pub formulation: Kind,
+    pub state: Vec<u8>,
     pub steps: u64,
     pub last_iterations: u32,
     pub total_iterations: u64,
-    /// The state-space solver besides `state` (state-space formulation only).
-    pub state_space: Option<statespace::StateSpaceSnapshot>,
 }
 
-enum Engine {
-    Index3 { dae: Box<Index3Dae>, stepper: Stepper },
-    Semirecursive(Box<Semirecursive>),
-}
-
-/// A running simulation of one model with one formulation and integrator.
+/// A running simulation of one model in one formulation with its integrator.
 pub struct Simulation {
-    engine: Engine,
-    pub settings: SolverSettings,
-    /// Internal steps taken and Newton iterations (last step, all steps).
-    pub steps: u64,
-    pub last_iterations: u32,
-    pub total_iterations: u64,
+    formulation: Box<dyn Formulation>,
+    kind: Kind,
+    counters: StepCounters,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
 }
 
 impl fmt::Debug for Simulation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = match &self.engine {
-            Engine::Index3 { dae, .. } => &dae.mech.name,
-            Engine::Semirecursive(s) => &s.tree.name,
-        };
         f.debug_struct("Simulation")
-            .field("model", name)
-            .field("settings", &self.settings)
+            .field("model", &self.formulation.model_name())
+            .field("formulation", &self.kind)
             .field("t", &self.time())
             .finish()
     }
 }
 
 impl Simulation {
-    /// Compiles the description, assembles consistent initial conditions and starts the
-    /// chosen integrator.
-    pub fn new(d: &Description, settings: SolverSettings) -> Result<Simulation, BuildError> {
-        if d.solver.formulation.is_semirecursive() {
-            if settings.method != Method::Trapezoidal {
-                return Err(BuildError::Solver(format!(
-                    "the semirecursive formulations integrate with the trapezoidal rule (seed 004 Sect. 4), not {}",
-                    settings.method.item_name()
-                )));
+    /// Compiles the description in the formulation its solver block names, assembles
+    /// consistent initial conditions and starts the integrator; the settings are built from
+    /// the same block (see [`settings`]). The one place that chooses a formulation.
+    pub fn new(d: &Description) -> Result<Simulation, BuildError> {
+        let s = &d.solver;
+        let (formulation, assembly): (Box<dyn Formulation>, AssemblyReport) = match s.formulation {
+            Kind::Index3 => {
+                let f = index3::Index3Formulation::new(d, Index3Settings::of(s)?)?;
+                let assembly = f.assembly.clone();
+                (Box::new(f), assembly)
             }
-            let semi = Semirecursive::new(d, settings.semirecursive(d)).map_err(BuildError::Semirecursive)?;
-            return Ok(Simulation {
-                assembly: semi.assembly.clone(),
-                engine: Engine::Semirecursive(Box::new(semi)),
-                settings,
-                steps: 0,
-                last_iterations: 0,
-                total_iterations: 0,
-            });
-        }
-        let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
-        let mut state = mech.initial.clone();
-        settings.method.check_rho_inf(settings.rho_inf).map_err(BuildError::Solver)?;
-        let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
-        if d.solver.formulation == Formulation::StateSpace {
-            let control = statespace::ErrorControl::of(&d.solver);
-            return statespace::simulation_start(mech, state, settings, assembly, control);
-        }
-        Self::start(mech, state, settings, assembly)
-    }
-
-    fn start(
-        mech: Mechanism,
-        state: MechState,
-        settings: SolverSettings,
-        assembly: AssemblyReport,
-    ) -> Result<Simulation, BuildError> {
-        let dae = Box::new(Index3Dae::new(mech));
-        let stepper = match settings.method {
-            Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
-            method => Stepper::Implicit(Box::new(
-                Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
-            )),
+            Kind::StateSpace => {
+                let f = statespace::StateSpaceFormulation::new(d, StateSpaceSettings::of(s)?)?;
+                let assembly = f.assembly.clone();
+                (Box::new(f), assembly)
+            }
+            Kind::SemirecursiveDoubleStep | Kind::SemirecursivePenalty => {
+                let f = semirecursive::Semirecursive::new(d, SemirecursiveSettings::of(s)?)
+                    .map_err(BuildError::Semirecursive)?;
+                let assembly = f.assembly.clone();
+                (Box::new(f), assembly)
+            }
         };
-        Ok(Simulation {
-            engine: Engine::Index3 { dae, stepper },
-            settings,
-            steps: 0,
-            last_iterations: 0,
-            total_iterations: 0,
-            assembly,
-        })
+        Ok(Simulation { formulation, kind: s.formulation, counters: StepCounters::default(), assembly })
     }
 
-    /// The compiled mechanism of the index-3 formulation.
+    /// The formulation as its own type, e.g. `sim.formulation::<semirecursive::Semirecursive>()`.
+    pub fn formulation<T: 'static>(&self) -> Option<&T> {
+        self.formulation.as_any().downcast_ref()
+    }
+
+    /// Which formulation runs.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The compiled mechanism of the absolute-coordinate formulations.
     pub fn mechanism(&self) -> Option<&Mechanism> {
-        match &self.engine {
-            Engine::Index3 { dae, .. } => Some(&dae.mech),
-            Engine::Semirecursive(_) => None,
-        }
+        self.formulation.mechanism()
     }
 
-    /// The semirecursive engine, if that is the formulation.
-    pub fn semirecursive(&self) -> Option<&Semirecursive> {
-        match &self.engine {
-            Engine::Semirecursive(s) => Some(s),
-            Engine::Index3 { .. } => None,
-        }
-    }
-
-    /// The state as absolute body states (the semirecursive formulations form this view of
-    /// their relative coordinates when it is first asked for after a step).
+    /// The state as absolute body states.
     pub fn state(&self) -> &MechState {
-        match &self.engine {
-            Engine::Index3 { stepper: Stepper::HalfImplicit { state, .. }, .. } => state,
-            Engine::Index3 { stepper: Stepper::Implicit(i), .. } => i.state(),
-            Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => s.state(),
-            Engine::Semirecursive(s) => s.mirror(),
-        }
+        self.formulation.state()
     }
 
     pub fn time(&self) -> f64 {
-        match &self.engine {
-            Engine::Semirecursive(s) => s.time(),
-            Engine::Index3 { .. } => self.state().t,
-        }
+        self.formulation.time()
+    }
+
+    /// Internal steps taken.
+    pub fn steps(&self) -> u64 {
+        self.counters.steps
+    }
+
+    /// Newton iterations of the last step.
+    pub fn last_iterations(&self) -> u32 {
+        self.counters.last_iterations
+    }
+
+    /// Newton iterations of all steps.
+    pub fn total_iterations(&self) -> u64 {
+        self.counters.total_iterations
     }
 
     /// The input values held over the following steps.
     pub fn inputs(&self) -> &[f64] {
-        match &self.engine {
-            Engine::Index3 { dae, .. } => &dae.mech.inputs,
-            Engine::Semirecursive(s) => &s.inputs,
-        }
+        self.formulation.inputs()
     }
 
     /// Sets the input values held over the following steps. Fails, leaving the inputs as
     /// they were, if the model cannot be evaluated with them (e.g. a cylinder length input
     /// outside the stroke).
     pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        match &mut self.engine {
-            Engine::Index3 { dae, stepper } => {
-                let changed = dae.mech.inputs.as_slice() != inputs;
-                dae.mech.inputs.copy_from_slice(inputs);
-                if let (true, Stepper::StateSpace(s)) = (changed, stepper) {
-                    s.invalidate();
-                }
-                Ok(())
-            }
-            Engine::Semirecursive(s) => s.set_inputs(inputs),
-        }
+        self.formulation.set_inputs(inputs)
     }
 
     /// Sets input `index`, held over the following steps.
     /// Fails, keeping the previous value, if the model cannot be evaluated with it.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        match &mut self.engine {
-            Engine::Index3 { dae, .. } => {
-                dae.mech.inputs[index] = value;
-                Ok(())
-            }
-            Engine::Semirecursive(s) => s.set_input(index, value),
-        }
+        self.formulation.set_input(index, value)
     }
 
-    /// One internal step of size `h`; the state time is set exactly to `target`.
-    fn step(&mut self, target: f64) -> Result<StepStats, StepError> {
-        let h = target - self.time();
-        let negligible = h < NEGLIGIBLE_STEP * self.settings.step_size;
-        let (dae, stepper) = match &mut self.engine {
-            Engine::Index3 { dae, stepper } => (dae, stepper),
-            Engine::Semirecursive(s) => {
-                let stats = if negligible {
-                    s.drift(target)?;
-                    StepStats { iterations: 0, stages: 0 }
-                } else {
-                    s.step_to(target)?
-                };
-                self.steps += 1;
-                self.last_iterations = stats.iterations;
-                self.total_iterations += u64::from(stats.iterations);
-                return Ok(stats);
-            }
-        };
-        let stats = match stepper {
-            Stepper::HalfImplicit { state, .. } if negligible => {
-                dae.mech.drift(state, h);
-                state.t = target;
-                StepStats { iterations: 0, stages: 0 }
-            }
-            Stepper::HalfImplicit { hi, state } => {
-                let s = hi.step(&dae.mech, state, h, &self.settings.newton)?;
-                state.t = target;
-                s
-            }
-            // A negligible step (e.g. the 2e-14 s a master's time arithmetic leaves at the end
-            // of an interval) is not solved: the index-3 equations determine accelerations and
-            // multipliers only to ~eps |q| / h^2, which would spoil every later step.
-            Stepper::Implicit(i) if negligible => i.shift_to(&mut **dae, target)?,
-            Stepper::Implicit(i) => i.step_to(&mut **dae, target, &self.settings.newton)?,
-            Stepper::StateSpace(s) => {
-                s.advance_to(&dae.mech, target, &self.settings)?;
-                StepStats { iterations: s.counters.last_iterations, stages: 0 }
-            }
-        };
-        self.steps += 1;
-        self.last_iterations = stats.iterations;
-        self.total_iterations += u64::from(stats.iterations);
-        Ok(stats)
-    }
-
-    /// Advances to `t_end` in equal sub-steps no larger than the solver step size. On error
-    /// the state is the one reached by the last successful sub-step.
+    /// Advances to `t_end` in equal sub-steps no larger than the solver step size (variable-
+    /// step methods choose their own). On error the state is the one reached by the last
+    /// successful sub-step.
     pub fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        let t0 = self.time();
-        let span = t_end - t0;
-        if !span.is_finite() || span < 0.0 {
-            return Err(StepError::BadStep { time: t0, h: span });
-        }
-        if span == 0.0 {
-            return Ok(());
-        }
-        if let Engine::Index3 { dae, stepper: Stepper::StateSpace(s) } = &mut self.engine {
-            // The formulation's own stepping (variable-step methods choose their steps).
-            let result = s.advance_to(&dae.mech, t_end, &self.settings);
-            self.steps = s.counters.steps;
-            self.last_iterations = s.counters.last_iterations;
-            self.total_iterations = s.counters.total_iterations;
-            return result;
-        }
-        // A communication step equal to the solver step must take one internal step, also
-        // when the host computes t_end = k * H: that span differs from H by a few ulps of
-        // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
-        let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
-        let n = (((span - round_off) / self.settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
-        if n > 1e12 {
-            return Err(StepError::BadStep { time: t0, h: self.settings.step_size });
-        }
-        let n = n as u64;
-        for i in 1..=n {
-            let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
-            self.step(target)?;
-        }
-        Ok(())
+        self.formulation.advance_to(t_end, &mut self.counters)
     }
 
     pub fn snapshot(&self) -> SimulationSnapshot {
-        let (history, semirecursive) = match &self.engine {
-            Engine::Index3 { stepper: Stepper::HalfImplicit { .. } | Stepper::StateSpace(_), .. } => (None, None),
-            Engine::Index3 { stepper: Stepper::Implicit(i), .. } => (Some(i.history()), None),
-            Engine::Semirecursive(s) => (None, Some(s.state.clone())),
-        };
         SimulationSnapshot {
-            state: self.state().clone(),
-            history,
-            semirecursive,
-            inputs: self.inputs().to_vec(),
-            state_space: match &self.engine {
-                Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => Some(s.snapshot()),
-                _ => None,
-            },
-            steps: self.steps,
-            last_iterations: self.last_iterations,
-            total_iterations: self.total_iterations,
+            formulation: self.kind,
+            state: self.formulation.snapshot(),
+            steps: self.counters.steps,
+            last_iterations: self.counters.last_iterations,
+            total_iterations: self.counters.total_iterations,
         }
     }
 
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
-        let (dae, stepper, state, history) = match (&mut self.engine, &s.semirecursive) {
-            (Engine::Semirecursive(semi), Some(state)) => {
-                semi.restore(state, &s.inputs)?;
-                self.steps = s.steps;
-                self.last_iterations = s.last_iterations;
-                self.total_iterations = s.total_iterations;
-                return Ok(());
-            }
-            (Engine::Index3 { dae, stepper }, None) => (dae, stepper, &s.state, &s.history),
-            _ => return Err("the snapshot was taken with another formulation".into()),
-        };
-        let m = &dae.mech;
-        let fits = |st: &MechState| {
-            st.bodies.len() == m.n_bodies()
-                && st.lambda.len() == m.n_constraints()
-                && st.angles.len() == m.joints.len()
-                && st.drive_values.len() == m.drivers.len()
-        };
-        let previous = history.as_ref().map_or(&[][..], |h| &h.previous[..]);
-        if !fits(state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
-            return Err("the snapshot does not belong to this model".into());
+        if s.formulation != self.kind {
+            return Err("the snapshot was taken with another formulation".into());
         }
-        match (stepper, history, &s.state_space) {
-            (Stepper::HalfImplicit { state: current, .. }, None, None) => current.clone_from(state),
-            (Stepper::Implicit(i), Some(h), None) => i.restore(state.clone(), h)?,
-            (Stepper::StateSpace(ss), None, Some(snap)) => ss.restore(state, snap)?,
-            _ => return Err("the snapshot was taken with another solver method".into()),
-        }
-        dae.mech.inputs.clone_from(&s.inputs);
-        dae.invalidate_caches();
-        self.steps = s.steps;
-        self.last_iterations = s.last_iterations;
-        self.total_iterations = s.total_iterations;
+        self.formulation.restore(&s.state)?;
+        self.counters =
+            StepCounters { steps: s.steps, last_iterations: s.last_iterations, total_iterations: s.total_iterations };
         Ok(())
     }
 
     /// Value of an output quantity at the current state.
-    pub fn quantity(&self, q: mbfmu_model::variables::Quantity) -> f64 {
-        use mbfmu_model::variables::Quantity;
-        match (q, &self.engine) {
-            (Quantity::NewtonIterations, _) => f64::from(self.last_iterations),
-            (Quantity::Steps, _) => self.steps as f64,
-            (q, Engine::Index3 { dae, .. }) => dae.mech.quantity(q, self.state()),
-            (q, Engine::Semirecursive(s)) => s.quantity(q),
+    pub fn quantity(&self, q: Quantity) -> f64 {
+        match q {
+            Quantity::NewtonIterations => f64::from(self.counters.last_iterations),
+            Quantity::Steps => self.counters.steps as f64,
+            q => self.formulation.quantity(q),
         }
     }
 
-    /// Dimensions of the equations (for reports): bodies, constraints, unknowns.
-    pub fn dims(&self) -> (usize, usize, usize) {
-        match &self.engine {
-            Engine::Index3 { dae, .. } => {
-                let m = &dae.mech;
-                (m.n_bodies(), m.n_constraints(), dae.n_diff() + dae.n_alg())
-            }
-            Engine::Semirecursive(s) => (s.n_coordinates(), s.n_constraints(), s.n_unknowns()),
+    /// Dimensions of the equations (for reports).
+    pub fn dims(&self) -> Dims {
+        self.formulation.dims()
+    }
+
+    // Model Exchange: the formulation's ODE, where it has one (0 states otherwise).
+
+    /// Number of continuous states.
+    pub fn ode_len(&mut self) -> usize {
+        self.formulation.ode().map_or(0, |o| o.len())
+    }
+
+    pub fn ode_state(&mut self, x: &mut [f64]) {
+        if let Some(o) = self.formulation.ode() {
+            o.state(x);
         }
+    }
+
+    pub fn set_ode_time(&mut self, t: f64) {
+        if let Some(o) = self.formulation.ode() {
+            o.set_time(t);
+        }
+    }
+
+    pub fn set_ode_state(&mut self, x: &[f64]) {
+        if let Some(o) = self.formulation.ode() {
+            o.set_state(x);
+        }
+    }
+
+    /// Brings the state to the current time, continuous states and inputs (nothing to do in
+    /// co-simulation).
+    pub fn ode_evaluate(&mut self) -> Result<(), StepError> {
+        self.formulation.ode().map_or(Ok(()), |o| o.evaluate())
+    }
+
+    /// Continuous state `index` (NaN without an ODE).
+    pub fn ode_state_value(&mut self, index: usize) -> f64 {
+        self.formulation.ode().map_or(f64::NAN, |o| o.state_value(index))
+    }
+
+    /// Derivative of continuous state `index`.
+    pub fn ode_derivative_value(&mut self, index: usize) -> Result<f64, StepError> {
+        self.ode()?.derivative_value(index)
+    }
+
+    pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), StepError> {
+        self.ode()?.derivatives(dx)
+    }
+
+    /// A completed integrator step of the host; true requests an event (new coordinates).
+    pub fn ode_completed_step(&mut self) -> Result<bool, StepError> {
+        let mut counters = self.counters;
+        let event = self.ode()?.completed_step(&mut counters)?;
+        self.counters = counters;
+        Ok(event)
+    }
+
+    /// Event update; true if the continuous states changed.
+    pub fn ode_event(&mut self) -> Result<bool, StepError> {
+        self.ode()?.event()
+    }
+
+    fn ode(&mut self) -> Result<&mut dyn OdeSystem, StepError> {
+        let time = self.time();
+        self.formulation.ode().ok_or(StepError::Model {
+            time,
+            what: "the formulation is not an ODE (Model Exchange needs the state-space formulation)".into(),
+        })
     }
 }

@@ -1,7 +1,7 @@
 //! Wrong model descriptions are rejected with errors that say what and where (issue 3 item 1).
 
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_engine::{Simulation, SolverSettings};
 use serde_json::{json, Value};
 
 fn double_pendulum() -> Value {
@@ -18,7 +18,7 @@ fn error_of(v: &Value) -> String {
     if let Err(e) = mbfmu_model::variables::interface_of(&d) {
         return e.to_string();
     }
-    match Simulation::new(&d, SolverSettings::from_description(&d)) {
+    match Simulation::new(&d) {
         Ok(_) => panic!("description was accepted: {text}"),
         Err(e) => e.to_string(),
     }
@@ -106,7 +106,7 @@ fn a_configuration_that_cannot_be_assembled_is_reported() {
     let mut v: Value = serde_json::from_str(mbfmu_model::catalog::find("SliderCrank").unwrap().json).unwrap();
     v["drivers"][0]["motion"]["initial"] = json!(1.0);
     let d: Description = format::parse(&v.to_string()).unwrap();
-    let sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+    let sim = Simulation::new(&d).unwrap();
     assert!(sim.assembly.corrected() && sim.assembly.max_rotation > 0.5, "{}", sim.assembly);
     assert!(sim.assembly.to_string().contains("driver 'crank_drive'"), "{}", sim.assembly);
 }
@@ -137,7 +137,7 @@ fn a_driver_on_a_joint_without_that_coordinate_is_rejected() {
 fn catalog_models_start_consistent() {
     for entry in mbfmu_model::catalog::CATALOG {
         let d: Description = format::parse(entry.json).unwrap();
-        let sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+        let sim = Simulation::new(&d).unwrap();
         assert!(!sim.assembly.corrected(), "{}: {}", entry.name, sim.assembly);
     }
 }

@@ -4,8 +4,8 @@
 mod common;
 
 use common::{catalog, grid, sample};
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Method, Motion};
-use mbfmu_engine::{Simulation, SolverSettings};
 use mbfmu_model::variables::{interface_of, Binding};
 
 #[test]
@@ -41,7 +41,7 @@ fn chain_energy_is_conserved_by_the_half_implicit_method() {
     let times = grid(0.0, 0.01, 300);
     let out = sample(&d, Method::HalfImplicit, 1e-3, 1e-7, &times, &["total_energy", "kinetic_energy"]);
     let e0 = {
-        let sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+        let sim = Simulation::new(&d).unwrap();
         sim.quantity(mbfmu_model::variables::Quantity::TotalEnergy)
     };
     let kinetic_peak = out.iter().map(|o| o[1]).fold(0.0, f64::max);
@@ -153,7 +153,7 @@ fn an_input_rate_driver_follows_its_input() {
         Binding::Input { index } => index,
         _ => unreachable!(),
     };
-    let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+    let mut sim = Simulation::new(&d).unwrap();
     let mut inputs = sim.inputs().to_vec();
     inputs[index] = 2.0 * std::f64::consts::PI;
     sim.set_inputs(&inputs).unwrap();
@@ -171,10 +171,9 @@ fn an_input_rate_driver_follows_its_input() {
 #[test]
 fn communication_steps_equal_to_the_solver_step_take_one_internal_step() {
     for (model, h) in [("DoublePendulum", 1e-3), ("HydraulicFourBar", 1e-3), ("SliderCrank", 1e-4)] {
-        let d = catalog(model);
-        let mut s = SolverSettings::from_description(&d);
-        s.step_size = h;
-        let mut sim = Simulation::new(&d, s).unwrap();
+        let mut d = catalog(model);
+        d.solver.step_size = h;
+        let mut sim = Simulation::new(&d).unwrap();
         let n = (10.0 / h).round() as u64;
         let mut uneven = 0;
         for k in 1..=n {
@@ -182,8 +181,8 @@ fn communication_steps_equal_to_the_solver_step_take_one_internal_step() {
             uneven += u64::from((t - (k - 1) as f64 * h) != h);
             sim.advance_to(t).unwrap();
         }
-        println!("{model}: {n} communication steps ({uneven} not exactly H), {} internal steps", sim.steps);
+        println!("{model}: {n} communication steps ({uneven} not exactly H), {} internal steps", sim.steps());
         assert!(uneven > n / 10, "the grid must exercise the round-off");
-        assert_eq!(sim.steps, n, "{model}");
+        assert_eq!(sim.steps(), n, "{model}");
     }
 }

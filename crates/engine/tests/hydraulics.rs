@@ -6,8 +6,8 @@
 mod common;
 
 use common::{catalog, grid};
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Formulation, Method};
-use mbfmu_engine::{Simulation, SolverSettings};
 use mbfmu_model::variables::{interface_of, Binding, Quantity};
 
 const MODELS: [&str; 2] = ["HydraulicFourBar", "HydraulicQuickReturn"];
@@ -36,7 +36,7 @@ fn quantity(d: &Description, name: &str) -> Quantity {
 fn run(d: &Description, formulation: Formulation, times: &[f64], names: &[String]) -> (Vec<Vec<f64>>, f64) {
     let mut d = d.clone();
     d.solver.formulation = formulation;
-    let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).expect("model builds");
+    let mut sim = Simulation::new(&d).expect("model builds");
     let quantities: Vec<Quantity> = names.iter().map(|n| quantity(&d, n)).collect();
     let violation = quantity(&d, "constraint_violation");
     let h = d.solver.step_size;
@@ -106,7 +106,7 @@ fn a_static_start_holds_still_until_the_valve_opens() {
         let d = catalog(model);
         let names = coordinates_and_pressures(&d);
         for formulation in Formulation::SEMIRECURSIVE {
-            let sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+            let sim = Simulation::new(&d).unwrap();
             let start: Vec<f64> = names.iter().map(|n| sim.quantity(quantity(&d, n))).collect();
             let (rows, _) = run(&d, *formulation, &times, &names);
             for (k, name) in names.iter().enumerate() {
@@ -138,10 +138,9 @@ fn driven(
 ) -> Vec<Vec<f64>> {
     let mut d = d.clone();
     d.solver.formulation = formulation;
-    let mut settings = SolverSettings::from_description(&d);
-    settings.method = method;
-    settings.step_size = h;
-    let mut sim = Simulation::new(&d, settings).unwrap_or_else(|e| panic!("{formulation:?}: {e}"));
+    d.solver.method = method;
+    d.solver.step_size = h;
+    let mut sim = Simulation::new(&d).unwrap_or_else(|e| panic!("{formulation:?}: {e}"));
     let quantities: Vec<Quantity> = names.iter().map(|n| quantity(&d, n)).collect();
     let mut rows = Vec::new();
     for (k, f) in forces.iter().enumerate() {
@@ -161,7 +160,7 @@ fn the_four_bar_in_the_index3_formulation_agrees_with_the_semirecursive_one() {
     let monolithic = catalog("HydraulicFourBar");
     let (rows, _) =
         run(&monolithic, Formulation::SemirecursiveDoubleStep, &grid(0.0, dt, 999), &["cylinder.force".into()]);
-    let start = Simulation::new(&monolithic, SolverSettings::from_description(&monolithic)).unwrap();
+    let start = Simulation::new(&monolithic).unwrap();
     let mut forces = vec![start.quantity(quantity(&monolithic, "cylinder.force"))];
     forces.extend(rows.iter().map(|r| r[0]));
     let d = catalog("HydraulicFourBarMechanism");

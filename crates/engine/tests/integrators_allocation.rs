@@ -2,9 +2,9 @@
 //! 9): after the first steps, stepping allocates nothing, for every method of the suite.
 //! One test in this binary, so the global counter sees only this thread's work.
 
-use mbfmu_model::format::{self, Method};
 use mbfmu_engine::integrators::{DaeSystem, Integrator, NewtonSettings, StepError};
-use mbfmu_engine::{Simulation, SolverSettings};
+use mbfmu_engine::Simulation;
+use mbfmu_model::format::{self, Method};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -115,15 +115,14 @@ fn stepping_allocates_nothing() {
     // Through a Simulation of the index-3 double pendulum: the suite and its wiring add
     // nothing; what remains is the formulation's Mechanism::force_jacobians, which allocates
     // three work vectors per call, i.e. per factorization (one per implicit stage).
-    let d = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
+    let mut d = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
     for &m in &methods {
-        let s = SolverSettings {
-            method: m,
-            step_size: 1e-3,
-            newton: NewtonSettings { tolerance: 1e-10, max_iterations: 50 },
-            rho_inf: 0.6,
-        };
-        let mut sim = Simulation::new(&d, s).unwrap();
+        d.solver.method = m;
+        d.solver.step_size = 1e-3;
+        d.solver.tolerance = 1e-10;
+        d.solver.max_iterations = 50;
+        d.solver.rho_inf = 0.6;
+        let mut sim = Simulation::new(&d).unwrap();
         sim.advance_to(0.005).unwrap();
         let before = ALLOCATIONS.load(Ordering::Relaxed);
         sim.advance_to(0.05).unwrap();

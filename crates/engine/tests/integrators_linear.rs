@@ -11,8 +11,8 @@
 //! Published values keep their source's digits, beyond f64 precision.
 #![allow(clippy::excessive_precision)]
 
-use mbfmu_model::format::Method;
 use mbfmu_engine::integrators::{DaeSystem, History, Integrator, NewtonSettings, StepError};
+use mbfmu_model::format::Method;
 use nalgebra::{Complex, DMatrix};
 use std::f64::consts::PI;
 

@@ -7,8 +7,8 @@
 //! order 2 for index 3, while the same methods reach their design orders on ODEs
 //! (tests/integrators_mechanisms.rs, unconstrained mechanism).
 
-use mbfmu_model::format::Method;
 use mbfmu_engine::integrators::{DaeSystem, Integrator, NewtonSettings, StepError};
+use mbfmu_model::format::Method;
 
 const G: f64 = 9.81;
 

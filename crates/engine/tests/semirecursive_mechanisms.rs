@@ -6,8 +6,8 @@
 mod common;
 
 use common::{andrews, catalog, DoublePendulum};
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Formulation, JointQuantity, Method, OutputSpec};
-use mbfmu_engine::{Simulation, SolverSettings};
 
 const FORMULATIONS: [Formulation; 2] = [Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty];
 
@@ -35,12 +35,12 @@ fn report(what: &str, hs: &[f64], errors: &[f64]) -> Vec<f64> {
 
 /// Average Newton iterations per step over [0, t_end].
 fn iterations_per_step(d: &Description, h: f64, tol: f64, t_end: f64) -> f64 {
-    let mut settings = SolverSettings::from_description(d);
-    settings.step_size = h;
-    settings.newton.tolerance = tol;
-    let mut sim = Simulation::new(d, settings).expect("builds");
+    let mut d = d.clone();
+    d.solver.step_size = h;
+    d.solver.tolerance = tol;
+    let mut sim = Simulation::new(&d).expect("builds");
     sim.advance_to(t_end).expect("runs");
-    sim.total_iterations as f64 / sim.steps as f64
+    sim.total_iterations() as f64 / sim.steps() as f64
 }
 
 #[test]
@@ -103,8 +103,7 @@ fn a_mechanism_with_several_loops_converges_to_the_andrews_reference() {
 fn mechanisms_the_formulation_cannot_describe_are_refused_with_the_reason() {
     for (name, reason) in [("SliderCrank", "prescribed motions are not supported"), ("NLinkChain4", "open tree")] {
         let d = with_formulation(name, Formulation::SemirecursiveDoubleStep);
-        let settings = SolverSettings::from_description(&d);
-        let Err(error) = Simulation::new(&d, settings) else { panic!("{name}: accepted") };
+        let Err(error) = Simulation::new(&d) else { panic!("{name}: accepted") };
         let error = error.to_string();
         assert!(error.contains(reason), "{name}: {error}");
     }
@@ -116,7 +115,7 @@ fn the_absolute_view_lists_the_bodies_in_the_description_order() {
     let mut d = with_formulation("DoublePendulum", Formulation::SemirecursiveDoubleStep);
     d.bodies.reverse();
     let iface = mbfmu_model::variables::interface_of(&d).expect("interface");
-    let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).expect("builds");
+    let mut sim = Simulation::new(&d).expect("builds");
     sim.advance_to(0.25).expect("runs");
     let state = sim.state();
     for (b, body) in d.bodies.iter().enumerate() {

@@ -4,11 +4,12 @@
 
 mod statespace;
 
-use mbfmu_model::format::{self, Description, Formulation, Method};
 use mbfmu_engine::index3::Mechanism;
-use mbfmu_engine::{Simulation, SolverSettings};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
+use mbfmu_engine::statespace::StateSpaceFormulation;
+use mbfmu_engine::Simulation;
 use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::format::{self, Description, Formulation, Method};
+use mbfmu_model::variables::{interface_of, Binding, Quantity};
 
 fn index3_catalog() -> Vec<Description> {
     CATALOG
@@ -110,8 +111,8 @@ fn every_catalog_mechanism_agrees_with_its_index3_result() {
                 _ => None,
             })
             .collect();
-        let mut a = Simulation::new(&ss, SolverSettings::from_description(&ss)).unwrap();
-        let mut b = Simulation::new(&idx, SolverSettings::from_description(&idx)).unwrap();
+        let mut a = Simulation::new(&ss).unwrap();
+        let mut b = Simulation::new(&idx).unwrap();
         let n = ((d.experiment.stop - d.experiment.start).min(1.0) / d.experiment.step).round() as usize;
         let (mut diff, mut range) = (vec![0.0f64; outputs.len()], vec![0.0f64; outputs.len()]);
         for k in 1..=n {
@@ -133,7 +134,8 @@ fn every_catalog_mechanism_agrees_with_its_index3_result() {
             };
             assert!(relative <= limit, "{} {name}: relative difference {relative:.2e}", d.name);
         }
-        repartitioned += a.state_space().unwrap().counters.repartitions;
+        repartitioned +=
+            a.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().counters.repartitions;
     }
     assert!(repartitioned > 0, "some catalog mechanism must need a new partition within a second");
 }
@@ -144,8 +146,8 @@ fn every_catalog_mechanism_agrees_with_its_index3_result() {
 fn the_state_space_formulation_runs_the_32_link_chain() {
     let d = mbfmu_model::catalog::chain::n_link_chain(32, mbfmu_model::catalog::chain::CATALOG_SEED);
     let ss = state_space(&d, Method::Abm2, 1e-6);
-    let mut sim = Simulation::new(&ss, SolverSettings::from_description(&ss)).unwrap();
-    assert_eq!(sim.state_space().unwrap().dof(), 96);
+    let mut sim = Simulation::new(&ss).unwrap();
+    assert_eq!(sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().dof(), 96);
     let energy = |s: &Simulation| s.quantity(Quantity::KineticEnergy) + s.quantity(Quantity::PotentialEnergy);
     let e0 = energy(&sim);
     sim.advance_to(0.2).unwrap();
@@ -162,17 +164,20 @@ fn state_space_snapshots_continue_bit_for_bit() {
         let mut d = base.clone();
         d.solver.method = m;
         d.solver.step_size = if m == Method::Abm2 { 1e-3 } else { 1e-2 };
-        let mut sim = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+        let mut sim = Simulation::new(&d).unwrap();
         sim.advance_to(0.5).unwrap();
         let snap = sim.snapshot();
         sim.advance_to(1.5).unwrap();
         let first = sim.state().clone();
-        let counters = sim.state_space().unwrap().counters;
-        let mut other = Simulation::new(&d, SolverSettings::from_description(&d)).unwrap();
+        let counters = sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().counters;
+        let mut other = Simulation::new(&d).unwrap();
         other.restore(&snap).unwrap();
         other.advance_to(1.5).unwrap();
         assert_eq!(other.state(), &first, "{}", m.item_name());
-        assert_eq!(other.state_space().unwrap().counters, counters);
+        assert_eq!(
+            other.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().counters,
+            counters
+        );
         assert!(counters.repartitions > 0, "{}: the run crosses a new partition", m.item_name());
     }
 }

@@ -7,6 +7,7 @@
 
 mod statespace;
 
+use mbfmu_engine::statespace::StateSpaceFormulation;
 use mbfmu_model::format::Method;
 use nalgebra::Matrix4;
 use statespace::*;
@@ -23,7 +24,8 @@ fn reference(y0: [f64; 4], dt: f64, stop: f64) -> Vec<[f64; 4]> {
 /// Max errors of theta_2 and omega_2 (the seed's measure) of a run of `d` sampled every `dt`.
 fn errors(d: &mbfmu_model::format::Description, dt: f64, reference: &[[f64; 4]]) -> Option<(f64, f64, u64, u64)> {
     let (sim, out) = run(d, dt, STOP).ok()?;
-    let s = sim.state_space().expect("state-space formulation");
+    let s =
+        sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).expect("state-space formulation");
     Some((max_error(&out, reference, 1), max_error(&out, reference, 3), s.counters.steps, s.evaluations()))
 }
 
@@ -194,7 +196,7 @@ fn extreme_initial_accelerations_are_resolved_by_the_step_control() {
         assert!(e <= 5.0 * tol && ev <= 50.0 * tol, "tol {tol}: errors {e:.2e}, {ev:.2e} at 3.6 s");
         assert!(e < previous, "the error falls with the tolerance");
         previous = e;
-        let s = sim.state_space().unwrap();
+        let s = sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap();
         assert!(s.counters.steps > 100, "the transient needs small steps: {:?}", s.counters);
     }
 }
@@ -209,7 +211,7 @@ fn variable_step_runs_land_exactly_on_communication_points() {
     let reference = PENDULUM.rk4(table2(), 1e-6, 3700 * n, 3700);
     for m in [Method::TrapezoidalVariableStep, Method::Sdirk4] {
         let d = description("StiffDoublePendulum", m, 0.01);
-        let mut sim = mbfmu_engine::Simulation::new(&d, mbfmu_engine::SolverSettings::from_description(&d)).unwrap();
+        let mut sim = mbfmu_engine::Simulation::new(&d).unwrap();
         for (k, expected) in reference.iter().enumerate().skip(1) {
             let t = k as f64 * dt;
             sim.advance_to(t).unwrap();
@@ -219,7 +221,7 @@ fn variable_step_runs_land_exactly_on_communication_points() {
             assert!((got[1] - expected[1]).abs() < 1e-5, "{} t = {t}: {got:?} vs {expected:?}", m.item_name());
             assert!((got[3] - expected[3]).abs() < 1e-4, "{} t = {t}: {got:?} vs {expected:?}", m.item_name());
         }
-        let s = sim.state_space().unwrap();
+        let s = sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap();
         assert!(s.counters.steps >= n as u64, "{}: {:?}", m.item_name(), s.counters);
     }
 }

@@ -155,8 +155,7 @@ impl Mechanism {
         }
         for (s, o) in state.bodies.iter().zip(&original) {
             report.max_translation = report.max_translation.max((s.r - o.r).norm());
-            report.max_rotation =
-                report.max_rotation.max(crate::rotation::log(&(o.rot.transpose() * s.rot)).norm());
+            report.max_rotation = report.max_rotation.max(crate::rotation::log(&(o.rot.transpose() * s.rot)).norm());
         }
 
         // 2. Velocities: q' -= W G^T S^-1 (G q' - nu).

@@ -8,10 +8,10 @@ use super::{
     BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
     Target, MAX_GROUP_VECTORS,
 };
+use crate::rotation::{exp, orthonormalize};
 use mbfmu_model::format::{
     driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion, Orientation, GROUND,
 };
-use crate::rotation::{exp, orthonormalize};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
 

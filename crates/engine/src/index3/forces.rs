@@ -6,8 +6,8 @@
 //! opposing the sliding velocity, evaluated explicitly and held over the step.
 
 use super::{BodyState, ForceElement, MechState, Mechanism};
-use mbfmu_model::format::JointKind;
 use crate::rotation::{exp, skew};
+use mbfmu_model::format::JointKind;
 use nalgebra::{Matrix3, Vector3};
 
 /// Generalized force of one body: [f_x, f_y, f_z (global), n_x, n_y, n_z (body frame)].

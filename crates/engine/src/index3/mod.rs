@@ -11,6 +11,7 @@ mod assembly;
 mod compile;
 mod dae;
 mod forces;
+mod formulation;
 pub mod geometry;
 mod half_implicit;
 mod outputs;
@@ -20,12 +21,13 @@ pub use assembly::{AssemblyError, AssemblyReport};
 pub use compile::CompileError;
 pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
+pub use formulation::Index3Formulation;
 pub use half_implicit::HalfImplicit;
 
-use mbfmu_model::format::{Friction, JointKind, Motion};
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
 use crate::rotation::wrap_angle;
 use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
+use mbfmu_model::format::{Friction, JointKind, Motion};
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 

@@ -5,9 +5,9 @@ use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
 use super::dynamics::row_rate;
 use super::tree::Element;
 use super::{Semirecursive, Work};
-use mbfmu_model::format::{Formulation, Tangent};
 use crate::hydraulics::{increment, Attachment, Stroke};
 use crate::integrators::StepError;
+use mbfmu_model::format::{Formulation, Tangent};
 
 /// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
 #[derive(Clone, Copy, Debug)]

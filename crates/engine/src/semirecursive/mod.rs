@@ -20,6 +20,7 @@ pub mod cuts;
 mod dense;
 pub mod dynamics;
 mod eval;
+mod formulation;
 pub mod kinematics;
 mod outputs;
 mod planar;
@@ -30,27 +31,14 @@ pub mod tree;
 pub use dense::{full_pivoting, Lu};
 pub use tree::{CompileError, Tree};
 
-use mbfmu_model::format::{Formulation, Tangent};
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::{AssemblyReport, BodyState, MechState};
+use crate::settings::SemirecursiveSettings;
 use cuts::RowEval;
 use kinematics::BodyKin;
+use mbfmu_model::format::Formulation;
 use nalgebra::{Vector3, Vector6};
 use serde::{Deserialize, Serialize};
-
-/// Solver settings of the semirecursive formulations.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Settings {
-    pub formulation: Formulation,
-    /// Newton tolerance on coordinate corrections [rad or m] (seed 004: 1e-7 rad).
-    pub tolerance: f64,
-    /// Newton tolerance on pressure corrections [Pa] (seed 004: 1e-2 Pa).
-    pub pressure_tolerance: f64,
-    pub max_iterations: u32,
-    /// Penalty factor alpha (seed 004: 1e11).
-    pub penalty: f64,
-    pub tangent: Tangent,
-}
 
 /// Everything that determines the rest of a run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -153,7 +141,7 @@ struct Work {
 #[derive(Clone, Debug)]
 pub struct Semirecursive {
     pub tree: Tree,
-    pub settings: Settings,
+    pub settings: SemirecursiveSettings,
     pub inputs: Vec<f64>,
     pub state: SemiState,
     /// Kinematics, cylinder strokes and forces of `state` (outputs read these).
@@ -174,7 +162,7 @@ pub struct Semirecursive {
 
 impl Semirecursive {
     /// Compiles the description, assembles a consistent start and prepares the solver.
-    pub fn new(d: &mbfmu_model::format::Description, settings: Settings) -> Result<Semirecursive, String> {
+    pub fn new(d: &mbfmu_model::format::Description, settings: SemirecursiveSettings) -> Result<Semirecursive, String> {
         let tree = Tree::from_description(d).map_err(|e| e.to_string())?;
         let n = tree.n_coordinates();
         let m = tree.n_constraints();

@@ -167,8 +167,9 @@ mod tests {
             })
             .filter(|(_, t)| t.planar)
             .collect();
-        let mut d = mbfmu_model::format::parse(mbfmu_model::catalog::find("HydraulicQuickReturn").expect("catalog").json)
-            .expect("parses");
+        let mut d =
+            mbfmu_model::format::parse(mbfmu_model::catalog::find("HydraulicQuickReturn").expect("catalog").json)
+                .expect("parses");
         for j in &mut d.joints {
             j.cut = match j.name.as_str() {
                 "J" => false,

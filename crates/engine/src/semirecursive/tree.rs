@@ -4,9 +4,9 @@
 //! other joint closes a loop and becomes constraint equations Phi(z) = 0.
 
 use super::cuts::{Cut, CutKind};
-use mbfmu_model::format::{AngularVelocity, Description, Force, JointKind, Orientation, GROUND};
 use crate::hydraulics::{Attachment, Circuit};
 use crate::rotation::{exp, orthonormalize};
+use mbfmu_model::format::{AngularVelocity, Description, Force, JointKind, Orientation, GROUND};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
 

@@ -15,10 +15,10 @@
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
 use super::{sdirk, StateSpace};
-use mbfmu_model::format::Method;
 use crate::index3::Mechanism;
 use crate::integrators::{NewtonSettings, StepError};
-use crate::SolverSettings;
+use crate::settings::StateSpaceSettings;
+use mbfmu_model::format::Method;
 
 /// Safety factor of the step-size controller (seed 001 Sect. 3.2).
 pub const SAFETY: f64 = 0.85;
@@ -40,7 +40,7 @@ impl StateSpace {
     /// Advances the current state to `t_end`: constant-step methods in equal steps no larger
     /// than `settings.step_size`, variable-step methods under error control with steps no
     /// larger than it. On error the state is the last accepted one.
-    pub fn advance_to(&mut self, mech: &Mechanism, t_end: f64, settings: &SolverSettings) -> Result<(), StepError> {
+    pub fn advance_to(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
         let t0 = self.current.t;
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
@@ -71,7 +71,7 @@ impl StateSpace {
         Ok(())
     }
 
-    fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &SolverSettings) -> Result<(), StepError> {
+    fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
         let newton = &settings.newton;
         let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
         if self.h_next.is_nan() || self.h_next <= 0.0 {
@@ -128,7 +128,7 @@ impl StateSpace {
         &mut self,
         mech: &Mechanism,
         t_end: f64,
-        settings: &SolverSettings,
+        settings: &StateSpaceSettings,
         exponent: f64,
     ) -> Result<f64, StepError> {
         let nd = self.red.nd;

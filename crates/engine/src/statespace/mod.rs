@@ -11,8 +11,8 @@
 //! - [`reduced`]: dependent positions, velocities, accelerations, multipliers and the reduced
 //!   residual (eqs. 5-14);
 //! - [`methods`]: the integrators and the step-size controller;
-//! - [`simulation`]: the formulation inside [`crate::Simulation`] and its Model
-//!   Exchange view.
+//! - [`formulation`]: [`StateSpaceFormulation`], the formulation behind
+//!   [`crate::Formulation`], and its Model Exchange view.
 //!
 //! The partition (and the charts, re-centred at the same time) is re-chosen after a step
 //! when Phi_u has become ill-conditioned (the pivot ratio of its LU grew by
@@ -21,21 +21,22 @@
 
 pub mod chart;
 mod dense;
+mod formulation;
 mod methods;
 pub mod partition;
 mod reduced;
 pub mod sdirk;
-mod simulation;
 
 pub use chart::Chart;
+pub use formulation::{StateSpaceFormulation, StateSpaceSnapshot};
 pub use partition::{coordinate_name, Partition};
-pub use simulation::{start as simulation_start, StateSpaceSnapshot};
 
-use mbfmu_model::format::{Method, SolverDefaults};
 use crate::index3::{MechState, Mechanism};
 use crate::integrators::{NewtonSettings, StepError};
+use crate::settings::ErrorControl;
 use dense::DenseLu;
 use faer::Mat;
+use mbfmu_model::format::Method;
 use reduced::Reduced;
 use serde::{Deserialize, Serialize};
 
@@ -44,26 +45,6 @@ pub const CHART_LIMIT: f64 = 1.5;
 /// Growth of the pivot ratio of Phi_u over its value at the choice of the partition that
 /// makes the partition ill-conditioned.
 pub const CONDITION_GROWTH: f64 = 10.0;
-
-/// Error control of the variable-step methods (seed 001 eq. 21): e_i = Atol_i + max(|y0_i|,
-/// |y1_i|) Rtol_i with Atol, Rtol for the independent positions and `velocity_factor` times
-/// them for the independent velocities.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ErrorControl {
-    pub atol: f64,
-    pub rtol: f64,
-    pub velocity_factor: f64,
-}
-
-impl ErrorControl {
-    pub fn of(s: &SolverDefaults) -> ErrorControl {
-        ErrorControl {
-            atol: s.absolute_tolerance(),
-            rtol: s.relative_tolerance(),
-            velocity_factor: s.velocity_tolerance_factor(),
-        }
-    }
-}
 
 /// Step and iteration counts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

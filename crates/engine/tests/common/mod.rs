@@ -85,8 +85,8 @@ impl DoublePendulum {
     }
 }
 
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Method};
-use mbfmu_engine::{Simulation, SolverSettings};
 use mbfmu_model::variables::{interface_of, Binding};
 
 /// A catalog model's description.
@@ -97,11 +97,11 @@ pub fn catalog(name: &str) -> Description {
 /// Runs `d` with `method`, internal step `h` and Newton tolerance `tol`, and samples the
 /// named outputs at each of `times` (which must be increasing and on the step grid).
 pub fn sample(d: &Description, method: Method, h: f64, tol: f64, times: &[f64], outputs: &[&str]) -> Vec<Vec<f64>> {
-    let mut settings = SolverSettings::from_description(d);
-    settings.method = method;
-    settings.step_size = h;
-    settings.newton.tolerance = tol;
-    let mut sim = Simulation::new(d, settings).expect("model builds");
+    let mut run = d.clone();
+    run.solver.method = method;
+    run.solver.step_size = h;
+    run.solver.tolerance = tol;
+    let mut sim = Simulation::new(&run).expect("model builds");
     let iface = interface_of(d).expect("interface");
     let quantities: Vec<_> = outputs
         .iter()

@@ -4,9 +4,9 @@
 //! does) and runs of catalog models through the Rust API.
 #![allow(dead_code)]
 
-use mbfmu_model::format::{self, Description, Method};
 use mbfmu_engine::integrators::StepError;
-use mbfmu_engine::{Simulation, SolverSettings};
+use mbfmu_engine::Simulation;
+use mbfmu_model::format::{self, Description, Method};
 use mbfmu_model::variables::Quantity;
 
 /// Table 1 of seed 001 and the assumptions of the catalog model (slender rods, gravity -y,
@@ -114,7 +114,7 @@ pub fn angles(sim: &Simulation) -> [f64; 4] {
 
 /// Runs a pendulum description, sampling every `dt` until `stop`.
 pub fn run(d: &Description, dt: f64, stop: f64) -> Result<(Simulation, Vec<[f64; 4]>), StepError> {
-    let mut sim = Simulation::new(d, SolverSettings::from_description(d)).expect("the model builds");
+    let mut sim = Simulation::new(d).expect("the model builds");
     let mut out = vec![angles(&sim)];
     let n = (stop / dt).round() as usize;
     for k in 1..=n {

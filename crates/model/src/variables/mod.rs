@@ -15,7 +15,7 @@ pub use token::instantiation_token;
 pub use units::unit_definition;
 pub use xml::{model_description_xml, FmiVersion};
 
-use crate::format::{Formulation, Method};
+use crate::format::{Formulation, Method, SolverDefaults};
 
 /// Name of the enumeration type of `solver.method`.
 pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
@@ -93,6 +93,37 @@ pub enum SolverSetting {
 }
 
 impl SolverSetting {
+    /// Writes an FMU parameter value into the description's solver block: the one table
+    /// from every `solver.*` variable to the setting it changes. The engine builds its typed
+    /// settings from that block, after validation, so a value from the host and one from the
+    /// JSON take the same route.
+    pub fn apply(self, solver: &mut SolverDefaults, value: f64) -> Result<(), String> {
+        let code = || {
+            let code = value as i64;
+            (code as f64 == value).then_some(code).ok_or_else(|| format!("{value} is not an enumeration code"))
+        };
+        match self {
+            SolverSetting::Method => {
+                solver.method =
+                    Method::from_code(code()?).ok_or_else(|| format!("solver.method {value} is not a method code"))?
+            }
+            SolverSetting::StepSize => solver.step_size = value,
+            SolverSetting::Tolerance => solver.tolerance = value,
+            SolverSetting::MaxIterations => solver.max_iterations = value as u32,
+            SolverSetting::RhoInf => solver.rho_inf = value,
+            SolverSetting::AbsoluteTolerance => solver.absolute_tolerance = Some(value),
+            SolverSetting::RelativeTolerance => solver.relative_tolerance = Some(value),
+            SolverSetting::VelocityToleranceFactor => solver.velocity_tolerance_factor = Some(value),
+            SolverSetting::Formulation => {
+                solver.formulation = Formulation::from_code(code()?)
+                    .ok_or_else(|| format!("solver.formulation {value} is not a formulation code"))?
+            }
+            SolverSetting::Penalty => solver.penalty = value,
+            SolverSetting::PressureTolerance => solver.pressure_tolerance = value,
+        }
+        Ok(())
+    }
+
     /// The enumeration type of an enumeration-valued setting.
     pub fn enumeration_type(self) -> Option<&'static str> {
         match self {

@@ -1,13 +1,18 @@
-//! The state-space formulation inside a [`Simulation`]: construction, snapshots, and the
+//! The state-space formulation behind [`Formulation`]: construction, snapshots, and the
 //! Model Exchange view of its ODE (continuous states [v; v'], derivatives [v'; v''], step
 //! events that re-choose the partition; seed 001 Sect. 1).
 
-use super::{Chart, Counters, ErrorControl, Partition, StateSpace};
-use crate::index3::{AssemblyReport, Index3Dae, MechState, Mechanism};
-use crate::integrators::{NewtonSettings, StepError};
-use crate::{BuildError, Engine, Simulation, SolverSettings, Stepper};
+use super::{Chart, Counters, Partition, StateSpace};
+use crate::formulation::{from_bytes, to_bytes, Dims, Formulation, OdeSystem, StepCounters};
+use crate::index3::{AssemblyReport, MechState, Mechanism};
+use crate::integrators::{NewtonSettings, StepError, StepStats};
+use crate::settings::StateSpaceSettings;
+use crate::BuildError;
 use faer::Mat;
+use mbfmu_model::format::Description;
+use mbfmu_model::variables::Quantity;
 use serde::{Deserialize, Serialize};
+use std::any::Any;
 
 /// Everything of the state-space solver besides the current state (which the simulation
 /// snapshot holds): charts, partition, ODE state, warm start, Newton matrix parts, step
@@ -212,109 +217,188 @@ impl StateSpace {
     }
 }
 
-/// A simulation of `mech` in the state-space formulation from an assembled state.
-pub fn start(
+/// A mechanism in the state-space formulation with its integrator.
+pub struct StateSpaceFormulation {
     mech: Mechanism,
-    state: MechState,
-    settings: SolverSettings,
-    assembly: AssemblyReport,
-    control: ErrorControl,
-) -> Result<Simulation, BuildError> {
-    let ss = StateSpace::new(&mech, state, settings.method, control, &settings.newton)
-        .map_err(|e| BuildError::Solver(format!("state-space formulation: {e}")))?;
-    Ok(Simulation {
-        engine: Engine::Index3 { dae: Box::new(Index3Dae::new(mech)), stepper: Stepper::StateSpace(Box::new(ss)) },
-        settings,
-        steps: 0,
-        last_iterations: 0,
-        total_iterations: 0,
-        assembly,
-    })
+    solver: StateSpace,
+    settings: StateSpaceSettings,
+    /// What assembly of the initial conditions changed.
+    pub assembly: AssemblyReport,
 }
 
-impl Simulation {
-    /// The state-space solver, if this simulation uses that formulation.
-    pub fn state_space(&self) -> Option<&StateSpace> {
-        match &self.engine {
-            Engine::Index3 { stepper: Stepper::StateSpace(s), .. } => Some(s),
-            _ => None,
+/// The snapshot of [`StateSpaceFormulation`].
+#[derive(Serialize, Deserialize)]
+struct Snapshot {
+    state: MechState,
+    solver: StateSpaceSnapshot,
+    inputs: Vec<f64>,
+}
+
+impl StateSpaceFormulation {
+    /// Compiles the description, assembles consistent initial conditions and chooses the
+    /// first coordinate partition.
+    pub fn new(d: &Description, settings: StateSpaceSettings) -> Result<Self, BuildError> {
+        let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
+        let mut state = mech.initial.clone();
+        let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+        let solver = StateSpace::new(&mech, state, settings.method.get(), settings.control, &settings.newton)
+            .map_err(|e| BuildError::Solver(format!("state-space formulation: {e}")))?;
+        Ok(StateSpaceFormulation { mech, solver, settings, assembly })
+    }
+
+    /// The state-space solver (partition, charts, counters).
+    pub fn solver(&self) -> &StateSpace {
+        &self.solver
+    }
+
+    pub fn settings(&self) -> &StateSpaceSettings {
+        &self.settings
+    }
+}
+
+impl Formulation for StateSpaceFormulation {
+    fn model_name(&self) -> &str {
+        &self.mech.name
+    }
+
+    fn time(&self) -> f64 {
+        self.solver.state().t
+    }
+
+    fn state(&self) -> &MechState {
+        self.solver.state()
+    }
+
+    fn inputs(&self) -> &[f64] {
+        &self.mech.inputs
+    }
+
+    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
+        if self.mech.inputs.as_slice() != inputs {
+            self.mech.inputs.copy_from_slice(inputs);
+            self.solver.invalidate();
         }
+        Ok(())
     }
 
-    fn ode(&mut self) -> Result<(&Mechanism, &mut StateSpace), StepError> {
-        match &mut self.engine {
-            Engine::Index3 { dae, stepper: Stepper::StateSpace(s) } => Ok((&dae.mech, s)),
-            _ => Err(StepError::BadStep { time: f64::NAN, h: f64::NAN }),
+    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        self.mech.inputs[index] = value;
+        Ok(())
+    }
+
+    fn step_size(&self) -> f64 {
+        self.settings.step_size
+    }
+
+    fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
+        self.solver.advance_to(&self.mech, target, &self.settings)?;
+        Ok(StepStats { iterations: self.solver.counters.last_iterations, stages: 0 })
+    }
+
+    /// The formulation's own steps decide: a negligible step is one constant step.
+    fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {
+        self.step_to(target)
+    }
+
+    /// The formulation's own stepping (variable-step methods choose their steps).
+    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters) -> Result<(), StepError> {
+        let result = self.solver.advance_to(&self.mech, t_end, &self.settings);
+        let c = &self.solver.counters;
+        *counters =
+            StepCounters { steps: c.steps, last_iterations: c.last_iterations, total_iterations: c.total_iterations };
+        result
+    }
+
+    fn quantity(&self, q: Quantity) -> f64 {
+        self.mech.quantity(q, self.solver.state())
+    }
+
+    fn dims(&self) -> Dims {
+        let m = &self.mech;
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        Dims { coordinates: nb, constraints: nc, unknowns: 6 * nb + nc }
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        to_bytes(&Snapshot {
+            state: self.solver.state().clone(),
+            solver: self.solver.snapshot(),
+            inputs: self.mech.inputs.clone(),
+        })
+    }
+
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let s: Snapshot = from_bytes(bytes)?;
+        let m = &self.mech;
+        let fits = s.state.bodies.len() == m.n_bodies()
+            && s.state.lambda.len() == m.n_constraints()
+            && s.state.angles.len() == m.joints.len()
+            && s.state.drive_values.len() == m.drivers.len()
+            && s.inputs.len() == m.inputs.len();
+        if !fits {
+            return Err("the snapshot does not belong to this model".into());
         }
+        self.solver.restore(&s.state, &s.solver)?;
+        self.mech.inputs.clone_from(&s.inputs);
+        Ok(())
     }
 
-    /// Model Exchange: number of continuous states (0 without the state-space formulation).
-    pub fn ode_len(&self) -> usize {
-        self.state_space().map_or(0, |s| s.ode_len())
+    fn mechanism(&self) -> Option<&Mechanism> {
+        Some(&self.mech)
     }
 
-    pub fn ode_state(&self, x: &mut [f64]) {
-        if let Some(s) = self.state_space() {
-            s.ode_state(x);
-        }
+    fn ode(&mut self) -> Option<&mut dyn OdeSystem> {
+        Some(self)
     }
 
-    pub fn set_ode_time(&mut self, t: f64) {
-        if let Ok((_, s)) = self.ode() {
-            s.set_ode_time(t);
-        }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl OdeSystem for StateSpaceFormulation {
+    fn len(&self) -> usize {
+        self.solver.ode_len()
     }
 
-    pub fn set_ode_state(&mut self, x: &[f64]) {
-        if let Ok((_, s)) = self.ode() {
-            s.set_ode_state(x);
-        }
+    fn state(&self, x: &mut [f64]) {
+        self.solver.ode_state(x);
     }
 
-    /// Brings the state to the current time, continuous states and inputs (Model Exchange;
-    /// nothing to do in co-simulation).
-    pub fn ode_evaluate(&mut self) -> Result<(), StepError> {
-        let newton = self.settings.newton;
-        match self.ode() {
-            Ok((mech, s)) => s.ode_evaluate(mech, &newton),
-            Err(_) => Ok(()),
-        }
+    fn state_value(&self, index: usize) -> f64 {
+        self.solver.y.get(index).copied().unwrap_or(f64::NAN)
     }
 
-    /// Continuous state `index` of [v; v'] (NaN without the state-space formulation).
-    pub fn ode_state_value(&self, index: usize) -> f64 {
-        self.state_space().and_then(|s| s.y.get(index).copied()).unwrap_or(f64::NAN)
+    fn set_time(&mut self, t: f64) {
+        self.solver.set_ode_time(t);
     }
 
-    /// Derivative of continuous state `index`.
-    pub fn ode_derivative_value(&mut self, index: usize) -> Result<f64, StepError> {
-        let newton = self.settings.newton;
-        let (mech, s) = self.ode()?;
-        s.ode_evaluate(mech, &newton)?;
+    fn set_state(&mut self, x: &[f64]) {
+        self.solver.set_ode_state(x);
+    }
+
+    fn evaluate(&mut self) -> Result<(), StepError> {
+        self.solver.ode_evaluate(&self.mech, &self.settings.newton)
+    }
+
+    fn derivatives(&mut self, dx: &mut [f64]) -> Result<(), StepError> {
+        self.solver.ode_derivatives(&self.mech, &self.settings.newton, dx)
+    }
+
+    fn derivative_value(&mut self, index: usize) -> Result<f64, StepError> {
+        let s = &mut self.solver;
+        s.ode_evaluate(&self.mech, &self.settings.newton)?;
         let nd = s.dof();
         Ok(if index < nd { s.y[nd + index] } else { s.a.get(index - nd).copied().unwrap_or(f64::NAN) })
     }
 
-    pub fn ode_derivatives(&mut self, dx: &mut [f64]) -> Result<(), StepError> {
-        let newton = self.settings.newton;
-        let (mech, s) = self.ode()?;
-        s.ode_derivatives(mech, &newton, dx)
-    }
-
-    /// A completed integrator step of the host; true requests an event (new partition).
-    pub fn ode_completed_step(&mut self) -> Result<bool, StepError> {
-        let newton = self.settings.newton;
-        let (mech, s) = self.ode()?;
-        let event = s.ode_completed_step(mech, &newton)?;
-        let steps = s.counters.steps;
-        self.steps = steps;
+    fn completed_step(&mut self, counters: &mut StepCounters) -> Result<bool, StepError> {
+        let event = self.solver.ode_completed_step(&self.mech, &self.settings.newton)?;
+        counters.steps = self.solver.counters.steps;
         Ok(event)
     }
 
-    /// Event update; true if the continuous states changed.
-    pub fn ode_event(&mut self) -> Result<bool, StepError> {
-        let newton = self.settings.newton;
-        let (mech, s) = self.ode()?;
-        s.ode_event(mech, &newton)
+    fn event(&mut self) -> Result<bool, StepError> {
+        self.solver.ode_event(&self.mech, &self.settings.newton)
     }
 }

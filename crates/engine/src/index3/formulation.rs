@@ -1,0 +1,179 @@
+//! The index-3 formulation behind [`Formulation`]: the mechanism's DAE with the half-implicit
+//! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
+
+use super::{AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
+use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
+use crate::integrators::{DaeSystem, History, Integrator, StepError, StepStats};
+use crate::settings::Index3Settings;
+use crate::BuildError;
+use mbfmu_model::format::{Description, Method};
+use mbfmu_model::variables::Quantity;
+use serde::{Deserialize, Serialize};
+use std::any::Any;
+
+enum Stepper {
+    HalfImplicit {
+        hi: Box<HalfImplicit>,
+        state: MechState,
+    },
+    /// Every method of the residual-form suite (BDF1 and seed 000's integrators).
+    Implicit(Box<Integrator<Index3Dae>>),
+}
+
+/// A mechanism in absolute coordinates with its integrator.
+pub struct Index3Formulation {
+    dae: Box<Index3Dae>,
+    stepper: Stepper,
+    settings: Index3Settings,
+    /// What assembly of the initial conditions changed.
+    pub assembly: AssemblyReport,
+}
+
+/// The snapshot of [`Index3Formulation`].
+#[derive(Serialize, Deserialize)]
+struct Index3Snapshot {
+    state: MechState,
+    /// The integrator's history besides `state` (None for the half-implicit method).
+    history: Option<History<MechState>>,
+    inputs: Vec<f64>,
+}
+
+impl Index3Formulation {
+    /// Compiles the description, assembles consistent initial conditions and starts the
+    /// chosen integrator.
+    pub fn new(d: &Description, settings: Index3Settings) -> Result<Self, BuildError> {
+        let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
+        let mut state = mech.initial.clone();
+        let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+        let dae = Box::new(Index3Dae::new(mech));
+        let stepper = match settings.method.get() {
+            Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
+            method => Stepper::Implicit(Box::new(
+                Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
+            )),
+        };
+        Ok(Index3Formulation { dae, stepper, settings, assembly })
+    }
+
+    pub fn settings(&self) -> &Index3Settings {
+        &self.settings
+    }
+
+    /// The integrator's history besides the current state (None for the half-implicit
+    /// method, which has none).
+    pub fn history(&self) -> Option<History<MechState>> {
+        match &self.stepper {
+            Stepper::HalfImplicit { .. } => None,
+            Stepper::Implicit(i) => Some(i.history()),
+        }
+    }
+}
+
+impl Formulation for Index3Formulation {
+    fn model_name(&self) -> &str {
+        &self.dae.mech.name
+    }
+
+    fn time(&self) -> f64 {
+        self.state().t
+    }
+
+    fn state(&self) -> &MechState {
+        match &self.stepper {
+            Stepper::HalfImplicit { state, .. } => state,
+            Stepper::Implicit(i) => i.state(),
+        }
+    }
+
+    fn inputs(&self) -> &[f64] {
+        &self.dae.mech.inputs
+    }
+
+    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
+        self.dae.mech.inputs.copy_from_slice(inputs);
+        Ok(())
+    }
+
+    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        self.dae.mech.inputs[index] = value;
+        Ok(())
+    }
+
+    fn step_size(&self) -> f64 {
+        self.settings.step_size
+    }
+
+    fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
+        match &mut self.stepper {
+            Stepper::HalfImplicit { hi, state } => {
+                let stats = hi.step(&self.dae.mech, state, target - state.t, &self.settings.newton)?;
+                state.t = target;
+                Ok(stats)
+            }
+            Stepper::Implicit(i) => i.step_to(&mut *self.dae, target, &self.settings.newton),
+        }
+    }
+
+    fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {
+        match &mut self.stepper {
+            Stepper::HalfImplicit { state, .. } => {
+                self.dae.mech.drift(state, target - state.t);
+                state.t = target;
+                Ok(StepStats { iterations: 0, stages: 0 })
+            }
+            Stepper::Implicit(i) => i.shift_to(&mut *self.dae, target),
+        }
+    }
+
+    fn quantity(&self, q: Quantity) -> f64 {
+        self.dae.mech.quantity(q, self.state())
+    }
+
+    fn dims(&self) -> Dims {
+        let m = &self.dae.mech;
+        Dims {
+            coordinates: m.n_bodies(),
+            constraints: m.n_constraints(),
+            unknowns: self.dae.n_diff() + self.dae.n_alg(),
+        }
+    }
+
+    fn snapshot(&self) -> Vec<u8> {
+        to_bytes(&Index3Snapshot {
+            state: self.state().clone(),
+            history: self.history(),
+            inputs: self.dae.mech.inputs.clone(),
+        })
+    }
+
+    fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let s: Index3Snapshot = from_bytes(bytes)?;
+        let m = &self.dae.mech;
+        let fits = |st: &MechState| {
+            st.bodies.len() == m.n_bodies()
+                && st.lambda.len() == m.n_constraints()
+                && st.angles.len() == m.joints.len()
+                && st.drive_values.len() == m.drivers.len()
+        };
+        let previous = s.history.as_ref().map_or(&[][..], |h| &h.previous[..]);
+        if !fits(&s.state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
+            return Err("the snapshot does not belong to this model".into());
+        }
+        match (&mut self.stepper, &s.history) {
+            (Stepper::HalfImplicit { state: current, .. }, None) => current.clone_from(&s.state),
+            (Stepper::Implicit(i), Some(h)) => i.restore(s.state, h)?,
+            _ => return Err("the snapshot was taken with another solver method".into()),
+        }
+        self.dae.mech.inputs.clone_from(&s.inputs);
+        self.dae.invalidate_caches();
+        Ok(())
+    }
+
+    fn mechanism(&self) -> Option<&Mechanism> {
+        Some(&self.dae.mech)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
