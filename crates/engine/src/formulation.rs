@@ -4,8 +4,9 @@
 //! A new formulation is a new implementation plus one arm where the description chooses it
 //! ([`crate::Simulation::new`]); no other formulation's code changes.
 
-use crate::index3::{MechState, Mechanism};
+use crate::index3::Mechanism;
 use crate::integrators::{StepError, StepStats};
+use crate::state::MechState;
 use mbfmu_model::variables::Quantity;
 use std::any::Any;
 

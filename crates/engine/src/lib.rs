@@ -19,14 +19,16 @@ pub mod motion;
 pub mod rotation;
 pub mod semirecursive;
 pub mod settings;
+pub mod state;
 pub mod statespace;
 
 use formulation::{Dims, StepCounters};
-use index3::{AssemblyError, AssemblyReport, CompileError, MechState, Mechanism};
+use index3::{AssemblyError, AssemblyReport, CompileError, Mechanism};
 use integrators::StepError;
 use mbfmu_model::format::{Description, Formulation as Kind};
 use mbfmu_model::variables::Quantity;
 use serde::{Deserialize, Serialize};
+use state::MechState;
 use std::fmt;
 
 pub use formulation::{Formulation, OdeSystem, NEGLIGIBLE_STEP};

@@ -17,6 +17,7 @@ mod half_implicit;
 mod outputs;
 mod schur;
 
+pub use crate::state::{BodyState, MechState};
 pub use assembly::{AssemblyError, AssemblyReport};
 pub use compile::CompileError;
 pub use dae::Index3Dae;
@@ -29,67 +30,6 @@ use crate::rotation::wrap_angle;
 use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
 use mbfmu_model::format::{Friction, JointKind, Motion};
 use nalgebra::{Matrix3, Vector3};
-use serde::{Deserialize, Serialize};
-
-/// Kinematic state of one body.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct BodyState {
-    /// Centre-of-mass position, global.
-    pub r: Vector3<f64>,
-    /// Rotation matrix A (body to global).
-    pub rot: Matrix3<f64>,
-    /// Centre-of-mass velocity, global.
-    pub v: Vector3<f64>,
-    /// Angular velocity, body frame (w_bar).
-    pub w: Vector3<f64>,
-    /// Centre-of-mass acceleration, global.
-    pub acc: Vector3<f64>,
-    /// Angular acceleration, body frame.
-    pub wdot: Vector3<f64>,
-}
-
-/// Everything that determines the future of a mechanism's trajectory.
-#[derive(Debug, PartialEq, Serialize, Deserialize)]
-pub struct MechState {
-    pub t: f64,
-    pub bodies: Vec<BodyState>,
-    /// Lagrange multipliers, one per constraint row.
-    pub lambda: Vec<f64>,
-    /// Current value of each driver's prescribed coordinate for input-rate drivers.
-    pub drive_values: Vec<f64>,
-    /// Unwrapped rotation of each joint that has an angle (0 for others), measured from the
-    /// initial configuration.
-    pub angles: Vec<f64>,
-    /// Work of non-conservative applied forces and drivers since the start [J].
-    pub work: f64,
-    /// Total energy of the assembled initial state [J] (for the energy balance).
-    pub energy0: f64,
-}
-
-impl Clone for MechState {
-    fn clone(&self) -> Self {
-        MechState {
-            t: self.t,
-            bodies: self.bodies.clone(),
-            lambda: self.lambda.clone(),
-            drive_values: self.drive_values.clone(),
-            angles: self.angles.clone(),
-            work: self.work,
-            energy0: self.energy0,
-        }
-    }
-
-    /// Field-wise, reusing the vectors' storage (the derived version reallocates).
-    fn clone_from(&mut self, source: &Self) {
-        self.t = source.t;
-        self.bodies.clone_from(&source.bodies);
-        self.lambda.clone_from(&source.lambda);
-        self.drive_values.clone_from(&source.drive_values);
-        self.angles.clone_from(&source.angles);
-        self.work = source.work;
-        self.energy0 = source.energy0;
-    }
-}
 
 /// Mass properties of a body.
 #[derive(Clone, Debug)]

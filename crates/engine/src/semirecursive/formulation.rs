@@ -4,8 +4,8 @@
 
 use super::{SemiState, Semirecursive};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
-use crate::index3::MechState;
 use crate::integrators::{StepError, StepStats};
+use crate::state::MechState;
 use mbfmu_model::variables::Quantity;
 use serde::{Deserialize, Serialize};
 use std::any::Any;

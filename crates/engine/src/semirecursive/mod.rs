@@ -32,8 +32,9 @@ pub use dense::{full_pivoting, Lu};
 pub use tree::{CompileError, Tree};
 
 use crate::hydraulics::{CircuitJacobian, Stroke};
-use crate::index3::{AssemblyReport, BodyState, MechState};
+use crate::index3::AssemblyReport;
 use crate::settings::SemirecursiveSettings;
+use crate::state::{BodyState, MechState};
 use cuts::RowEval;
 use kinematics::BodyKin;
 use mbfmu_model::format::Formulation;
