@@ -62,7 +62,7 @@ pub trait Formulation: Send {
     /// evaluated with it.
     fn set_input(&mut self, index: usize, value: f64) -> Result<(), String>;
 
-    /// Largest internal step [s].
+    /// Largest internal step \[s\].
     fn step_size(&self) -> f64;
 
     /// One internal step to `target`; the state time becomes exactly `target`. On error the

@@ -61,7 +61,7 @@ fn newton(s: &SolverDefaults) -> NewtonSettings {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Index3Settings {
     pub method: Index3Method,
-    /// Largest internal step [s]; communication steps are split into equal sub-steps.
+    /// Largest internal step \[s\]; communication steps are split into equal sub-steps.
     pub step_size: f64,
     pub newton: NewtonSettings,
     /// Spectral radius at infinity of the methods with tunable dissipation.
@@ -90,7 +90,7 @@ pub struct ErrorControl {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StateSpaceSettings {
     pub method: StateSpaceMethod,
-    /// Largest internal step [s] (constant-step methods take equal sub-steps no larger).
+    /// Largest internal step \[s\] (constant-step methods take equal sub-steps no larger).
     pub step_size: f64,
     pub newton: NewtonSettings,
     pub control: ErrorControl,
@@ -118,11 +118,11 @@ pub struct SemirecursiveSettings {
     /// Double-step coordinate partitioning or the penalty formulation. Invariant: one of
     /// `Formulation::SEMIRECURSIVE`.
     pub formulation: Formulation,
-    /// Largest internal step [s].
+    /// Largest internal step \[s\].
     pub step_size: f64,
     /// Newton tolerance on coordinate corrections [rad or m] (seed 004: 1e-7 rad).
     pub tolerance: f64,
-    /// Newton tolerance on pressure corrections [Pa] (seed 004: 1e-2 Pa).
+    /// Newton tolerance on pressure corrections \[Pa\] (seed 004: 1e-2 Pa).
     pub pressure_tolerance: f64,
     pub max_iterations: u32,
     /// Penalty factor alpha (seed 004 eq. 18: 1e11).

@@ -35,9 +35,9 @@ pub struct MechState {
     /// Unwrapped rotation of each joint that has an angle (0 for others), measured from the
     /// initial configuration.
     pub angles: Vec<f64>,
-    /// Work of non-conservative applied forces and drivers since the start [J].
+    /// Work of non-conservative applied forces and drivers since the start \[J\].
     pub work: f64,
-    /// Total energy of the assembled initial state [J] (for the energy balance).
+    /// Total energy of the assembled initial state \[J\] (for the energy balance).
     pub energy0: f64,
 }
 

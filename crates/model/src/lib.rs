@@ -1,7 +1,7 @@
 //! The model format: a machine described as data, and everything derived from it without
 //! simulating.
 //!
-//! - [`format`]: the description a user writes (bodies, joints, drivers, force elements,
+//! - [`format`](mod@format): the description a user writes (bodies, joints, drivers, force elements,
 //!   hydraulic circuits, solver defaults, the FMU interface), its parsing and validation;
 //! - [`variables`]: the FMU variable table expanded from a description (value references,
 //!   causalities, bindings), the instantiation token and the modelDescription.xml of FMI 2.0

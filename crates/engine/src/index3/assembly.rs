@@ -18,7 +18,7 @@ pub struct AssemblyReport {
     /// Largest |Phi| of the description's configuration and the row it occurred in.
     pub initial_violation: f64,
     pub worst_constraint: String,
-    /// Largest position change [m] and rotation [rad] applied to a body.
+    /// Largest position change \[m\] and rotation \[rad\] applied to a body.
     pub max_translation: f64,
     pub max_rotation: f64,
     /// Largest change of a velocity component [m/s or rad/s] by the projection.

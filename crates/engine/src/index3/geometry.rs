@@ -1,4 +1,4 @@
-//! Constraint building blocks in absolute coordinates (seed 003 Sect. 2.1 and its Ref. [11]):
+//! Constraint building blocks in absolute coordinates (seed 003 Sect. 2.1 and its Ref. \[11\]):
 //! every basic constraint (DP1, DP2, D, CD of Haug) is a dot product of two global vectors
 //! built from body quantities, minus a target f(t); a joint angle is atan2 of two such dot
 //! products. Evaluations give the value, the Jacobian row w.r.t. the virtual displacement

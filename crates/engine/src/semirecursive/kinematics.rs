@@ -6,7 +6,7 @@
 //!   Z'_j = Z'_{j-1} + b_j z''_j + d_j,  d_j = b'_j z'_j,   (eq. 3)
 //! with, for a revolute joint of global axis u through the point P (both moving with the
 //! parent), b = [P x u; u], and for a translational joint b = [u; 0]. Here Z' is the time
-//! derivative of Z (the convention of ref. [11]); the centre-of-mass acceleration is then
+//! derivative of Z (the convention of ref. \[11\]); the centre-of-mass acceleration is then
 //! g'' = s'' + w' x g + w x g' (the term e_j of eq. 7 becomes [w x g'; 0]).
 
 use super::tree::Tree;

@@ -9,7 +9,7 @@
 //!   (Sect. 2.3, eqs. 18-21);
 //! - the trapezoidal rule with positions and pressures as primary variables (eqs. 32-36) and
 //!   Newton-Raphson on eqs. (38)/(39) with the numerical tangent of eqs. (40)-(41) or a
-//!   closed-form approximation of it ([`step`]).
+//!   closed-form approximation of it (`step`).
 //!
 //! Any open tree of revolute and translational joints is supported, with planar revolute,
 //! planar translational, spherical and distance cut joints, the description's force elements

@@ -8,10 +8,10 @@
 //!
 //! - [`chart`]: generalized coordinates with rotation-vector charts;
 //! - [`partition`]: independent coordinates by LU with full pivoting of Phi_q;
-//! - [`reduced`]: dependent positions, velocities, accelerations, multipliers and the reduced
+//! - `reduced`: dependent positions, velocities, accelerations, multipliers and the reduced
 //!   residual (eqs. 5-14);
-//! - [`methods`]: the integrators and the step-size controller;
-//! - [`formulation`]: [`StateSpaceFormulation`], the formulation behind
+//! - `methods`: the integrators and the step-size controller;
+//! - `formulation`: [`StateSpaceFormulation`], the formulation behind
 //!   [`crate::Formulation`], and its Model Exchange view.
 //!
 //! The partition (and the charts, re-centred at the same time) is re-chosen after a step
@@ -40,7 +40,7 @@ use mbfmu_model::format::Method;
 use reduced::Reduced;
 use serde::{Deserialize, Serialize};
 
-/// Largest chart angle |theta| [rad] before the charts are re-centred.
+/// Largest chart angle |theta| \[rad\] before the charts are re-centred.
 pub const CHART_LIMIT: f64 = 1.5;
 /// Growth of the pivot ratio of Phi_u over its value at the choice of the partition that
 /// makes the partition ill-conditioned.

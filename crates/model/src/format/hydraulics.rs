@@ -31,7 +31,7 @@ pub struct Hydraulics {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Oil {
-    /// Bulk modulus of the oil B_oil [Pa] (seed 004 eq. 23).
+    /// Bulk modulus of the oil B_oil \[Pa\] (seed 004 eq. 23).
     pub bulk_modulus: f64,
     /// Density rho [kg/m^3] (throttle flow coefficient, seed 004 eq. 25).
     pub density: f64,
@@ -42,7 +42,7 @@ pub struct Oil {
 #[serde(deny_unknown_fields)]
 pub struct Source {
     pub name: String,
-    /// [Pa]
+    /// \[Pa\]
     pub pressure: f64,
 }
 
@@ -54,9 +54,9 @@ pub struct Volume {
     pub name: String,
     /// Hose volume V_h [m^3].
     pub hose_volume: f64,
-    /// Bulk modulus of the hose B_h [Pa].
+    /// Bulk modulus of the hose B_h \[Pa\].
     pub hose_bulk_modulus: f64,
-    /// Pressure at the start [Pa]; omitted for volumes whose pressure follows from a
+    /// Pressure at the start \[Pa\]; omitted for volumes whose pressure follows from a
     /// cylinder's static start (see [`Cylinder::static_start`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_pressure: Option<f64>,
@@ -74,9 +74,9 @@ pub enum Valve {
         to: String,
         /// Discharge coefficient C_d [-].
         discharge_coefficient: f64,
-        /// Orifice diameter [m] (A_t = pi d^2 / 4).
+        /// Orifice diameter \[m\] (A_t = pi d^2 / 4).
         diameter: f64,
-        /// Pressure difference below which the flow is laminar (linear) [Pa].
+        /// Pressure difference below which the flow is laminar (linear) \[Pa\].
         #[serde(default = "default_laminar_limit")]
         laminar_limit: f64,
     },
@@ -93,9 +93,9 @@ pub enum Valve {
         flow_constant: f64,
         #[serde(default = "default_laminar_limit")]
         laminar_limit: f64,
-        /// Spool time constant tau [s].
+        /// Spool time constant tau \[s\].
         time_constant: f64,
-        /// Spool position at the start [V].
+        /// Spool position at the start \[V\].
         #[serde(default)]
         initial_spool: f64,
         reference: Reference,
@@ -119,7 +119,7 @@ impl Valve {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Reference {
-    /// Name of an input added to the schedule [V].
+    /// Name of an input added to the schedule \[V\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
     /// Gain of the schedule: 1 plays it, 0 leaves the input alone.
@@ -138,7 +138,7 @@ fn one() -> f64 {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CycleStep {
-    /// [s]
+    /// \[s\]
     pub from: f64,
     pub value: f64,
 }
@@ -161,16 +161,16 @@ pub struct Cylinder {
     pub piston_side: String,
     /// Volume the rod-side chamber belongs to (seed: V3).
     pub rod_side: String,
-    /// Bore [m] (A_piston = pi D^2/4).
+    /// Bore \[m\] (A_piston = pi D^2/4).
     pub piston_diameter: f64,
-    /// Rod diameter [m] (A_rod side = pi (D^2 - d^2)/4).
+    /// Rod diameter \[m\] (A_rod side = pi (D^2 - d^2)/4).
     pub rod_diameter: f64,
-    /// Stroke l [m]: l_A + l_B = l.
+    /// Stroke l \[m\]: l_A + l_B = l.
     pub stroke: f64,
-    /// Pin-to-pin length at l_A = 0 [m] (default: the stroke, as in seed 004 eq. 43).
+    /// Pin-to-pin length at l_A = 0 \[m\] (default: the stroke, as in seed 004 eq. 43).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_length: Option<f64>,
-    /// Bulk modulus of the chamber walls [Pa] (a sub-volume in seed 004 eq. 23).
+    /// Bulk modulus of the chamber walls \[Pa\] (a sub-volume in seed 004 eq. 23).
     pub wall_bulk_modulus: f64,
     /// Seal friction F_mu (seed 004 eq. 29), none if omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -185,7 +185,7 @@ pub struct Cylinder {
     pub body2: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point2: Option<[f64; 3]>,
-    /// Without a mechanism: inputs giving the actuator length |s| [m] and velocity [m/s]
+    /// Without a mechanism: inputs giving the actuator length |s| \[m\] and velocity [m/s]
     /// (the length is extrapolated with the velocity over each communication step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length_input: Option<String>,
@@ -196,7 +196,7 @@ pub struct Cylinder {
     /// volumes connected to it through throttles start at p = (F_s0 + p_rod A_rod)/A_piston.
     #[serde(default, skip_serializing_if = "is_default")]
     pub static_start: bool,
-    /// Like `static_start` with a given force F_s0 [N] (cylinders driven by inputs).
+    /// Like `static_start` with a given force F_s0 \[N\] (cylinders driven by inputs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_force: Option<f64>,
 }
@@ -225,9 +225,9 @@ impl Cylinder {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct SealFriction {
-    /// Coulomb friction F_c [N].
+    /// Coulomb friction F_c \[N\].
     pub coulomb: f64,
-    /// Static (breakaway) friction F_s [N].
+    /// Static (breakaway) friction F_s \[N\].
     pub static_friction: f64,
     /// Viscous coefficient sigma [N s/m].
     pub viscous: f64,

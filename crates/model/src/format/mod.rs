@@ -76,12 +76,12 @@ pub struct Plane {
 #[serde(deny_unknown_fields)]
 pub struct Body {
     pub name: String,
-    /// Mass [kg].
+    /// Mass \[kg\].
     pub mass: f64,
     /// Inertia about the centre of mass in the body frame [kg m^2]: principal moments
     /// `[Jxx, Jyy, Jzz]` or a full symmetric 3x3 matrix.
     pub inertia: Inertia,
-    /// Initial position of the centre of mass in the global frame [m].
+    /// Initial position of the centre of mass in the global frame \[m\].
     pub position: [f64; 3],
     /// Initial orientation: rotation matrix A (body to global, rows) or axis-angle.
     #[serde(default)]
@@ -117,7 +117,7 @@ impl Inertia {
 pub enum Orientation {
     /// Rotation matrix, rows of A; A maps body-frame vectors to the global frame.
     Matrix([[f64; 3]; 3]),
-    /// Rotation by `angle` [rad] about the global unit vector `axis`.
+    /// Rotation by `angle` \[rad\] about the global unit vector `axis`.
     AxisAngle { axis: [f64; 3], angle: f64 },
 }
 
@@ -140,7 +140,7 @@ impl Default for AngularVelocity {
     }
 }
 
-/// Kinematic joint kinds; each is a set of basic constraints (seed 003 Sect. 2.1, Ref. [11]).
+/// Kinematic joint kinds; each is a set of basic constraints (seed 003 Sect. 2.1, Ref. \[11\]).
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum JointKind {
@@ -171,7 +171,7 @@ pub struct Joint {
     pub kind: JointKind,
     pub body1: String,
     pub body2: String,
-    /// Joint location (all kinds but distance) [m].
+    /// Joint location (all kinds but distance) \[m\].
     #[serde(default)]
     pub point: Option<[f64; 3]>,
     /// Joint axis (revolute, translational, cylindrical).
@@ -182,15 +182,15 @@ pub struct Joint {
     pub axis1: Option<[f64; 3]>,
     #[serde(default)]
     pub axis2: Option<[f64; 3]>,
-    /// Attachment points of a distance constraint [m].
+    /// Attachment points of a distance constraint \[m\].
     #[serde(default)]
     pub point1: Option<[f64; 3]>,
     #[serde(default)]
     pub point2: Option<[f64; 3]>,
-    /// Distance [m]; default: the distance at the initial configuration.
+    /// Distance \[m\]; default: the distance at the initial configuration.
     #[serde(default)]
     pub length: Option<f64>,
-    /// Joint coordinate (angle [rad] or displacement [m]) at the initial configuration;
+    /// Joint coordinate (angle \[rad\] or displacement \[m\]) at the initial configuration;
     /// drivers and outputs refer to coordinates measured from this value.
     #[serde(default)]
     pub initial_coordinate: f64,
@@ -287,7 +287,7 @@ pub enum Force {
         stiffness: f64,
         #[serde(default)]
         damping: f64,
-        /// Free length [m]; default: initial length.
+        /// Free length \[m\]; default: initial length.
         #[serde(default)]
         rest_length: Option<f64>,
         #[serde(default)]
@@ -304,7 +304,7 @@ pub enum Force {
         stiffness: f64,
         #[serde(default)]
         damping: f64,
-        /// Free angle in joint coordinates [rad] (default: the initial coordinate).
+        /// Free angle in joint coordinates \[rad\] (default: the initial coordinate).
         #[serde(default)]
         rest_angle: Option<f64>,
         #[serde(default)]
@@ -464,7 +464,7 @@ pub enum OutputSpec {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum BodyQuantity {
-    /// Centre-of-mass position, global [m].
+    /// Centre-of-mass position, global \[m\].
     Position,
     /// Orientation as a unit quaternion (e0 >= 0) of A.
     Orientation,
@@ -483,18 +483,18 @@ pub enum JointQuantity {
     Coordinate,
     /// Its time derivative.
     Rate,
-    /// Reaction force the joint exerts on body2, global [N].
+    /// Reaction force the joint exerts on body2, global \[N\].
     ReactionForce,
     /// Reaction torque the joint exerts on body2 about its centre of mass, global [N m].
     ReactionTorque,
-    /// Coulomb friction force along the joint axis on body2 [N].
+    /// Coulomb friction force along the joint axis on body2 \[N\].
     FrictionForce,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum DriverQuantity {
-    /// Torque [N m] or force [N] the driver applies to body2 along the joint axis.
+    /// Torque [N m] or force \[N\] the driver applies to body2 along the joint axis.
     Effort,
     /// Prescribed coordinate f(t).
     Prescribed,
@@ -503,9 +503,9 @@ pub enum DriverQuantity {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ForceQuantity {
-    /// TSDA/actuator length [m] or RSDA angle [rad].
+    /// TSDA/actuator length \[m\] or RSDA angle \[rad\].
     Length,
-    /// TSDA tension [N], actuator force [N] or RSDA torque [N m].
+    /// TSDA tension \[N\], actuator force \[N\] or RSDA torque [N m].
     Force,
     /// Rate of the TSDA/actuator length [m/s] or RSDA angle [rad/s].
     Rate,
@@ -514,29 +514,29 @@ pub enum ForceQuantity {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum VolumeQuantity {
-    /// Pressure [Pa] (seed 004 eq. 22).
+    /// Pressure \[Pa\] (seed 004 eq. 22).
     Pressure,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum ValveQuantity {
-    /// Spool position U [V] (seed 004 eq. 27).
+    /// Spool position U \[V\] (seed 004 eq. 27).
     Spool,
-    /// Reference U_ref [V] held over the last internal step.
+    /// Reference U_ref \[V\] held over the last internal step.
     Reference,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum CylinderQuantity {
-    /// Actuator (pin-to-pin) length |s| [m].
+    /// Actuator (pin-to-pin) length |s| \[m\].
     Length,
     /// Its rate [m/s].
     Velocity,
-    /// Force F_s = p_A A_A - p_B A_B - F_mu [N] (seed 004 eq. 29), pushing the ends apart.
+    /// Force F_s = p_A A_A - p_B A_B - F_mu \[N\] (seed 004 eq. 29), pushing the ends apart.
     Force,
-    /// Work of F_s on the mechanism since the start [J].
+    /// Work of F_s on the mechanism since the start \[J\].
     Work,
 }
 
@@ -547,9 +547,9 @@ pub enum SystemQuantity {
     PotentialEnergy,
     TotalEnergy,
     /// Work done on the system by applied torques/forces that are not potentials
-    /// (actuators, inputs, dampers, friction), integrated over time [J].
+    /// (actuators, inputs, dampers, friction), integrated over time \[J\].
     ExternalWork,
-    /// Total energy minus its initial value minus the external work (seed 000 eq. 23) [J].
+    /// Total energy minus its initial value minus the external work (seed 000 eq. 23) \[J\].
     EnergyBalance,
     /// Euclidean norm of the position constraints Phi [m or rad].
     ConstraintViolation,
@@ -566,7 +566,7 @@ pub struct Experiment {
     #[serde(default)]
     pub start: f64,
     pub stop: f64,
-    /// Communication step [s].
+    /// Communication step \[s\].
     pub step: f64,
 }
 

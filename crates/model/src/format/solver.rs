@@ -150,7 +150,7 @@ pub enum Method {
     Mssth3,
     Mssth4,
     Mssth5,
-    /// Kennedy-Carpenter ESDIRKs (seed 000 Sect. 2.3, ref. [21]).
+    /// Kennedy-Carpenter ESDIRKs (seed 000 Sect. 2.3, ref. \[21\]).
     #[serde(rename = "esdirk324l2sa")]
     Esdirk324L2Sa,
     #[serde(rename = "esdirk325l2sa")]
@@ -447,7 +447,7 @@ pub struct SolverDefaults {
     pub formulation: Formulation,
     #[serde(default)]
     pub method: Method,
-    /// Largest internal step [s]; each communication step is split into equal sub-steps.
+    /// Largest internal step \[s\]; each communication step is split into equal sub-steps.
     #[serde(default = "default_step")]
     pub step_size: f64,
     /// Newton tolerance on the position-level correction norm (seed 003: ||dq|| < tol).
@@ -475,7 +475,7 @@ pub struct SolverDefaults {
     /// the seed uses 1e11).
     #[serde(default = "default_penalty", skip_serializing_if = "is_default_penalty")]
     pub penalty: f64,
-    /// Newton tolerance on pressure corrections [Pa] (seed 004 Sect. 5: 1e-2 Pa).
+    /// Newton tolerance on pressure corrections \[Pa\] (seed 004 Sect. 5: 1e-2 Pa).
     #[serde(default = "default_pressure_tolerance", skip_serializing_if = "is_default_pressure_tolerance")]
     pub pressure_tolerance: f64,
     /// Newton tangent of the semirecursive formulations.

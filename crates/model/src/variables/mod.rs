@@ -88,7 +88,7 @@ pub enum SolverSetting {
     Formulation,
     /// Penalty factor alpha (seed 004 eq. 18).
     Penalty,
-    /// Newton tolerance on pressures [Pa] (seed 004 Sect. 5).
+    /// Newton tolerance on pressures \[Pa\] (seed 004 Sect. 5).
     PressureTolerance,
 }
 
