@@ -1,0 +1,239 @@
+//! modelDescription.xml for FMI 2.0 and FMI 3.0 co-simulation, written with quick-xml's
+//! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
+
+use super::{
+    unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
+    LOG_CATEGORIES, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
+};
+use crate::format::Description;
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+mod fmi2;
+mod fmi3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FmiVersion {
+    V2,
+    V3,
+}
+
+/// Shortest decimal text that reads back as the same f64.
+fn real(v: f64) -> String {
+    format!("{v:?}")
+}
+
+fn causality(c: Causality) -> &'static str {
+    match c {
+        Causality::Independent => "independent",
+        Causality::Parameter => "parameter",
+        Causality::Input => "input",
+        Causality::Output => "output",
+        Causality::Local => "local",
+    }
+}
+
+fn variability(v: Variability) -> &'static str {
+    match v {
+        Variability::Fixed => "fixed",
+        Variability::Discrete => "discrete",
+        Variability::Continuous => "continuous",
+    }
+}
+
+fn initial(i: Option<Initial>) -> Option<&'static str> {
+    i.map(|i| match i {
+        Initial::Exact => "exact",
+        Initial::Calculated => "calculated",
+    })
+}
+
+#[derive(Serialize)]
+struct BaseUnit {
+    #[serde(rename = "@kg", skip_serializing_if = "Option::is_none")]
+    kg: Option<i32>,
+    #[serde(rename = "@m", skip_serializing_if = "Option::is_none")]
+    m: Option<i32>,
+    #[serde(rename = "@s", skip_serializing_if = "Option::is_none")]
+    s: Option<i32>,
+    #[serde(rename = "@A", skip_serializing_if = "Option::is_none")]
+    a: Option<i32>,
+    #[serde(rename = "@rad", skip_serializing_if = "Option::is_none")]
+    rad: Option<i32>,
+}
+
+#[derive(Serialize)]
+struct Unit {
+    #[serde(rename = "@name")]
+    name: String,
+    #[serde(rename = "BaseUnit")]
+    base: BaseUnit,
+}
+
+#[derive(Serialize)]
+struct UnitDefinitions {
+    #[serde(rename = "Unit")]
+    units: Vec<Unit>,
+}
+
+#[derive(Serialize)]
+struct Item {
+    #[serde(rename = "@name")]
+    name: &'static str,
+    #[serde(rename = "@value")]
+    value: i32,
+    #[serde(rename = "@description")]
+    description: &'static str,
+}
+
+#[derive(Serialize)]
+struct Category {
+    #[serde(rename = "@name")]
+    name: &'static str,
+    #[serde(rename = "@description")]
+    description: &'static str,
+}
+
+#[derive(Serialize)]
+struct LogCategories {
+    #[serde(rename = "Category")]
+    categories: Vec<Category>,
+}
+
+#[derive(Serialize)]
+struct DefaultExperiment {
+    #[serde(rename = "@startTime")]
+    start: String,
+    #[serde(rename = "@stopTime")]
+    stop: String,
+    #[serde(rename = "@stepSize")]
+    step: String,
+}
+
+fn unit_definitions(interface: &ModelInterface) -> Result<Option<UnitDefinitions>, String> {
+    let used: BTreeSet<&str> = interface.variables.iter().filter_map(|v| v.unit.as_deref()).collect();
+    let mut units = Vec::new();
+    for name in used {
+        let exps =
+            unit_definition(name).ok_or_else(|| format!("unit '{name}' has no definition in interface/units.rs"))?;
+        let get = |k: &str| exps.iter().find(|(n, _)| *n == k).map(|(_, e)| *e).filter(|e| *e != 0);
+        units.push(Unit {
+            name: name.to_string(),
+            base: BaseUnit { kg: get("kg"), m: get("m"), s: get("s"), a: get("A"), rad: get("rad") },
+        });
+    }
+    Ok((!units.is_empty()).then_some(UnitDefinitions { units }))
+}
+
+fn items(interface: &ModelInterface) -> Vec<Item> {
+    interface.methods.iter().map(|m| Item { name: m.item_name(), value: m.code(), description: m.summary() }).collect()
+}
+
+fn formulation_items(interface: &ModelInterface) -> Vec<Item> {
+    interface
+        .formulations
+        .iter()
+        .map(|f| Item { name: f.item_name(), value: f.code(), description: f.summary() })
+        .collect()
+}
+
+/// The declared type of an enumeration variable.
+fn declared_type(v: &Variable) -> &'static str {
+    match &v.binding {
+        Binding::Solver(s) => s.enumeration_type().unwrap_or(SOLVER_METHOD_TYPE),
+        _ => SOLVER_METHOD_TYPE,
+    }
+}
+
+fn log_categories() -> LogCategories {
+    LogCategories {
+        categories: LOG_CATEGORIES.iter().map(|(name, description)| Category { name, description }).collect(),
+    }
+}
+
+fn experiment(d: &Description) -> DefaultExperiment {
+    DefaultExperiment { start: real(d.experiment.start), stop: real(d.experiment.stop), step: real(d.experiment.step) }
+}
+
+fn int_bound(v: Option<f64>) -> Option<i64> {
+    v.map(|x| x as i64)
+}
+
+fn start_real(v: &Variable) -> Option<String> {
+    match v.start {
+        Some(Start::Real(x)) => Some(real(x)),
+        _ => None,
+    }
+}
+
+fn start_int(v: &Variable) -> Option<i64> {
+    match v.start {
+        Some(Start::Integer(i)) => Some(i),
+        _ => None,
+    }
+}
+
+/// The state a derivative variable belongs to.
+fn state_of<'a>(interface: &'a ModelInterface, v: &Variable) -> Option<&'a Variable> {
+    match v.binding {
+        Binding::Derivative { index } => {
+            interface.variables.iter().find(|w| matches!(w.binding, Binding::State { index: i } if i == index))
+        }
+        _ => None,
+    }
+}
+
+fn serialize<T: Serialize>(md: &T) -> Result<String, String> {
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let mut ser = quick_xml::se::Serializer::new(&mut xml);
+    ser.indent(' ', 2);
+    md.serialize(ser).map_err(|e| e.to_string())?;
+    xml.push('\n');
+    Ok(xml)
+}
+
+/// Writes modelDescription.xml of `version` for a model.
+pub fn model_description_xml(
+    d: &Description,
+    interface: &ModelInterface,
+    token: &str,
+    version: FmiVersion,
+    crate_version: &str,
+) -> Result<String, String> {
+    let tool = format!("mbfmu {crate_version}");
+    let description = if d.description.is_empty() { d.name.clone() } else { d.description.clone() };
+    // Outputs with initial = calculated are exactly the initial unknowns (no states, no
+    // calculated parameters): FMI 2.0.4 Sect. 2.2.8, FMI 3.0 Sect. 2.4.8.
+    // Model Exchange adds the continuous states and their derivatives, both calculated.
+    let outputs: Vec<&Variable> = interface.outputs().collect();
+    let derivatives: Vec<&Variable> = interface.derivatives().collect();
+    let initial_unknowns: Vec<&Variable> = interface
+        .variables
+        .iter()
+        .filter(|v| {
+            v.initial == Some(Initial::Calculated)
+                && (v.causality == Causality::Output
+                    || matches!(v.binding, Binding::State { .. } | Binding::Derivative { .. }))
+        })
+        .collect();
+    let model_exchange = d.solver.formulation.model_exchange();
+    let doc =
+        Document { d, interface, token, tool, description, outputs, derivatives, initial_unknowns, model_exchange };
+    match version {
+        FmiVersion::V2 => fmi2::write(&doc),
+        FmiVersion::V3 => fmi3::write(&doc),
+    }
+}
+
+/// Everything both versions' documents are made of.
+struct Document<'a> {
+    d: &'a Description,
+    interface: &'a ModelInterface,
+    token: &'a str,
+    tool: String,
+    description: String,
+    outputs: Vec<&'a Variable>,
+    derivatives: Vec<&'a Variable>,
+    initial_unknowns: Vec<&'a Variable>,
+    model_exchange: bool,
+}
