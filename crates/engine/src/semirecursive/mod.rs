@@ -17,7 +17,6 @@
 
 mod assembly;
 pub mod cuts;
-mod dense;
 pub mod dynamics;
 mod eval;
 pub mod kinematics;
@@ -27,12 +26,12 @@ mod step;
 mod tangent;
 pub mod tree;
 
-pub use dense::{full_pivoting, Lu};
 pub use tree::{CompileError, Tree};
 
 use mbfmu_model::format::{Formulation, Tangent};
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::{AssemblyReport, BodyState, MechState};
+use crate::linalg::SmallLu as Lu;
 use cuts::RowEval;
 use kinematics::BodyKin;
 use nalgebra::{Vector3, Vector6};

@@ -20,7 +20,6 @@
 //! [`CHART_LIMIT`].
 
 pub mod chart;
-mod dense;
 mod methods;
 pub mod partition;
 mod reduced;
@@ -34,7 +33,7 @@ pub use simulation::{start as simulation_start, StateSpaceSnapshot};
 use mbfmu_model::format::{Method, SolverDefaults};
 use crate::index3::{MechState, Mechanism};
 use crate::integrators::{NewtonSettings, StepError};
-use dense::DenseLu;
+use crate::linalg::DenseLu;
 use faer::Mat;
 use reduced::Reduced;
 use serde::{Deserialize, Serialize};
