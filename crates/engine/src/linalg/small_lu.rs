@@ -1,6 +1,15 @@
 //! [`SmallLu`]: hand-written LU with partial pivoting for the small dense systems of the
 //! semirecursive formulations (a handful of coordinates and pressures), in preallocated
 //! row-major storage, with solves by the matrix and its transpose.
+//!
+//! Faster than faer's dense partial-pivoting LU (the routine behind [`super::DenseLu`]) by
+//! 17-84 % of faer's time per factor + solve (faer takes 1.2-6.3 times as long) for n <= 16,
+//! measured with `cargo bench -p mbfmu-engine --bench linalg` (two runs on a shared, loaded
+//! 2-core machine): 82-84 % at n = 1-2, 35-74 % at n = 3-9, 17-51 % at n = 12-16. At n = 24
+//! the two are within noise (faer 0.89-1.11 times the time). The semirecursive formulations
+//! factor n = 1-9 on the hydraulics benchmark, so every size stays on these kernels; faer's
+//! factors also round differently (no solution bit-identical from n = 4 on in the bench), so a
+//! switch would change the outputs.
 
 /// Calls the kernel with its size `n` as a literal for 1 to 8 (the systems here: a handful of
 /// coordinates and pressures), where the inlined loops unroll and lose their bounds checks;
