@@ -9,63 +9,11 @@
 //! against it.
 #![allow(clippy::excessive_precision)]
 
-/// A complex number, enough for the SS3/SS4 parameters (seed 000 Sect. 2.2: "SS3 and SS4
-/// have complex parameters").
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Complex {
-    pub re: f64,
-    pub im: f64,
-}
+use crate::linalg::solve_small;
 
-impl Complex {
-    pub const ZERO: Complex = Complex { re: 0.0, im: 0.0 };
-    pub const ONE: Complex = Complex { re: 1.0, im: 0.0 };
-
-    pub const fn new(re: f64, im: f64) -> Complex {
-        Complex { re, im }
-    }
-
-    pub fn real(re: f64) -> Complex {
-        Complex { re, im: 0.0 }
-    }
-
-    pub fn conj(self) -> Complex {
-        Complex { re: self.re, im: -self.im }
-    }
-
-    pub fn scale(self, s: f64) -> Complex {
-        Complex { re: self.re * s, im: self.im * s }
-    }
-}
-
-impl std::ops::Add for Complex {
-    type Output = Complex;
-    fn add(self, o: Complex) -> Complex {
-        Complex { re: self.re + o.re, im: self.im + o.im }
-    }
-}
-
-impl std::ops::Sub for Complex {
-    type Output = Complex;
-    fn sub(self, o: Complex) -> Complex {
-        Complex { re: self.re - o.re, im: self.im - o.im }
-    }
-}
-
-impl std::ops::Mul for Complex {
-    type Output = Complex;
-    fn mul(self, o: Complex) -> Complex {
-        Complex { re: self.re * o.re - self.im * o.im, im: self.re * o.im + self.im * o.re }
-    }
-}
-
-impl std::ops::Div for Complex {
-    type Output = Complex;
-    fn div(self, o: Complex) -> Complex {
-        let d = o.re * o.re + o.im * o.im;
-        Complex { re: (self.re * o.re + self.im * o.im) / d, im: (self.im * o.re - self.re * o.im) / d }
-    }
-}
+// SS3 and SS4 have complex parameters (seed 000 Sect. 2.2): num-complex's type, re-exported
+// by nalgebra.
+use nalgebra::Complex;
 
 /// The root of `f` in [lo, hi] by bisection to the last bit; `f(lo)` and `f(hi)` must differ
 /// in sign (each caller's bracket holds exactly one root for every rho_inf in [0, 1]; the
@@ -303,12 +251,12 @@ pub fn hermite5(a1: f64, a2: f64) -> ([f64; 3], [f64; 3]) {
 pub struct SingleStep {
     pub gamma0: f64,
     /// Per filter i = 1..k-1 (index i-1): (gamma_{2i-1}, gamma_{2i}).
-    pub gammas: Vec<(Complex, Complex)>,
-    pub c: Vec<Complex>,
-    pub d: Vec<Complex>,
-    pub e: Vec<Complex>,
+    pub gammas: Vec<(Complex<f64>, Complex<f64>)>,
+    pub c: Vec<Complex<f64>>,
+    pub d: Vec<Complex<f64>>,
+    pub e: Vec<Complex<f64>>,
     /// D_i = d_i d_{i+1} ... d_{k-1}: dW_i^n / dy'_n.
-    pub dw: Vec<Complex>,
+    pub dw: Vec<Complex<f64>>,
 }
 
 impl SingleStep {
@@ -317,8 +265,8 @@ impl SingleStep {
     /// of 2 kappa - 1 (SS2), 6 kappa^2 - 3 kappa + 1 (SS3), 20 kappa^3 - 10 kappa^2 + 4 kappa - 1
     /// (SS4). The complex kappas go to the inner filters as in MBDyn (real ones outside).
     pub fn new(k: usize, rho: f64) -> SingleStep {
-        let kappas: Vec<Complex> = match k {
-            2 => vec![Complex::real(0.5)],
+        let kappas: Vec<Complex<f64>> = match k {
+            2 => vec![Complex::new(0.5, 0.0)],
             3 => {
                 // 6 kappa^2 - 3 kappa + 1 = 0
                 let im = (15.0f64).sqrt() / 12.0;
@@ -334,18 +282,18 @@ impl SingleStep {
                 let q = 0.05 / k1;
                 let re = -0.5 * p;
                 let im = (q - re * re).sqrt();
-                vec![Complex::real(k1), Complex::new(re, im), Complex::new(re, -im)]
+                vec![Complex::new(k1, 0.0), Complex::new(re, im), Complex::new(re, -im)]
             }
             _ => panic!("SS{k} does not exist"),
         };
         let even = 1.0 / (1.0 + rho);
-        let gammas: Vec<(Complex, Complex)> = kappas
+        let gammas: Vec<(Complex<f64>, Complex<f64>)> = kappas
             .iter()
-            .map(|kappa| ((kappa.scale(1.0 - rho) + Complex::ONE).scale(1.0 / (1.0 + rho)), Complex::real(even)))
+            .map(|kappa| ((kappa.scale(1.0 - rho) + Complex::ONE).scale(1.0 / (1.0 + rho)), Complex::new(even, 0.0)))
             .collect();
-        let c: Vec<Complex> = gammas.iter().map(|(go, _)| (Complex::ONE - *go).scale(-1.0) / *go).collect();
-        let d: Vec<Complex> = gammas.iter().map(|(go, ge)| *ge / *go).collect();
-        let e: Vec<Complex> = gammas.iter().map(|(go, ge)| (Complex::ONE - *ge) / *go).collect();
+        let c: Vec<Complex<f64>> = gammas.iter().map(|(go, _)| (Complex::<f64>::ONE - *go).scale(-1.0) / *go).collect();
+        let d: Vec<Complex<f64>> = gammas.iter().map(|(go, ge)| *ge / *go).collect();
+        let e: Vec<Complex<f64>> = gammas.iter().map(|(go, ge)| (Complex::<f64>::ONE - *ge) / *go).collect();
         let mut dw = vec![Complex::ONE; k - 1];
         let mut acc = Complex::ONE;
         for i in (0..k - 1).rev() {
@@ -853,38 +801,12 @@ fn mssth5_conditions(g: f64, c3: f64, x: &[f64; 4]) -> (Tableau, [f64; 4]) {
     (t, f)
 }
 
-/// Gaussian elimination with partial pivoting on a small dense system.
-fn solve_dense<const N: usize>(mut m: [[f64; N]; N], mut r: [f64; N]) -> Option<[f64; N]> {
-    for col in 0..N {
-        let p = (col..N).max_by(|&i, &j| m[i][col].abs().total_cmp(&m[j][col].abs()))?;
-        if m[p][col] == 0.0 || !m[p][col].is_finite() {
-            return None;
-        }
-        m.swap(col, p);
-        r.swap(col, p);
-        for i in col + 1..N {
-            let pivot = m[col];
-            let f = m[i][col] / pivot[col];
-            for (a, b) in m[i][col..].iter_mut().zip(&pivot[col..]) {
-                *a -= f * b;
-            }
-            r[i] -= f * r[col];
-        }
-    }
-    let mut x = [0.0; N];
-    for i in (0..N).rev() {
-        let s: f64 = (i + 1..N).map(|j| m[i][j] * x[j]).sum();
-        x[i] = (r[i] - s) / m[i][i];
-    }
-    Some(x)
-}
-
 fn solve4(m: [[f64; 4]; 4], r: [f64; 4]) -> Option<[f64; 4]> {
-    solve_dense(m, r)
+    solve_small(m, r)
 }
 
 fn solve5(m: [[f64; 5]; 5], r: [f64; 5]) -> Option<[f64; 5]> {
-    solve_dense(m, r)
+    solve_small(m, r)
 }
 
 #[cfg(test)]

@@ -21,9 +21,10 @@
 //! by linear extrapolation in the multistep family and by the previous point's value elsewhere.
 //! Every vector is allocated at construction; a step allocates nothing.
 
-use super::coefficients::{hermite3, hermite5, Complex, Multistep, SingleStep, Tableau};
+use super::coefficients::{hermite3, hermite5, Multistep, SingleStep, Tableau};
 use super::{correct, DaeSystem, NewtonSettings, NewtonStats, StepError, StepStats};
 use mbfmu_model::format::Method;
+use nalgebra::Complex;
 use serde::{Deserialize, Serialize};
 
 /// Relative tolerance below which two step sizes count as equal for LMS3/LMS4 (equal
@@ -391,7 +392,7 @@ impl<S: DaeSystem> Integrator<S> {
         let re = |f: usize| 2 * f * nd;
         let im = |f: usize| (2 * f + 1) * nd;
         for i in 0..nd {
-            let mut inner_old = Complex::real(p1.yp[i]);
+            let mut inner_old = Complex::new(p1.yp[i], 0.0);
             let mut known = Complex::ZERO;
             for f in (0..nf).rev() {
                 let w_old = Complex::new(aux[re(f) + i], aux[im(f) + i]);

@@ -4,8 +4,9 @@
 //!   [M' Phi_z^T; Phi_z 0] [z''; lambda] = [Q'; -Phi_z' z'].
 
 use super::cuts::{g_dot_acc, jacobian_row, line};
-use super::{full_pivoting, Lu, Semirecursive};
+use super::Semirecursive;
 use crate::index3::AssemblyReport;
+use crate::linalg::{full_pivoting, SmallLu};
 
 impl Semirecursive {
     pub(super) fn assemble(&mut self) -> Result<(), String> {
@@ -83,7 +84,7 @@ impl Semirecursive {
             let row = cut.evaluate(&w.kin);
             w.tmp_m[r] = -(g_dot_acc(&w.kin, &row) + row.kappa);
         }
-        let mut kkt = Lu::new(n + m);
+        let mut kkt = SmallLu::new(n + m);
         let mut rhs = vec![0.0; n + m];
         let mut tmp = vec![0.0; n + m];
         for i in 0..n {
@@ -183,7 +184,7 @@ impl Semirecursive {
         // Least squares: (A^T A) F = A^T b, with A the projected length Jacobians as columns
         // (M' z'' - Q' = res - sum J_c F_c = 0 along the independent coordinates).
         let ns = statics.len();
-        let mut normal = Lu::new(ns);
+        let mut normal = SmallLu::new(ns);
         let mut rhs = vec![0.0; ns];
         let mut tmp = vec![0.0; ns];
         for i in 0..ns {

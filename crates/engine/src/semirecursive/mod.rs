@@ -17,7 +17,6 @@
 
 mod assembly;
 pub mod cuts;
-mod dense;
 pub mod dynamics;
 mod eval;
 mod formulation;
@@ -28,11 +27,11 @@ mod step;
 mod tangent;
 pub mod tree;
 
-pub use dense::{full_pivoting, Lu};
 pub use tree::{CompileError, Tree};
 
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
+use crate::linalg::SmallLu as Lu;
 use crate::settings::SemirecursiveSettings;
 use crate::state::{BodyState, MechState};
 use cuts::RowEval;

@@ -9,8 +9,9 @@
 use super::cuts::g_dot_acc;
 use super::eval::{Residual, Step};
 use super::tangent::add_gram;
-use super::{full_pivoting, Semirecursive};
+use super::Semirecursive;
 use crate::integrators::{StepError, StepStats};
+use crate::linalg::full_pivoting;
 use mbfmu_model::format::Tangent;
 
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of

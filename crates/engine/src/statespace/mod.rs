@@ -20,7 +20,6 @@
 //! [`CHART_LIMIT`].
 
 pub mod chart;
-mod dense;
 mod formulation;
 mod methods;
 pub mod partition;
@@ -33,8 +32,8 @@ pub use partition::{coordinate_name, Partition};
 
 use crate::index3::{MechState, Mechanism};
 use crate::integrators::{NewtonSettings, StepError};
+use crate::linalg::DenseLu;
 use crate::settings::ErrorControl;
-use dense::DenseLu;
 use faer::Mat;
 use mbfmu_model::format::Method;
 use reduced::Reduced;

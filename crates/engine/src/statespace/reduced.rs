@@ -16,10 +16,10 @@
 //! Work arrays are allocated once; evaluations allocate nothing.
 
 use super::chart::{tangent_rate, Chart};
-use super::dense::DenseLu;
 use super::partition::Partition;
 use crate::index3::{friction_forces, BodyState, ConstraintEval, MechState, Mechanism, Wrench};
 use crate::integrators::{NewtonSettings, StepError};
+use crate::linalg::DenseLu;
 use faer::Mat;
 use nalgebra::{Matrix3, Vector3};
 

@@ -1,6 +1,15 @@
-//! Small dense matrices of the semirecursive formulations (a few coordinates and pressures):
-//! LU with partial pivoting in preallocated storage, and Gaussian elimination with full
-//! pivoting to choose independent coordinates (seed 004 Sect. 2.2, ref. [21]).
+//! [`SmallLu`]: hand-written LU with partial pivoting for the small dense systems of the
+//! semirecursive formulations (a handful of coordinates and pressures), in preallocated
+//! row-major storage, with solves by the matrix and its transpose.
+//!
+//! Faster than faer's dense partial-pivoting LU (the routine behind [`super::DenseLu`]) by
+//! 17-84 % of faer's time per factor + solve (faer takes 1.2-6.3 times as long) for n <= 16,
+//! measured with `cargo bench -p mbfmu-engine --bench linalg` (two runs on a shared, loaded
+//! 2-core machine): 82-84 % at n = 1-2, 35-74 % at n = 3-9, 17-51 % at n = 12-16. At n = 24
+//! the two are within noise (faer 0.89-1.11 times the time). The semirecursive formulations
+//! factor n = 1-9 on the hydraulics benchmark, so every size stays on these kernels; faer's
+//! factors also round differently (no solution bit-identical from n = 4 on in the bench), so a
+//! switch would change the outputs.
 
 /// Calls the kernel with its size `n` as a literal for 1 to 8 (the systems here: a handful of
 /// coordinates and pressures), where the inlined loops unroll and lose their bounds checks;
@@ -23,7 +32,7 @@ macro_rules! by_size {
 
 /// A row-major n x n matrix and its LU factors (partial pivoting), allocated once.
 #[derive(Clone, Debug, Default)]
-pub struct Lu {
+pub struct SmallLu {
     n: usize,
     pub a: Vec<f64>,
     perm: Vec<usize>,
@@ -33,9 +42,9 @@ pub struct Lu {
     pub min_pivot: f64,
 }
 
-impl Lu {
-    pub fn new(n: usize) -> Lu {
-        Lu { n, a: vec![0.0; n * n], perm: (0..n).collect(), inverse_pivots: vec![0.0; n], min_pivot: 0.0 }
+impl SmallLu {
+    pub fn new(n: usize) -> SmallLu {
+        SmallLu { n, a: vec![0.0; n * n], perm: (0..n).collect(), inverse_pivots: vec![0.0; n], min_pivot: 0.0 }
     }
 
     pub fn dim(&self) -> usize {
@@ -213,64 +222,13 @@ fn solve_transpose_in_place(a: &[f64], perm: &[usize], inverse_pivots: &[f64], b
     }
 }
 
-/// Gaussian elimination with full pivoting on the m x n row-major matrix `a` (destroyed):
-/// the columns where the m pivots appear are the dependent coordinates, the others the
-/// independent ones (seed 004 Sect. 2.2). Returns the smallest |pivot|, or 0 if the rows are
-/// dependent. `dependent` gets m column indices, `independent` n - m, both ascending.
-pub fn full_pivoting(
-    a: &mut [f64],
-    m: usize,
-    n: usize,
-    dependent: &mut Vec<usize>,
-    independent: &mut Vec<usize>,
-) -> f64 {
-    dependent.clear();
-    independent.clear();
-    let mut used_rows = [false; 64];
-    let mut used_cols = [false; 64];
-    assert!(m <= 64 && n <= 64, "small systems only");
-    let mut smallest = f64::INFINITY;
-    for _ in 0..m {
-        let (mut best, mut pr, mut pc) = (0.0, usize::MAX, usize::MAX);
-        for r in (0..m).filter(|&r| !used_rows[r]) {
-            for c in (0..n).filter(|&c| !used_cols[c]) {
-                let v = a[r * n + c].abs();
-                if v > best {
-                    best = v;
-                    pr = r;
-                    pc = c;
-                }
-            }
-        }
-        if !(best > 0.0 && best.is_finite()) {
-            return 0.0;
-        }
-        smallest = smallest.min(best);
-        used_rows[pr] = true;
-        used_cols[pc] = true;
-        dependent.push(pc);
-        let pivot = a[pr * n + pc];
-        for r in (0..m).filter(|&r| !used_rows[r]) {
-            let l = a[r * n + pc] / pivot;
-            if l != 0.0 {
-                for c in 0..n {
-                    a[r * n + c] -= l * a[pr * n + c];
-                }
-            }
-        }
-    }
-    dependent.sort_unstable();
-    independent.extend((0..n).filter(|c| !used_cols[*c]));
-    smallest
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn an_empty_system_factors_and_solves() {
-        let mut lu = Lu::new(0);
+        let mut lu = SmallLu::new(0);
         assert!(lu.factor());
         lu.solve(&mut [], &mut []);
         lu.solve_transpose(&mut [], &mut []);
@@ -279,7 +237,7 @@ mod tests {
     #[test]
     fn lu_solves_and_transposed_solves() {
         let a = [4.0, -2.0, 1.0, 3.0, 6.0, -4.0, 2.0, 1.0, 8.0];
-        let mut lu = Lu::new(3);
+        let mut lu = SmallLu::new(3);
         lu.a.copy_from_slice(&a);
         assert!(lu.factor());
         let x = [1.0, -2.0, 0.5];
@@ -311,7 +269,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let mut lu = Lu::new(n);
+            let mut lu = SmallLu::new(n);
             lu.a.copy_from_slice(&a);
             assert!(lu.factor(), "size {n} factors");
             let x: Vec<f64> = (0..n).map(|i| 1.0 - 0.3 * i as f64).collect();
@@ -325,19 +283,7 @@ mod tests {
                 assert!((bt[i] - x[i]).abs() < 1e-12, "size {n}: transposed solve");
             }
         }
-        let mut singular = Lu::new(5);
+        let mut singular = SmallLu::new(5);
         assert!(!singular.factor(), "a zero matrix is refused");
-    }
-
-    #[test]
-    fn full_pivoting_picks_the_seed_four_bar_independent_coordinate() {
-        // Phi_z of the four-bar's cut joint E at the initial configuration (seed 004 Sect. 5,
-        // geometry of benchmarks.md Sect. 5.5): columns z1, z2, z3.
-        let mut a = [1.0, 1.0, 0.0, 0.0, -3.0, -2.0];
-        let (mut dep, mut ind) = (Vec::new(), Vec::new());
-        let p = full_pivoting(&mut a, 2, 3, &mut dep, &mut ind);
-        assert_eq!(ind, vec![2], "seed 004 Sect. 6.1: z3 is independent");
-        assert_eq!(dep, vec![0, 1]);
-        assert!((p - 1.0).abs() < 1e-12);
     }
 }

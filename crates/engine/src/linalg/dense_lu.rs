@@ -1,8 +1,8 @@
-//! Small dense LU factorizations with partial pivoting (faer, in place), allocated once:
-//! factoring and solving allocate nothing (ARCHITECTURE.md principle 9). Solves with the
-//! matrix, its transpose and several right-hand sides at once.
+//! [`DenseLu`]: dense LU factorizations with partial pivoting (faer, in place), allocated
+//! once: factoring and solving allocate nothing (ARCHITECTURE.md principle 9). Solves with
+//! the matrix, its transpose and several right-hand sides at once.
 
-use crate::linalg::FactorError;
+use super::FactorError;
 use faer::dyn_stack::{MemBuffer, MemStack, StackReq};
 use faer::linalg::lu::partial_pivoting::{factor, solve};
 use faer::{Conj, Mat, MatMut, Par, Spec};
