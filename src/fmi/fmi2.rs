@@ -7,9 +7,9 @@ use super::logging::{Logger, Status};
 use super::state::{Call, Fmi2State};
 use super::values::{input, out_scalar, output, to_i32};
 use super::{c_strings, model_for_token, opt_string, uri};
-use mbfmu_model::variables::VarType;
 use crate::slave::SlaveError;
 use fmi_sys::fmi2::*;
+use mbfmu_model::variables::VarType;
 use std::ptr::null_mut;
 
 pub(crate) type I2 = Instance<Fmi2State>;

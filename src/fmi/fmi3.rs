@@ -8,9 +8,9 @@ use super::logging::{Logger, Status};
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output, to_i32, to_i64};
 use super::{c_strings, model_for_token, opt_string, uri};
-use mbfmu_model::variables::VarType;
 use crate::slave::SlaveError;
 use fmi_sys::fmi3::*;
+use mbfmu_model::variables::VarType;
 use std::ptr::null_mut;
 
 pub(crate) type I3 = Instance<Fmi3State>;
@@ -64,7 +64,7 @@ fn refuse(log: &Logger, function: &str, reason: &str) -> fmi3Instance {
     null_mut()
 }
 
-/// Sect. 3.2: for models in the state-space formulation (the ones with a <ModelExchange>
+/// Sect. 3.2: for models in the state-space formulation (the ones with a `<ModelExchange>`
 /// element).
 #[no_mangle]
 pub unsafe extern "C" fn fmi3InstantiateModelExchange(

@@ -7,8 +7,8 @@
 //! FMI 3 (Sect. 2.3.1): logMessage is not variadic; with `loggingOn == false` the FMU must
 //! not call it at all.
 
-use mbfmu_model::variables::LOG_CATEGORIES;
 use fmi_sys::{fmi2, fmi3};
+use mbfmu_model::variables::LOG_CATEGORIES;
 use std::ffi::{c_void, CString};
 
 /// A status as both standards number it (fmi2Status and fmi3Status agree on 0..=4).

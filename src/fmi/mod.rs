@@ -27,8 +27,8 @@ pub mod uri;
 pub mod values;
 
 use mbfmu_model::catalog;
-use mbfmu_model::RESOURCE_DESCRIPTION;
 use mbfmu_model::Model;
+use mbfmu_model::RESOURCE_DESCRIPTION;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
 use std::sync::Arc;

@@ -8,8 +8,8 @@
 //! configuration modes). Event Mode and Continuous-Time Mode belong to Model Exchange
 //! instances only; the model-exchange functions check the instance kind themselves.
 
-use mbfmu_model::variables::VarType;
 use crate::slave::Phase;
+use mbfmu_model::variables::VarType;
 use std::fmt;
 
 /// What an exported function does, as far as the state machine is concerned.

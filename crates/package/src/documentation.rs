@@ -1,9 +1,9 @@
 //! documentation/index.html of each FMU: what the model is, where it comes from, its
 //! variables, solver choices and default experiment, generated from the same description.
 
+use mbfmu_model::catalog::CatalogEntry;
 use mbfmu_model::format::{Formulation, Method};
 use mbfmu_model::variables::{Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable};
-use mbfmu_model::catalog::CatalogEntry;
 use std::fmt::Write as _;
 
 fn escape(s: &str) -> String {

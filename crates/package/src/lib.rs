@@ -4,8 +4,8 @@
 
 pub mod documentation;
 
-use mbfmu_model::variables::FmiVersion;
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
+use mbfmu_model::variables::FmiVersion;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
