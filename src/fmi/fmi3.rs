@@ -64,7 +64,7 @@ fn refuse(log: &Logger, function: &str, reason: &str) -> fmi3Instance {
     null_mut()
 }
 
-/// Sect. 3.2: for models in the state-space formulation (the ones with a <ModelExchange>
+/// Sect. 3.2: for models in the state-space formulation (the ones with a `<ModelExchange>`
 /// element).
 #[no_mangle]
 pub unsafe extern "C" fn fmi3InstantiateModelExchange(

@@ -71,7 +71,8 @@ impl<S: Machine> Instance<S> {
     /// GetFMUstate.
     ///
     /// # Safety
-    /// See [`Instance::put_state`].
+    /// `slot` is NULL or writable; `*slot` is NULL or a state returned earlier (the private
+    /// `Instance::put_state` stores it).
     pub unsafe fn get_fmu_state(&mut self, slot: *mut *mut c_void) -> Outcome {
         let snapshot = self.slave.snapshot();
         unsafe { self.put_state(slot, snapshot) }
@@ -151,7 +152,8 @@ impl<S: Machine> Instance<S> {
     /// both the instance's slave and `*slot` untouched.
     ///
     /// # Safety
-    /// `buffer` is NULL or has `size` readable bytes; `slot` as for [`Instance::put_state`].
+    /// `buffer` is NULL or has `size` readable bytes; `slot` is NULL or writable and `*slot` is
+    /// NULL or a state returned earlier.
     pub unsafe fn deserialize(&mut self, buffer: *const u8, size: usize, slot: *mut *mut c_void) -> Outcome {
         let bytes = unsafe { input(buffer, size, "serializedState") }?;
         let snapshot = self.slave.deserialize_snapshot(bytes).map_err(|e| e.to_string())?;

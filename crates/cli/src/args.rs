@@ -1,4 +1,7 @@
 //! Command-line syntax (clap derive). The doc comments are the `--help` text.
+// They are printed verbatim, so they write `<Model>`, `[s]` and the like as the user reads
+// them, not as rustdoc markup.
+#![allow(rustdoc::invalid_html_tags, rustdoc::broken_intra_doc_links)]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -31,7 +34,7 @@ pub enum Command {
         works but simulates much more slowly. Also refreshes the checked-in copies of the\n\
         generated modelDescription.xml files.\n\n\
         With --model, packages your own mechanism descriptions (JSON, the format of\n\
-        src/models/catalog/*.json) instead: the archive also carries the description as\n\
+        crates/model/catalog/*.json) instead: the archive also carries the description as\n\
         resources/model.json, which the library loads at instantiation.")]
     Package(PackageArgs),
     /// Simulate a co-simulation FMU and write its outputs to CSV (and a PNG plot)
@@ -50,6 +53,13 @@ pub enum Command {
     Info(InfoArgs),
     /// List the built-in models that `package` turns into FMUs
     List,
+    /// Write a model's documentation page (the documentation/index.html of its FMUs)
+    #[command(long_about = "Write a model's documentation page (the documentation/index.html of its FMUs).\n\n\
+        MODEL is a built-in model (`mbfmu list`), an .fmu archive or a mechanism description\n\
+        (.json). The page of a built-in model or a description is generated as `package` generates\n\
+        it, for FMI 3.0 unless --fmi 2 is given; an archive's page is the one it carries.\n\
+        Writes <OUT>/fmi3/<Model>.html (fmi2/ for FMI 2.0) and prints its path.")]
+    Docs(DocsArgs),
 }
 
 #[derive(Args, Debug)]
@@ -138,6 +148,21 @@ pub struct InfoArgs {
     /// The .fmu archive to describe
     #[arg(value_name = "FMU")]
     pub fmu: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct DocsArgs {
+    /// A built-in model's name, an .fmu archive or a mechanism description (.json)
+    #[arg(value_name = "MODEL")]
+    pub model: String,
+
+    /// Directory that receives fmi3/<Model>.html (or fmi2/<Model>.html)
+    #[arg(long, value_name = "DIR", default_value = "fmus/documentation")]
+    pub out: PathBuf,
+
+    /// FMI version the page describes: 3 or 2 (an archive's page is always its own version's)
+    #[arg(long, value_name = "VERSION")]
+    pub fmi: Option<u8>,
 }
 
 /// `NAME=VALUE` -> (NAME, VALUE); the value may itself contain '='.

@@ -310,7 +310,7 @@ struct Fmi3Slave {
     _import: Fmi3Import,
 }
 
-/// One fmi3Get<Type> call converted to f64 columns.
+/// One `fmi3Get<Type>` call converted to f64 columns.
 macro_rules! get3 {
     ($instance:expr, $g:expr, $getter:ident, $zero:expr, $name:literal) => {{
         let mut v = vec![$zero; $g.vrs.len()];
@@ -319,7 +319,7 @@ macro_rules! get3 {
     }};
 }
 
-/// One fmi3Set<Type> call of an integer after a range check.
+/// One `fmi3Set<Type>` call of an integer after a range check.
 macro_rules! set3_int {
     ($instance:expr, $var:expr, $i:expr, $setter:ident, $t:ty) => {{
         let value = <$t>::try_from(*$i)

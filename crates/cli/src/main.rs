@@ -1,8 +1,10 @@
-//! `mbfmu`: package the built-in models as FMUs and simulate any co-simulation FMU.
+//! `mbfmu`: package the built-in models as FMUs, write their documentation pages and
+//! simulate any co-simulation FMU.
 //! Run `mbfmu --help` for the commands.
 
 mod args;
 mod csv;
+mod docs;
 mod error;
 mod fmu;
 mod info;
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Command::Simulate(a) => simulate::run(a),
         Command::Info(a) => info::info(a),
         Command::List => info::list(),
+        Command::Docs(a) => docs::run(a),
     })
     .unwrap_or_else(|panic| Err(error::Error::msg(panic_message(panic.as_ref()))));
     match result {

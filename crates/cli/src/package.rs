@@ -11,7 +11,7 @@ use mbfmu_package::{
 use std::path::{Path, PathBuf};
 
 /// The cdylib of the cargo invocation that built this executable (the newer of
-/// target/<profile>/ and its deps/ folder; see [`mbfmu_package::locate_library`]).
+/// `target/<profile>/` and its `deps/` folder; see [`mbfmu_package::locate_library`]).
 fn locate_library() -> Result<PathBuf> {
     mbfmu_package::locate_library().map_err(|e| {
         Error::msg(format!(
@@ -37,7 +37,7 @@ fn check_exports(library: &Path) -> Result<()> {
     Ok(())
 }
 
-/// "release" or "debug" from target/<profile>/[deps/]lib.so, when the path shows it.
+/// "release" or "debug" from `target/<profile>/[deps/]lib.so`, when the path shows it.
 fn profile_of(library: &Path) -> Option<String> {
     let mut dir = library.parent()?;
     if dir.file_name()? == "deps" {

@@ -199,7 +199,7 @@ fn writes_a_png_plot_and_a_default_csv() {
 #[test]
 fn help_explains_every_option() {
     let top = ok(&["--help"]);
-    for command in ["package", "simulate", "info", "list"] {
+    for command in ["package", "simulate", "info", "list", "docs"] {
         assert!(top.contains(command), "{command} in:\n{top}");
     }
     let help = ok(&["simulate", "--help"]);
@@ -222,6 +222,50 @@ fn help_explains_every_option() {
     let package = ok(&["package", "--help"]);
     assert!(package.contains("--out") && package.contains("[default: fmus]"), "{package}");
     assert!(ok(&["list"]).contains(MODEL));
+}
+
+fn archived_page(fmu: &Path) -> String {
+    let mut archive = zip::ZipArchive::new(std::fs::File::open(fmu).unwrap()).unwrap();
+    let mut html = String::new();
+    archive.by_name("documentation/index.html").unwrap().read_to_string(&mut html).unwrap();
+    html
+}
+
+#[test]
+fn docs_writes_the_page_the_archives_carry() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("pages");
+    let out = path_str(&out);
+    // A catalog model: FMI 3.0 by default, FMI 2.0 on request, each the archive's page.
+    for (extra, version) in [(&[][..], 3), (&["--fmi", "2"][..], 2)] {
+        let mut args = vec!["docs", MODEL, "--out", out];
+        args.extend(extra);
+        let stdout = ok(&args);
+        let page = dir.path().join(format!("pages/fmi{version}/{MODEL}.html"));
+        assert_eq!(stdout.trim(), path_str(&page), "docs prints the path it wrote");
+        let html = std::fs::read_to_string(&page).unwrap();
+        assert_eq!(html, archived_page(&fmu(version)), "FMI {version}: the page of the archive");
+        assert!(html.contains(&format!("FMI {version}.0")) && html.contains("solver.method"));
+    }
+    // An archive: its own page, in its own version.
+    let other = dir.path().join("from_fmu");
+    let stdout = ok(&["docs", path_str(&fmu(2)), "--out", path_str(&other)]);
+    let page = other.join(format!("fmi2/{MODEL}.html"));
+    assert_eq!(stdout.trim(), path_str(&page));
+    assert_eq!(std::fs::read_to_string(&page).unwrap(), archived_page(&fmu(2)));
+    let err = fails(&["docs", path_str(&fmu(2)), "--fmi", "3", "--out", path_str(&other)]);
+    assert!(err.contains("FMI 2.0 FMU"), "{err}");
+    // A description of the user's (the repository's example, found from this package).
+    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/UserPendulum.json");
+    let stdout = ok(&["docs", path_str(&json), "--out", out]);
+    let html = std::fs::read_to_string(stdout.trim()).unwrap();
+    assert!(stdout.trim().ends_with("fmi3/UserPendulum.html") && html.contains("pivot.angle"), "{stdout}");
+    // An unknown name lists the catalog.
+    let err = fails(&["docs", "DoublePendulm", "--out", out]);
+    assert!(err.contains("unknown model 'DoublePendulm'"), "{err}");
+    for name in ["DoublePendulum", "SliderCrank", "HydraulicFourBar", "AndrewsSqueezer"] {
+        assert!(err.contains(name), "{name} listed in: {err}");
+    }
 }
 
 #[test]
