@@ -20,8 +20,8 @@
 
 use mbfmu_engine::index3::BodyState;
 use mbfmu_engine::Simulation;
+use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{self, Description, Method};
-use mbfmu_model::variables::Quantity;
 use std::time::Instant;
 
 /// One benchmark model: a catalog model or an inline JSON description, horizon [s], dt/n

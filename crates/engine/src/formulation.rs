@@ -7,7 +7,7 @@
 use crate::index3::Mechanism;
 use crate::integrators::{StepError, StepStats};
 use crate::state::MechState;
-use mbfmu_model::variables::Quantity;
+use mbfmu_model::format::Quantity;
 use std::any::Any;
 
 /// Steps shorter than this fraction of the solver's step size move the current point along

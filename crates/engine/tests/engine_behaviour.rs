@@ -42,7 +42,7 @@ fn chain_energy_is_conserved_by_the_half_implicit_method() {
     let out = sample(&d, Method::HalfImplicit, 1e-3, 1e-7, &times, &["total_energy", "kinetic_energy"]);
     let e0 = {
         let sim = Simulation::new(&d).unwrap();
-        sim.quantity(mbfmu_model::variables::Quantity::TotalEnergy)
+        sim.quantity(mbfmu_model::format::Quantity::TotalEnergy)
     };
     let kinetic_peak = out.iter().map(|o| o[1]).fold(0.0, f64::max);
     let drift = out.iter().map(|o| (o[0] - e0).abs()).fold(0.0, f64::max);
@@ -158,8 +158,8 @@ fn an_input_rate_driver_follows_its_input() {
     inputs[index] = 2.0 * std::f64::consts::PI;
     sim.set_inputs(&inputs).unwrap();
     sim.advance_to(0.25).unwrap();
-    let rate = sim.quantity(mbfmu_model::variables::Quantity::JointAngleRate { joint: 0 });
-    let angle = sim.quantity(mbfmu_model::variables::Quantity::JointAngle { joint: 0 });
+    let rate = sim.quantity(mbfmu_model::format::Quantity::JointAngleRate { joint: 0 });
+    let angle = sim.quantity(mbfmu_model::format::Quantity::JointAngle { joint: 0 });
     assert!((rate - 2.0 * std::f64::consts::PI).abs() < 1e-6, "rate {rate}");
     assert!((angle - (std::f64::consts::FRAC_PI_2 + 0.5 * std::f64::consts::PI)).abs() < 1e-8, "angle {angle}");
 }

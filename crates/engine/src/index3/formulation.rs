@@ -6,8 +6,8 @@ use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
 use crate::integrators::{DaeSystem, History, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
 use crate::BuildError;
+use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{Description, Method};
-use mbfmu_model::variables::Quantity;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 

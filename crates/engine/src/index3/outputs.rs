@@ -3,7 +3,7 @@
 use super::geometry::Measure;
 use super::{MechState, Mechanism};
 use crate::rotation::quaternion;
-use mbfmu_model::variables::Quantity;
+use mbfmu_model::format::Quantity;
 
 impl Mechanism {
     /// Reaction force (global) and torque (global, about the centre of mass) that joint `j`

@@ -6,7 +6,7 @@ use super::{SemiState, Semirecursive};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
 use crate::integrators::{StepError, StepStats};
 use crate::state::MechState;
-use mbfmu_model::variables::Quantity;
+use mbfmu_model::format::Quantity;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 

@@ -5,7 +5,7 @@ use super::dynamics::row_rate;
 use super::tree::Element;
 use super::Semirecursive;
 use crate::rotation::quaternion;
-use mbfmu_model::variables::Quantity;
+use mbfmu_model::format::Quantity;
 
 impl Semirecursive {
     /// Value of a quantity that depends on the state alone (solver statistics: NaN).

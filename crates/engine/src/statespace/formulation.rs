@@ -10,7 +10,7 @@ use crate::settings::StateSpaceSettings;
 use crate::BuildError;
 use faer::Mat;
 use mbfmu_model::format::Description;
-use mbfmu_model::variables::Quantity;
+use mbfmu_model::format::Quantity;
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 

@@ -6,8 +6,8 @@
 
 use mbfmu_engine::integrators::StepError;
 use mbfmu_engine::Simulation;
+use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{self, Description, Method};
-use mbfmu_model::variables::Quantity;
 
 /// Table 1 of seed 001 and the assumptions of the catalog model (slender rods, gravity -y,
 /// free angles 2 pi and 0).

@@ -10,12 +10,14 @@
 mod dof;
 mod hydraulics;
 mod path;
+mod quantity;
 mod solver;
 mod validate;
 mod validate_hydraulics;
 
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use path::{get_number, set_number, PathError};
+pub use quantity::Quantity;
 pub use solver::{Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
 pub use validate::{driven_coordinate, is_identifier, DescriptionError};
 

@@ -10,6 +10,7 @@ mod token;
 mod units;
 mod xml;
 
+pub use crate::format::Quantity;
 pub use expand::{interface_of, InterfaceError};
 pub use token::instantiation_token;
 pub use units::unit_definition;
@@ -156,43 +157,6 @@ pub enum Binding {
     Derivative {
         index: usize,
     },
-}
-
-/// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Quantity {
-    BodyPosition { body: usize, axis: usize },
-    BodyOrientation { body: usize, component: usize },
-    BodyVelocity { body: usize, axis: usize },
-    BodyAngularVelocity { body: usize, axis: usize },
-    BodyAcceleration { body: usize, axis: usize },
-    JointAngle { joint: usize },
-    JointAngleRate { joint: usize },
-    JointPosition { joint: usize },
-    JointVelocity { joint: usize },
-    JointReactionForce { joint: usize, axis: usize },
-    JointReactionTorque { joint: usize, axis: usize },
-    JointFrictionForce { joint: usize },
-    DriverEffort { driver: usize },
-    DriverPrescribed { driver: usize },
-    ForceLength { force: usize },
-    ForceValue { force: usize },
-    ForceRate { force: usize },
-    VolumePressure { volume: usize },
-    ValveSpool { valve: usize },
-    ValveReference { valve: usize },
-    CylinderLength { cylinder: usize },
-    CylinderVelocity { cylinder: usize },
-    CylinderForce { cylinder: usize },
-    CylinderWork { cylinder: usize },
-    KineticEnergy,
-    PotentialEnergy,
-    TotalEnergy,
-    ExternalWork,
-    EnergyBalance,
-    ConstraintViolation,
-    NewtonIterations,
-    Steps,
 }
 
 /// One scalar FMU variable.

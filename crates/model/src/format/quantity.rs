@@ -1,0 +1,39 @@
+//! The quantities a model computes and an FMU can output: what the engine evaluates for an
+//! output variable (the variable table binds each output to one of these).
+
+/// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    BodyPosition { body: usize, axis: usize },
+    BodyOrientation { body: usize, component: usize },
+    BodyVelocity { body: usize, axis: usize },
+    BodyAngularVelocity { body: usize, axis: usize },
+    BodyAcceleration { body: usize, axis: usize },
+    JointAngle { joint: usize },
+    JointAngleRate { joint: usize },
+    JointPosition { joint: usize },
+    JointVelocity { joint: usize },
+    JointReactionForce { joint: usize, axis: usize },
+    JointReactionTorque { joint: usize, axis: usize },
+    JointFrictionForce { joint: usize },
+    DriverEffort { driver: usize },
+    DriverPrescribed { driver: usize },
+    ForceLength { force: usize },
+    ForceValue { force: usize },
+    ForceRate { force: usize },
+    VolumePressure { volume: usize },
+    ValveSpool { valve: usize },
+    ValveReference { valve: usize },
+    CylinderLength { cylinder: usize },
+    CylinderVelocity { cylinder: usize },
+    CylinderForce { cylinder: usize },
+    CylinderWork { cylinder: usize },
+    KineticEnergy,
+    PotentialEnergy,
+    TotalEnergy,
+    ExternalWork,
+    EnergyBalance,
+    ConstraintViolation,
+    NewtonIterations,
+    Steps,
+}
