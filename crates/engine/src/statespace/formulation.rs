@@ -281,8 +281,13 @@ impl Formulation for StateSpaceFormulation {
         Ok(())
     }
 
+    /// A changed input changes the ODE's right-hand side at the current point: the state is
+    /// evaluated again before derivatives are read (Model Exchange) or a step starts.
     fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        self.mech.inputs[index] = value;
+        if self.mech.inputs[index] != value {
+            self.mech.inputs[index] = value;
+            self.solver.invalidate();
+        }
         Ok(())
     }
 
