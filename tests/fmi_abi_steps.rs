@@ -346,3 +346,73 @@ fn in_eight_threads(what: &str, model: &Model, alone: &[Vec<f64>], run: &(dyn Fn
         }
     });
 }
+
+/// Eight instances of eight different models (FMI 2 and FMI 3 alternating, every formulation)
+/// step in eight threads of one loaded library while each, every seventh step, takes its FMU
+/// state, serializes it, reads it back, sets it and frees both states: every output at every
+/// communication point is bit-identical to the model run alone without any of that.
+#[test]
+fn eight_models_in_eight_threads_with_state_round_trips_match_their_runs_alone() {
+    let picks = [
+        "DoublePendulum",
+        "HydraulicFourBar",
+        "SliderCrankFrictionStateSpace",
+        "AndrewsSqueezer",
+        "HydraulicQuickReturn",
+        "FourLink",
+        "StiffDoublePendulum",
+        "NLinkChain4",
+    ];
+    let entries: Vec<_> = picks.iter().map(|n| mbfmu_model::catalog::find(n).expect("catalog model")).collect();
+    // Outputs at every communication point over the first 0.5 s (or the experiment).
+    let run = |k: usize, round_trips: bool| -> Vec<Vec<f64>> {
+        let entry = entries[k];
+        let model = model(entry);
+        let (start, stop, h) = experiment(&model);
+        let steps = grid(start, stop.min(start + 0.5), h);
+        let mut rows = Vec::new();
+        if k % 2 == 0 {
+            let f = Fmu2::new(entry, "mixed2");
+            f.init(start, stop);
+            rows.push(outputs2(&f, &model));
+            for (i, &(t, h)) in steps.iter().enumerate() {
+                assert_eq!(f.do_step(t, h), OK2, "{}", entry.name);
+                if round_trips && i % 7 == 3 {
+                    let state = f.get_state();
+                    let (status, copy) = f.deserialize(&f.serialize(state));
+                    assert_eq!(status, OK2);
+                    assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, copy) }, OK2, "{}", entry.name);
+                    f.free_state(copy);
+                    f.free_state(state);
+                }
+                rows.push(outputs2(&f, &model));
+            }
+        } else {
+            let f = Fmu3::new(entry, "mixed3");
+            f.init(start, stop);
+            rows.push(outputs3(&f, &model));
+            for (i, &(t, h)) in steps.iter().enumerate() {
+                assert_eq!(f.do_step(t, h).0, OK3, "{}", entry.name);
+                if round_trips && i % 7 == 3 {
+                    let state = f.get_state();
+                    let (status, copy) = f.deserialize(&f.serialize(state));
+                    assert_eq!(status, OK3);
+                    assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, copy) }, OK3, "{}", entry.name);
+                    f.free_state(copy);
+                    f.free_state(state);
+                }
+                rows.push(outputs3(&f, &model));
+            }
+        }
+        rows
+    };
+    let alone: Vec<_> = (0..picks.len()).map(|k| run(k, false)).collect();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..picks.len()).map(|k| scope.spawn(move || run(k, true))).collect();
+        for (k, handle) in handles.into_iter().enumerate() {
+            let rows = handle.join().expect("thread");
+            let model = model(entries[k]);
+            assert_identical(&format!("{} in a thread with state round trips", picks[k]), &model, &alone[k], &rows);
+        }
+    });
+}
