@@ -4,7 +4,7 @@
 //! A new formulation is a new implementation plus one arm where the description chooses it
 //! ([`crate::Simulation::new`]); no other formulation's code changes.
 
-use crate::index3::Mechanism;
+use crate::index3::{AssemblyReport, Mechanism};
 use crate::integrators::{StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
@@ -110,6 +110,9 @@ pub trait Formulation: Send {
     fn quantity(&self, q: Quantity) -> f64;
 
     fn dims(&self) -> Dims;
+
+    /// What assembly of the initial conditions changed.
+    fn assembly(&self) -> &AssemblyReport;
 
     /// Everything that influences the rest of the run besides the step counters, in the
     /// formulation's own serialized snapshot type.

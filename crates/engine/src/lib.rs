@@ -97,24 +97,15 @@ impl Simulation {
     /// the same block (see [`settings`]). The one place that chooses a formulation.
     pub fn new(d: &Description) -> Result<Simulation, BuildError> {
         let s = &d.solver;
-        let (formulation, assembly): (Box<dyn Formulation>, AssemblyReport) = match s.formulation {
-            Kind::Index3 => {
-                let f = index3::Index3Formulation::new(d, Index3Settings::of(s)?)?;
-                let assembly = f.assembly.clone();
-                (Box::new(f), assembly)
-            }
-            Kind::StateSpace => {
-                let f = statespace::StateSpaceFormulation::new(d, StateSpaceSettings::of(s)?)?;
-                let assembly = f.assembly.clone();
-                (Box::new(f), assembly)
-            }
-            Kind::SemirecursiveDoubleStep | Kind::SemirecursivePenalty => {
-                let f = semirecursive::Semirecursive::new(d, SemirecursiveSettings::of(s)?)
-                    .map_err(BuildError::Semirecursive)?;
-                let assembly = f.assembly.clone();
-                (Box::new(f), assembly)
-            }
+        let formulation: Box<dyn Formulation> = match s.formulation {
+            Kind::Index3 => Box::new(index3::Index3Formulation::new(d, Index3Settings::of(s)?)?),
+            Kind::StateSpace => Box::new(statespace::StateSpaceFormulation::new(d, StateSpaceSettings::of(s)?)?),
+            Kind::SemirecursiveDoubleStep | Kind::SemirecursivePenalty => Box::new(
+                semirecursive::Semirecursive::new(d, SemirecursiveSettings::of(s)?)
+                    .map_err(BuildError::Semirecursive)?,
+            ),
         };
+        let assembly = formulation.assembly().clone();
         Ok(Simulation { formulation, kind: s.formulation, counters: StepCounters::default(), assembly })
     }
 

@@ -149,14 +149,8 @@ impl Formulation for Index3Formulation {
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Index3Snapshot = from_bytes(bytes)?;
         let m = &self.dae.mech;
-        let fits = |st: &MechState| {
-            st.bodies.len() == m.n_bodies()
-                && st.lambda.len() == m.n_constraints()
-                && st.angles.len() == m.joints.len()
-                && st.drive_values.len() == m.drivers.len()
-        };
         let previous = s.history.as_ref().map_or(&[][..], |h| &h.previous[..]);
-        if !fits(&s.state) || !previous.iter().all(fits) || s.inputs.len() != m.inputs.len() {
+        if !m.holds(&s.state) || !previous.iter().all(|p| m.holds(p)) || s.inputs.len() != m.inputs.len() {
             return Err("the snapshot does not belong to this model".into());
         }
         match (&mut self.stepper, &s.history) {
@@ -167,6 +161,10 @@ impl Formulation for Index3Formulation {
         self.dae.mech.inputs.clone_from(&s.inputs);
         self.dae.invalidate_caches();
         Ok(())
+    }
+
+    fn assembly(&self) -> &AssemblyReport {
+        &self.assembly
     }
 
     fn mechanism(&self) -> Option<&Mechanism> {

@@ -299,6 +299,15 @@ impl Mechanism {
         }
     }
 
+    /// True if `state` has this mechanism's shape (bodies, multipliers, joint angles, drive
+    /// values): a snapshot of another model is refused before it is used.
+    pub fn holds(&self, state: &MechState) -> bool {
+        state.bodies.len() == self.n_bodies()
+            && state.lambda.len() == self.n_constraints()
+            && state.angles.len() == self.joints.len()
+            && state.drive_values.len() == self.drivers.len()
+    }
+
     /// Euclidean norm of Phi at a state.
     pub fn constraint_violation(&self, state: &MechState) -> f64 {
         let mut phi = vec![0.0; self.constraints.len()];

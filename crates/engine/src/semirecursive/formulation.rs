@@ -4,6 +4,7 @@
 
 use super::{SemiState, Semirecursive};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
+use crate::index3::AssemblyReport;
 use crate::integrators::{StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
@@ -71,6 +72,10 @@ impl Formulation for Semirecursive {
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Snapshot = from_bytes(bytes)?;
         Semirecursive::restore(self, &s.state, &s.inputs)
+    }
+
+    fn assembly(&self) -> &AssemblyReport {
+        &self.assembly
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -335,17 +335,16 @@ impl Formulation for StateSpaceFormulation {
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Snapshot = from_bytes(bytes)?;
         let m = &self.mech;
-        let fits = s.state.bodies.len() == m.n_bodies()
-            && s.state.lambda.len() == m.n_constraints()
-            && s.state.angles.len() == m.joints.len()
-            && s.state.drive_values.len() == m.drivers.len()
-            && s.inputs.len() == m.inputs.len();
-        if !fits {
+        if !m.holds(&s.state) || s.inputs.len() != m.inputs.len() {
             return Err("the snapshot does not belong to this model".into());
         }
         self.solver.restore(&s.state, &s.solver)?;
         self.mech.inputs.clone_from(&s.inputs);
         Ok(())
+    }
+
+    fn assembly(&self) -> &AssemblyReport {
+        &self.assembly
     }
 
     fn mechanism(&self) -> Option<&Mechanism> {
