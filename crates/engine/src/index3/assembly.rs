@@ -58,6 +58,8 @@ pub enum AssemblyError {
         near: String,
     },
     NonFinite,
+    /// No static equilibrium was found (`static_start`).
+    Static(String),
 }
 
 impl fmt::Display for AssemblyError {
@@ -72,6 +74,7 @@ impl fmt::Display for AssemblyError {
                 "the constraints are redundant or the configuration is singular ({near}); remove duplicate joints or use joints with fewer constraints"
             ),
             AssemblyError::NonFinite => write!(f, "the initial conditions produced non-finite values"),
+            AssemblyError::Static(e) => f.write_str(e),
         }
     }
 }

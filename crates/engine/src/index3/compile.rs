@@ -46,7 +46,7 @@ impl Builder<'_> {
         if name == GROUND {
             None
         } else {
-            Some(self.d.body_index(name).expect("validated body reference"))
+            Some(self.d.body_or_node_index(name).expect("validated body or node reference"))
         }
     }
 
@@ -94,6 +94,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             wdot: Vector3::zeros(),
         });
     }
+    let beams = super::compile_beams::compile_beams(d, &mut bodies, &mut initial);
     let bld = Builder { d, initial };
     let mut constraints: Vec<Constraint> = Vec::new();
     let mut groups: Vec<ConstraintGroup> = Vec::new();
@@ -366,6 +367,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         joints,
         drivers,
         forces,
+        beams,
         gravity: v3(&d.gravity),
         inputs: d.interface.inputs.iter().map(|i| i.start).collect(),
         initial,

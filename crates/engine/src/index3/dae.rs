@@ -24,18 +24,18 @@ use nalgebra::{Matrix3, Vector3};
 /// The index-3 formulation as a [`DaeSystem`]; owns the mechanism and its work arrays.
 pub struct Index3Dae {
     pub mech: Mechanism,
-    bodies: Vec<BodyState>,
-    ce: ConstraintEval,
-    loads: Vec<Wrench>,
+    pub(super) bodies: Vec<BodyState>,
+    pub(super) ce: ConstraintEval,
+    pub(super) loads: Vec<Wrench>,
     /// G^T lambda per body.
-    gtl: Vec<Wrench>,
+    pub(super) gtl: Vec<Wrench>,
     /// Friction forces held over the step, and the base time they belong to.
     friction: Vec<f64>,
     friction_time: f64,
-    jacobians: Vec<ElementJacobian>,
-    jacobian_work: JacobianWork,
-    kkt: LinearSystem,
-    rhs: Vec<f64>,
+    pub(super) jacobians: Vec<ElementJacobian>,
+    pub(super) jacobian_work: JacobianWork,
+    pub(super) kkt: LinearSystem,
+    pub(super) rhs: Vec<f64>,
     /// Saved at factor(): b0, the chart angles and their tangent inverses.
     b0: f64,
     tinv: Vec<Matrix3<f64>>,
@@ -65,15 +65,8 @@ impl Index3Dae {
                 }
             }
         }
-        // Coupling blocks of force elements (12x12 over their two bodies).
-        for e in &mech.forces {
-            let pair = match e {
-                super::ForceElement::Tsda { pair, .. } => *pair,
-                super::ForceElement::Rsda { joint, .. } => mech.joints[*joint].pair,
-                super::ForceElement::PointForce { body, .. } | super::ForceElement::Torque { body, .. } => {
-                    [Some(*body), None]
-                }
-            };
+        // Coupling blocks of force and beam elements (12x12 over their two bodies).
+        for pair in mech.element_pairs() {
             for rs in 0..2 {
                 for cs in 0..2 {
                     if let (Some(rb), Some(cb)) = (pair[rs], pair[cs]) {

@@ -164,6 +164,9 @@ impl Mechanism {
         for e in &self.forces {
             self.element_load(e, bodies, angles, out);
         }
+        for e in &self.beams.elements {
+            e.add_loads(bodies, out);
+        }
         for (j, &f) in self.joints.iter().zip(friction) {
             if f == 0.0 {
                 continue;
@@ -184,7 +187,8 @@ impl Mechanism {
     }
 
     /// Finite-difference Jacobians of every force element (numerical tangent, as in seed 004
-    /// eqs. 40-41): central differences in the body coordinates, perturbation 1e-7.
+    /// eqs. 40-41): central differences in the body coordinates, perturbation 1e-7; then one
+    /// per beam element ([`super::beam::BeamElement::jacobian`]), in [`Self::element_pairs`] order.
     pub fn force_jacobians(
         &self,
         bodies: &[BodyState],
@@ -193,9 +197,6 @@ impl Mechanism {
         out: &mut Vec<ElementJacobian>,
     ) {
         out.clear();
-        if self.forces.is_empty() {
-            return;
-        }
         let eps = 1e-7;
         let JacobianWork { scratch, plus, minus } = work;
         scratch.clone_from_slice(bodies);
@@ -239,6 +240,19 @@ impl Mechanism {
             }
             out.push(jac);
         }
+        out.extend(self.beams.elements.iter().map(|e| e.jacobian(bodies)));
+    }
+
+    /// The bodies each element Jacobian couples: force elements, then beam elements.
+    pub fn element_pairs(&self) -> impl Iterator<Item = [Option<usize>; 2]> + '_ {
+        self.forces
+            .iter()
+            .map(|e| match e {
+                ForceElement::Tsda { pair, .. } => *pair,
+                ForceElement::Rsda { joint, .. } => self.joints[*joint].pair,
+                ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
+            })
+            .chain(self.beams.elements.iter().map(|e| [Some(e.nodes[0]), Some(e.nodes[1])]))
     }
 
     /// Gyroscopic torque -w_bar~ J_bar w_bar (seed 003 Eq. 2b).
@@ -277,7 +291,7 @@ impl Mechanism {
                 _ => {}
             }
         }
-        e
+        e + self.beams.elements.iter().map(|b| b.strain_energy(bodies)).sum::<f64>()
     }
 
     /// Length (TSDA) or joint angle (RSDA) and its rate, of force element `f`.
@@ -346,6 +360,9 @@ impl Mechanism {
                     w += (value + self.input_value(*input)) * axis.dot(&omega) * h;
                 }
             }
+        }
+        for b in &self.beams.elements {
+            w -= 0.5 * h * (b.dissipation(&old.bodies) + b.dissipation(&new.bodies));
         }
         for (j, &f) in self.joints.iter().zip(friction) {
             if f != 0.0 {

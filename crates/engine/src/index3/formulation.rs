@@ -1,7 +1,7 @@
 //! The index-3 formulation behind [`Formulation`]: the mechanism's DAE with the half-implicit
 //! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
 
-use super::{AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
+use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
 use crate::integrators::{DaeSystem, History, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
@@ -44,8 +44,15 @@ impl Index3Formulation {
     pub fn new(d: &Description, settings: Index3Settings) -> Result<Self, BuildError> {
         let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
         let mut state = mech.initial.clone();
-        let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
-        let dae = Box::new(Index3Dae::new(mech));
+        let mut assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+        let mut dae = Box::new(Index3Dae::new(mech));
+        if d.static_start {
+            dae.static_equilibrium(&mut state).map_err(|e| BuildError::Assembly(AssemblyError::Static(e)))?;
+            let positions = std::mem::take(&mut assembly);
+            assembly = dae.mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+            assembly.initial_violation = positions.initial_violation;
+            assembly.worst_constraint = positions.worst_constraint;
+        }
         let stepper = match settings.method.get() {
             Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
             method => Stepper::Implicit(Box::new(

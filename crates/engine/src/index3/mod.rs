@@ -8,7 +8,9 @@
 //! A [`Mechanism`] is compiled from a description; it never special-cases a model.
 
 mod assembly;
+pub mod beam;
 mod compile;
+mod compile_beams;
 mod dae;
 mod forces;
 mod formulation;
@@ -16,10 +18,12 @@ pub mod geometry;
 mod half_implicit;
 mod outputs;
 mod schur;
+mod statics;
 
 pub use crate::state::{BodyState, MechState};
 pub use assembly::{AssemblyError, AssemblyReport};
 pub use compile::CompileError;
+pub use compile_beams::Beams;
 pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
@@ -156,6 +160,8 @@ pub struct Mechanism {
     pub joints: Vec<JointInfo>,
     pub drivers: Vec<DriverInfo>,
     pub forces: Vec<ForceElement>,
+    /// Beam elements and their structural nodes (bodies from `beams.first_node` on).
+    pub beams: Beams,
     pub gravity: Vector3<f64>,
     /// Values of the FMU inputs, held constant over a communication step.
     pub inputs: Vec<f64>,

@@ -2,7 +2,7 @@
 
 use super::geometry::Measure;
 use super::{MechState, Mechanism};
-use crate::rotation::quaternion;
+use crate::rotation::{log, quaternion};
 use mbfmu_model::format::Quantity;
 
 impl Mechanism {
@@ -41,6 +41,30 @@ impl Mechanism {
             Quantity::BodyVelocity { body, axis } => bodies[body].v[axis],
             Quantity::BodyAngularVelocity { body, axis } => (bodies[body].rot * bodies[body].w)[axis],
             Quantity::BodyAcceleration { body, axis } => bodies[body].acc[axis],
+            Quantity::NodePosition { node, axis } => bodies[self.beams.first_node + node].r[axis],
+            Quantity::NodeDisplacement { node, axis } => {
+                let b = self.beams.first_node + node;
+                bodies[b].r[axis] - self.initial.bodies[b].r[axis]
+            }
+            Quantity::NodeRotation { node, axis } => {
+                let b = self.beams.first_node + node;
+                log(&(bodies[b].rot * self.initial.bodies[b].rot.transpose()))[axis]
+            }
+            Quantity::NodeOrientation { node, component } => {
+                quaternion(&bodies[self.beams.first_node + node].rot)[component]
+            }
+            Quantity::NodeVelocity { node, axis } => bodies[self.beams.first_node + node].v[axis],
+            Quantity::NodeAngularVelocity { node, axis } => {
+                let s = &bodies[self.beams.first_node + node];
+                (s.rot * s.w)[axis]
+            }
+            Quantity::NodeAcceleration { node, axis } => bodies[self.beams.first_node + node].acc[axis],
+            Quantity::NodeAngularAcceleration { node, axis } => {
+                let s = &bodies[self.beams.first_node + node];
+                (s.rot * s.wdot)[axis]
+            }
+            Quantity::SectionForce { node, axis } => self.node_section(node, bodies)[axis],
+            Quantity::SectionMoment { node, axis } => self.node_section(node, bodies)[3 + axis],
             Quantity::JointAngle { joint } => self.joints[joint].initial_coordinate + state.angles[joint],
             Quantity::JointAngleRate { joint } => self.measure_rate(self.joints[joint].angle.as_ref(), joint, state),
             Quantity::JointPosition { joint } => {
@@ -78,6 +102,21 @@ impl Mechanism {
             Quantity::ConstraintViolation => self.constraint_violation(state),
             Quantity::NewtonIterations | Quantity::Steps => f64::NAN,
         }
+    }
+
+    /// Section forces and moments at a beam node: the mean of the adjacent elements' values
+    /// (their mid-sections lie half an element to either side).
+    pub fn node_section(&self, node: usize, bodies: &[super::BodyState]) -> [f64; 6] {
+        let adjacent = &self.beams.adjacent[node];
+        let count = adjacent.iter().flatten().count() as f64;
+        let mut out = [0.0; 6];
+        for &e in adjacent.iter().flatten() {
+            let s = self.beams.elements[e].section(bodies);
+            for (o, v) in out.iter_mut().zip(s.stress) {
+                *o += v / count;
+            }
+        }
+        out
     }
 
     fn measure_rate(&self, m: Option<&Measure>, joint: usize, state: &MechState) -> f64 {

@@ -19,6 +19,17 @@ impl Semirecursive {
             Quantity::BodyVelocity { body, axis } => tb(body).com_velocity()[axis],
             Quantity::BodyAngularVelocity { body, axis } => tb(body).omega()[axis],
             Quantity::BodyAcceleration { body, axis } => tb(body).com_acceleration()[axis],
+            // Validation keeps beams out of the semirecursive formulations.
+            Quantity::NodePosition { .. }
+            | Quantity::NodeDisplacement { .. }
+            | Quantity::NodeRotation { .. }
+            | Quantity::NodeOrientation { .. }
+            | Quantity::NodeVelocity { .. }
+            | Quantity::NodeAngularVelocity { .. }
+            | Quantity::NodeAcceleration { .. }
+            | Quantity::NodeAngularAcceleration { .. }
+            | Quantity::SectionForce { .. }
+            | Quantity::SectionMoment { .. } => f64::NAN,
             Quantity::JointAngle { joint } => self.tree.joint_rotation(joint, &st.z, &st.zd, kin).0,
             Quantity::JointAngleRate { joint } => self.tree.joint_rotation(joint, &st.z, &st.zd, kin).1,
             Quantity::JointPosition { joint } => self.tree.joint_slide(joint, &st.z, &st.zd, kin).0,

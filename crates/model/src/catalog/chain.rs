@@ -84,6 +84,8 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
         joints,
         drivers: Vec::new(),
         forces: Vec::new(),
+        beams: Vec::new(),
+        static_start: false,
         hydraulics: None,
         interface: Interface {
             parameters: vec![ParameterSpec {

@@ -7,6 +7,7 @@
 //! modelDescription.xml files from the same declarations), so it depends on serde and
 //! serde_json only and refers to its siblings with `super::` / `crate::format::`.
 
+mod beam;
 mod dof;
 mod hydraulics;
 mod path;
@@ -15,6 +16,7 @@ mod solver;
 mod validate;
 mod validate_hydraulics;
 
+pub use beam::{Beam, BeamInertia, NodeRef, Section};
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use path::{get_number, set_number, PathError};
 pub use quantity::Quantity;
@@ -54,6 +56,15 @@ pub struct Description {
     pub drivers: Vec<Driver>,
     #[serde(default)]
     pub forces: Vec<Force>,
+    /// Geometrically exact beams (index-3 formulation); their nodes are named
+    /// `<beam>.node<i>` and attach to joints, drivers and forces like bodies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub beams: Vec<Beam>,
+    /// Start from static equilibrium: before the first step the index-3 formulation solves
+    /// for the configuration where gravity, springs and beams balance at rest with the drivers
+    /// at the start time (instead of a gravity ramp with temporary damping).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub static_start: bool,
     /// Lumped-fluid hydraulic circuit (seed 004 Sect. 3), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydraulics: Option<Hydraulics>,
@@ -446,6 +457,11 @@ pub enum OutputSpec {
     System {
         system: Vec<SystemQuantity>,
     },
+    /// A beam node (`<beam>.node<i>`): its motion and the section forces there.
+    Node {
+        node: String,
+        quantities: Vec<NodeQuantity>,
+    },
     /// Hydraulic control volume.
     Volume {
         volume: String,
@@ -476,6 +492,33 @@ pub enum BodyQuantity {
     AngularVelocity,
     /// Centre-of-mass acceleration, global [m/s^2].
     Acceleration,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeQuantity {
+    /// Node position, global \[m\].
+    Position,
+    /// Position minus the initial position, global \[m\].
+    Displacement,
+    /// Rotation vector of the node's rotation relative to its initial orientation, global
+    /// components \[rad\] (magnitude at most pi).
+    Rotation,
+    /// Orientation of the node's section frame as a unit quaternion (e0 >= 0).
+    Orientation,
+    /// Velocity, global [m/s].
+    Velocity,
+    /// Angular velocity, global components [rad/s].
+    AngularVelocity,
+    /// Acceleration, global [m/s^2].
+    Acceleration,
+    /// Angular acceleration, global components [rad/s^2].
+    AngularAcceleration,
+    /// Section force (axial, shear 2, shear 3) in the section frame at the node: the mean of
+    /// the adjacent elements' values \[N\].
+    SectionForce,
+    /// Section moment (torsion, bending 2, bending 3) in the section frame at the node [N m].
+    SectionMoment,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]

@@ -73,8 +73,8 @@ impl Description {
         if let Some(plane) = &self.plane {
             check_axis("model", "plane normal", &plane.normal)?;
         }
-        if self.bodies.is_empty() && self.hydraulics.is_none() {
-            return Err(invalid("model", "there are no bodies and no hydraulic circuit"));
+        if self.bodies.is_empty() && self.beams.is_empty() && self.hydraulics.is_none() {
+            return Err(invalid("model", "there are no bodies, beams or hydraulic circuit"));
         }
         let mut names = HashSet::new();
         for (kind, name) in self
@@ -84,6 +84,7 @@ impl Description {
             .chain(self.joints.iter().map(|j| ("joint", j.name.as_str())))
             .chain(self.drivers.iter().map(|d| ("driver", d.name.as_str())))
             .chain(self.forces.iter().map(|f| ("force", f.name())))
+            .chain(self.beams.iter().map(|b| ("beam", b.name.as_str())))
             .chain(self.hydraulic_names())
         {
             if !is_identifier(name) || name == GROUND {
@@ -111,6 +112,7 @@ impl Description {
         for f in &self.forces {
             self.validate_force(f)?;
         }
+        self.validate_beams()?;
         self.validate_hydraulics()?;
         self.validate_interface()?;
         let e = &self.experiment;
@@ -160,11 +162,37 @@ impl Description {
         Ok(())
     }
 
+    /// A body or a beam node (`<beam>.node<i>`, `<beam>.start`, `<beam>.end`).
+    pub(super) fn attachment_ref(
+        &self,
+        location: &str,
+        field: &str,
+        name: &str,
+        allow_ground: bool,
+    ) -> Result<(), DescriptionError> {
+        if name == GROUND || self.body_index(name).is_some() {
+            return self.body_ref(location, field, name, allow_ground);
+        }
+        if let Some((beam, _)) = name.split_once('.') {
+            if let Some(b) = self.beam_index(beam) {
+                if self.node_ref(name).is_none() {
+                    let n = self.beams[b].element_count();
+                    return Err(invalid(
+                        location,
+                        format!("{field} '{name}' is not a node of beam '{beam}' (nodes: {beam}.node0 .. {beam}.node{n}, {beam}.start, {beam}.end)"),
+                    ));
+                }
+                return Ok(());
+            }
+        }
+        Err(invalid(location, format!("{field} '{name}' is not a body or beam node of this model")))
+    }
+
     fn validate_joint(&self, j: &Joint) -> Result<(), DescriptionError> {
         let loc = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
         let loc = loc.as_str();
-        self.body_ref(loc, "body1", &j.body1, true)?;
-        self.body_ref(loc, "body2", &j.body2, true)?;
+        self.attachment_ref(loc, "body1", &j.body1, true)?;
+        self.attachment_ref(loc, "body2", &j.body2, true)?;
         if j.body1 == j.body2 {
             return Err(invalid(loc, format!("body1 and body2 are both '{}'", j.body1)));
         }
@@ -341,8 +369,8 @@ impl Description {
         };
         match f {
             Force::Tsda { body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
-                self.body_ref(loc, "body1", body1, true)?;
-                self.body_ref(loc, "body2", body2, true)?;
+                self.attachment_ref(loc, "body1", body1, true)?;
+                self.attachment_ref(loc, "body2", body2, true)?;
                 if body1 == body2 {
                     return Err(invalid(loc, "body1 and body2 are the same"));
                 }
@@ -377,7 +405,7 @@ impl Description {
                 }
             }
             Force::Load { body, direction, point, value, .. } => {
-                self.body_ref(loc, "body", body, false)?;
+                self.attachment_ref(loc, "body", body, false)?;
                 check_axis(loc, "direction", direction)?;
                 if let Some(p) = point {
                     check_vector(loc, "point", p)?;
@@ -387,15 +415,15 @@ impl Description {
                 }
             }
             Force::Torque { body, axis, value, .. } => {
-                self.body_ref(loc, "body", body, false)?;
+                self.attachment_ref(loc, "body", body, false)?;
                 check_axis(loc, "axis", axis)?;
                 if !value.is_finite() {
                     return Err(invalid(loc, "value is not finite"));
                 }
             }
             Force::Actuator { body1, body2, point1, point2, value, .. } => {
-                self.body_ref(loc, "body1", body1, true)?;
-                self.body_ref(loc, "body2", body2, true)?;
+                self.attachment_ref(loc, "body1", body1, true)?;
+                self.attachment_ref(loc, "body2", body2, true)?;
                 if body1 == body2 {
                     return Err(invalid(loc, "body1 and body2 are the same"));
                 }
@@ -446,6 +474,12 @@ impl Description {
             use super::OutputSpec::*;
             match o {
                 Body { body, .. } => self.body_ref("interface outputs", "body", body, false)?,
+                Node { node, .. } => {
+                    self.attachment_ref("interface outputs", "node", node, false)?;
+                    if self.node_ref(node).is_none() {
+                        return Err(invalid("interface outputs", format!("node '{node}' is a body, not a beam node")));
+                    }
+                }
                 Joint { joint, .. } if self.joint_index(joint).is_none() => {
                     return Err(invalid("interface outputs", format!("joint '{joint}' is not a joint of this model")))
                 }

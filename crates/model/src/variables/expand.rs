@@ -5,7 +5,7 @@ use super::{
 };
 use crate::format::{
     get_number, BodyQuantity, CylinderQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation,
-    JointCoordinate, JointKind, JointQuantity, Method, OutputSpec, SystemQuantity, Valve, ValveQuantity,
+    JointCoordinate, JointKind, JointQuantity, Method, NodeQuantity, OutputSpec, SystemQuantity, Valve, ValveQuantity,
     VolumeQuantity,
 };
 use std::collections::HashSet;
@@ -516,6 +516,56 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                             Quantity::ForceRate { force: i },
                         )?;
                     }
+                }
+            }
+        }
+        OutputSpec::Node { node, quantities } => {
+            let i = d.node_index(node).ok_or_else(|| missing("beam node", node))?;
+            let r = d.node_ref(node).expect("a node index has a node reference");
+            let canonical = d.beams[r.beam].node_name(r.node);
+            for q in quantities {
+                let (field, unit, what, section): (&str, &str, &str, bool) = match q {
+                    NodeQuantity::Position => ("position", "m", "position, global frame", false),
+                    NodeQuantity::Displacement => ("displacement", "m", "displacement from the initial position, global frame", false),
+                    NodeQuantity::Rotation => ("rotation", "rad", "rotation vector relative to the initial orientation, global frame", false),
+                    NodeQuantity::Velocity => ("velocity", "m/s", "velocity, global frame", false),
+                    NodeQuantity::AngularVelocity => ("angular_velocity", "rad/s", "angular velocity, global frame", false),
+                    NodeQuantity::Acceleration => ("acceleration", "m/s2", "acceleration, global frame", false),
+                    NodeQuantity::AngularAcceleration => ("angular_acceleration", "rad/s2", "angular acceleration, global frame", false),
+                    NodeQuantity::SectionForce => ("section_force", "N", "section force (axial, shear 2, shear 3), section frame", true),
+                    NodeQuantity::SectionMoment => ("section_moment", "N.m", "section moment (torsion, bending 2, bending 3), section frame", true),
+                    NodeQuantity::Orientation => {
+                        for c in 0..4 {
+                            b.output(
+                                format!("{canonical}.orientation.e{c}"),
+                                "",
+                                format!("Orientation quaternion component e{c} of the section frame at node {canonical} (e0 >= 0)"),
+                                Quantity::NodeOrientation { node: i, component: c },
+                            )?;
+                        }
+                        continue;
+                    }
+                };
+                let labels: [&str; 3] = if section { ["1", "2", "3"] } else { XYZ };
+                for (axis, label) in labels.iter().enumerate() {
+                    let q = match q {
+                        NodeQuantity::Position => Quantity::NodePosition { node: i, axis },
+                        NodeQuantity::Displacement => Quantity::NodeDisplacement { node: i, axis },
+                        NodeQuantity::Rotation => Quantity::NodeRotation { node: i, axis },
+                        NodeQuantity::Velocity => Quantity::NodeVelocity { node: i, axis },
+                        NodeQuantity::AngularVelocity => Quantity::NodeAngularVelocity { node: i, axis },
+                        NodeQuantity::Acceleration => Quantity::NodeAcceleration { node: i, axis },
+                        NodeQuantity::AngularAcceleration => Quantity::NodeAngularAcceleration { node: i, axis },
+                        NodeQuantity::SectionForce => Quantity::SectionForce { node: i, axis },
+                        NodeQuantity::SectionMoment => Quantity::SectionMoment { node: i, axis },
+                        NodeQuantity::Orientation => unreachable!("handled above"),
+                    };
+                    b.output(
+                        format!("{canonical}.{field}.{label}"),
+                        unit,
+                        format!("{label} component of the {what} at beam node {canonical}"),
+                        q,
+                    )?;
                 }
             }
         }
