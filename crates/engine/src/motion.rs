@@ -55,6 +55,10 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
                 segments.iter().find(|s| t < s.until).unwrap_or_else(|| segments.last().expect("validated: not empty"));
             evaluate(&segment.motion, t, None)
         }
+        Motion::Sum { terms } => terms.iter().fold(MotionValue::default(), |acc, m| {
+            let v = evaluate(m, t, None);
+            MotionValue { f: acc.f + v.f, df: acc.df + v.df, ddf: acc.ddf + v.ddf }
+        }),
         Motion::InputRate { .. } => {
             let i = input.expect("an input-rate motion is evaluated with its input");
             MotionValue { f: i.value + i.rate * (t - i.since), df: i.rate, ddf: 0.0 }
@@ -88,6 +92,12 @@ mod tests {
                         until: 2.0,
                         motion: Motion::Harmonic { offset: 0.0, amplitude: 1.0, frequency: 1.0, phase: 0.0 },
                     },
+                ],
+            },
+            Motion::Sum {
+                terms: vec![
+                    Motion::ConstantRate { initial: 0.5, rate: 24.0 },
+                    Motion::Harmonic { offset: 0.0, amplitude: -3.8, frequency: 6.3, phase: 0.0 },
                 ],
             },
         ];

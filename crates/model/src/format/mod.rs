@@ -272,6 +272,9 @@ pub enum Motion {
     SmoothStep { t0: f64, t1: f64, from: f64, to: f64 },
     /// `segments[i]` applies for t < `segments[i].until` (the last one for all later t).
     Piecewise { segments: Vec<Segment> },
+    /// f = the sum of the terms' values (e.g. a ramp plus a harmonic: the integral of a
+    /// cosine-ramped speed).
+    Sum { terms: Vec<Motion> },
     /// The rate f' is the FMU input `input` (held over each communication step);
     /// f integrates it from `initial`.
     InputRate { input: String, initial: f64 },

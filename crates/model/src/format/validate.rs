@@ -339,6 +339,18 @@ impl Description {
                 }
                 Ok(())
             }
+            Motion::Sum { terms } => {
+                if terms.is_empty() {
+                    return Err(invalid(loc, "a sum motion needs at least one term"));
+                }
+                for term in terms {
+                    if matches!(term, Motion::InputRate { .. } | Motion::Piecewise { .. } | Motion::Sum { .. }) {
+                        return Err(invalid(loc, "the terms of a sum motion cannot be input-driven, piecewise or sums"));
+                    }
+                    self.validate_motion(loc, term)?;
+                }
+                Ok(())
+            }
             Motion::InputRate { input, initial } => {
                 if self.input_index(input).is_none() {
                     return Err(invalid(loc, format!("input '{input}' is not declared in interface.inputs")));

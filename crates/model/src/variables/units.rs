@@ -25,6 +25,9 @@ pub fn unit_definition(unit: &str) -> Option<[(&'static str, i32); 5]> {
         "m3" => e(0, 3, 0, 0, 0),
         "m3/s" => e(0, 3, -1, 0, 0),
         "kg/m3" => e(1, -3, 0, 0, 0),
+        "kg/m" => e(1, -1, 0, 0, 0),
+        "kg.m" => e(1, 1, 0, 0, 0),
+        "N.m2" => e(1, 3, -2, 0, 0),
         "V" => e(1, 2, -3, -1, 0),
         _ => return None,
     })
