@@ -307,7 +307,11 @@ fn eight_threads_give_the_outputs_of_one_instance() {
     for entry in CATALOG {
         let model = model(entry);
         let (start, stop, h) = experiment(&model);
-        let steps = grid(start, stop, h);
+        let mut steps = grid(start, stop, h);
+        // Beam models run long default experiments; isolation shows in their first steps.
+        if !model.description.beams.is_empty() {
+            steps.truncate(250);
+        }
         let run2 = || {
             let f = Fmu2::new(entry, "threads2");
             f.init(start, stop);

@@ -75,6 +75,12 @@ fn position_constraints_hold_to_the_newton_tolerance_after_every_step() {
             if !offered.contains(&method) || (method == Method::Trapezoidal && offered.len() > 1) {
                 continue;
             }
+            // The half-implicit method treats the elastic forces explicitly: on a beam model
+            // it is stable only at steps below the beams' shortest period, far below the
+            // model's step.
+            if method == Method::HalfImplicit && !d.beams.is_empty() {
+                continue;
+            }
             let out = sample(&d, method, d.solver.step_size, tol, &times, &["constraint_violation"]);
             let worst = out.iter().map(|o| o[0]).fold(0.0, f64::max);
             assert!(

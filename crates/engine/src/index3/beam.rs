@@ -50,8 +50,18 @@ pub struct Section {
     pub stress: [f64; 6],
 }
 
-/// Total strains (not relative to the reference) and the strain-displacement matrix.
-fn kinematics(length: f64, a: &BodyState, b: &BodyState) -> ([f64; 6], StrainMatrix) {
+/// The kinematic quantities of an element configuration.
+struct Kinematics {
+    /// Total strains (not relative to the reference).
+    strain: [f64; 6],
+    b: StrainMatrix,
+    /// Mid-section triad R_m.
+    rm: Matrix3<f64>,
+    /// d(phi_m)/d(theta_a), d(phi_m)/d(theta_b).
+    dphi: [Matrix3<f64>; 2],
+}
+
+fn kinematics(length: f64, a: &BodyState, b: &BodyState) -> Kinematics {
     let rel = a.rot.transpose() * b.rot;
     let psi = log(&rel);
     let half = exp(&(psi * 0.5));
@@ -73,7 +83,16 @@ fn kinematics(length: f64, a: &BodyState, b: &BodyState) -> ([f64; 6], StrainMat
     bm.fixed_view_mut::<3, 3>(3, 3).copy_from(&(-p_rel * inv_l));
     bm.fixed_view_mut::<3, 3>(3, 9).copy_from(&(p * inv_l));
     let strain = [g.x * inv_l, g.y * inv_l, g.z * inv_l, psi.x * inv_l, psi.y * inv_l, psi.z * inv_l];
-    (strain, bm)
+    Kinematics { strain, b: bm, rm, dphi: [dphi_a, dphi_b] }
+}
+
+/// Everything the element's forces and tangents need at one configuration.
+struct Parts {
+    b: StrainMatrix,
+    rm: Matrix3<f64>,
+    dphi: [Matrix3<f64>; 2],
+    stress: [f64; 6],
+    force: SVector<f64, 12>,
 }
 
 /// Generalized velocities (v_a, w_bar_a, v_b, w_bar_b) of the element's nodes.
@@ -92,7 +111,7 @@ impl BeamElement {
     /// An element between two nodes at their reference (stress-free) poses.
     pub fn new(nodes: [usize; 2], a: &BodyState, b: &BodyState, stiffness: [f64; 6], damping: f64) -> Self {
         let length = (b.r - a.r).norm();
-        let (reference, _) = kinematics(length, a, b);
+        let reference = kinematics(length, a, b).strain;
         BeamElement { nodes, length, reference, stiffness, damping }
     }
 
@@ -100,28 +119,38 @@ impl BeamElement {
         (&bodies[self.nodes[0]], &bodies[self.nodes[1]])
     }
 
-    fn evaluate(&self, a: &BodyState, b: &BodyState) -> (Section, StrainMatrix) {
-        let (total, bm) = kinematics(self.length, a, b);
-        let rate = bm * velocities(a, b);
+    fn parts(&self, a: &BodyState, b: &BodyState) -> Parts {
+        let k = kinematics(self.length, a, b);
         let mut s = Section { strain: [0.0; 6], rate: [0.0; 6], stress: [0.0; 6] };
-        for i in 0..6 {
-            s.strain[i] = total[i] - self.reference[i];
-            s.rate[i] = rate[i];
-            s.stress[i] = self.stiffness[i] * (s.strain[i] + self.damping * rate[i]);
+        if self.damping > 0.0 {
+            let rate = k.b * velocities(a, b);
+            s.rate.copy_from_slice(rate.as_slice());
         }
-        (s, bm)
+        for i in 0..6 {
+            s.strain[i] = k.strain[i] - self.reference[i];
+            s.stress[i] = self.stiffness[i] * (s.strain[i] + self.damping * s.rate[i]);
+        }
+        let force = k.b.transpose() * SVector::<f64, 6>::from(s.stress) * self.length;
+        Parts { b: k.b, rm: k.rm, dphi: k.dphi, stress: s.stress, force }
     }
 
     /// Strains, rates and section forces at `bodies`.
     pub fn section(&self, bodies: &[BodyState]) -> Section {
         let (a, b) = self.nodes(bodies);
-        self.evaluate(a, b).0
+        let k = kinematics(self.length, a, b);
+        let rate = k.b * velocities(a, b);
+        let mut s = Section { strain: [0.0; 6], rate: [0.0; 6], stress: [0.0; 6] };
+        for i in 0..6 {
+            s.strain[i] = k.strain[i] - self.reference[i];
+            s.rate[i] = rate[i];
+            s.stress[i] = self.stiffness[i] * (s.strain[i] + self.damping * rate[i]);
+        }
+        s
     }
 
     /// Internal nodal forces F = L B^T sigma (dr_a, dtheta_a, dr_b, dtheta_b).
     fn internal(&self, a: &BodyState, b: &BodyState) -> SVector<f64, 12> {
-        let (s, bm) = self.evaluate(a, b);
-        bm.transpose() * SVector::<f64, 6>::from(s.stress) * self.length
+        self.parts(a, b).force
     }
 
     /// Subtracts the internal forces from the generalized loads of the two nodes.
@@ -135,9 +164,13 @@ impl BeamElement {
         }
     }
 
-    /// Tangents of the loads -F: d/d(dr, dtheta) by central differences (perturbation 1e-7,
-    /// as the other force elements, seed 004 Eqs. 40-41) and d/d(v, w_bar) = -L beta B^T C B
-    /// in closed form.
+    /// Tangents of the loads -F. Translations enter only through g = R_m^T (r_b - r_a), so
+    /// their columns are closed-form: dF/dr_b = -dF/dr_a = L B^T C B_b + H with B_b the
+    /// r_b columns of B and H the change of B^T with g at fixed section forces (rows of the
+    /// rotations: dphi^T N~ R_m^T, from F_rot = dphi^T (N x g)). Rotation columns by forward
+    /// differences (perturbation 1e-7, a numerical tangent as for the other force elements,
+    /// seed 004 Eqs. 40-41; the iteration matrix only steers Newton, the residual is exact).
+    /// Velocities: d/d(v, w_bar) = -L beta B^T C B in closed form.
     pub fn jacobian(&self, bodies: &[BodyState]) -> ElementJacobian {
         let (a, b) = self.nodes(bodies);
         let mut jac = ElementJacobian {
@@ -145,27 +178,42 @@ impl BeamElement {
             stiffness: [[0.0; 12]; 12],
             damping: [[0.0; 12]; 12],
         };
-        let eps = 1e-7;
-        for column in 0..12 {
-            let mut pair = [a.clone(), b.clone()];
-            let mut f = [SVector::<f64, 12>::zeros(); 2];
-            for (k, sign) in [1.0, -1.0].into_iter().enumerate() {
-                let node = &mut pair[column / 6];
-                let base = if column < 6 { a } else { b };
-                let i = column % 3;
-                if column % 6 < 3 {
-                    node.r = base.r + Vector3::ith(i, sign * eps);
-                } else {
-                    node.rot = base.rot * exp(&Vector3::ith(i, sign * eps));
-                }
-                f[k] = self.internal(&pair[0], &pair[1]);
+        let k = self.parts(a, b);
+        let f0 = k.force;
+        // Translation columns.
+        let mut cb = k.b.fixed_columns::<3>(6).into_owned();
+        for i in 0..6 {
+            cb.row_mut(i).scale_mut(self.stiffness[i] * self.length);
+        }
+        let mut translation = k.b.transpose() * cb;
+        let n_tilde = skew(&Vector3::new(k.stress[0], k.stress[1], k.stress[2]));
+        let rmt = k.rm.transpose();
+        let h = [k.dphi[0].transpose() * n_tilde * rmt, k.dphi[1].transpose() * n_tilde * rmt];
+        for (offset, h) in [(3, h[0]), (9, h[1])] {
+            let mut block = translation.fixed_view_mut::<3, 3>(offset, 0);
+            block += h;
+        }
+        for row in 0..12 {
+            for i in 0..3 {
+                jac.stiffness[row][6 + i] = -translation[(row, i)];
+                jac.stiffness[row][i] = translation[(row, i)];
             }
+        }
+        // Rotation columns.
+        let eps = 1e-7;
+        let mut pair = [a.clone(), b.clone()];
+        for column in [3, 4, 5, 9, 10, 11] {
+            let slot = column / 6;
+            let base = if slot == 0 { a } else { b };
+            pair[slot].rot = base.rot * exp(&Vector3::ith(column % 3, eps));
+            let f = self.internal(&pair[0], &pair[1]);
+            pair[slot].rot = base.rot;
             for row in 0..12 {
-                jac.stiffness[row][column] = -(f[0][row] - f[1][row]) / (2.0 * eps);
+                jac.stiffness[row][column] = -(f[row] - f0[row]) / eps;
             }
         }
         if self.damping > 0.0 {
-            let (_, bm) = kinematics(self.length, a, b);
+            let bm = k.b;
             let mut cb = bm;
             for i in 0..6 {
                 cb.row_mut(i).scale_mut(self.stiffness[i] * self.damping * self.length);
@@ -233,8 +281,7 @@ mod tests {
         let a = node([0.1, 0.0, 0.2], [0.0, 0.0, 0.0]);
         let b = node([0.6, 0.1, 0.2], [0.0, 0.0, 0.2]);
         let e = BeamElement::new([0, 1], &a, &b, [7e3, 2e3, 3e3, 4.0, 5.0, 6.0], 0.0);
-        let deformed =
-            vec![node([0.12, -0.01, 0.25], [0.1, -0.2, 0.05]), node([0.55, 0.14, 0.18], [0.3, 0.1, 0.4])];
+        let deformed = vec![node([0.12, -0.01, 0.25], [0.1, -0.2, 0.05]), node([0.55, 0.14, 0.18], [0.3, 0.1, 0.4])];
         (e, deformed)
     }
 
@@ -278,6 +325,34 @@ mod tests {
             let after = e.section(&moved);
             for i in 0..6 {
                 assert!((after.stress[i] - before.stress[i]).abs() < 1e-9 * before.stress[i].abs().max(1.0));
+            }
+        }
+    }
+
+    /// The tangent (closed-form translation columns, forward-difference rotation columns)
+    /// matches central differences of the internal forces.
+    #[test]
+    fn tangent_matches_central_differences() {
+        let (e, bodies) = element();
+        let jac = e.jacobian(&bodies);
+        let h = 1e-6;
+        let scale = jac.stiffness.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+        for column in 0..12 {
+            let mut f = [SVector::<f64, 12>::zeros(); 2];
+            for (k, sign) in [1.0, -1.0].into_iter().enumerate() {
+                let mut p = bodies.clone();
+                let n = &mut p[column / 6];
+                if column % 6 < 3 {
+                    n.r[column % 3] += sign * h;
+                } else {
+                    n.rot *= exp(&Vector3::ith(column % 3, sign * h));
+                }
+                f[k] = e.internal(&p[0], &p[1]);
+            }
+            for row in 0..12 {
+                let reference = -(f[0][row] - f[1][row]) / (2.0 * h);
+                let error = (jac.stiffness[row][column] - reference).abs();
+                assert!(error < 1e-5 * scale, "({row}, {column}): {} vs {reference}", jac.stiffness[row][column]);
             }
         }
     }

@@ -90,7 +90,11 @@ impl Index3Dae {
         }
         let bodies = mech.initial.bodies.clone();
         Index3Dae {
-            kkt: LinearSystem::new(n, &pattern, false),
+            kkt: if mech.beams.elements.is_empty() {
+                LinearSystem::new(n, &pattern, false)
+            } else {
+                LinearSystem::new_supernodal(n, &pattern)
+            },
             bodies,
             ce: ConstraintEval::default(),
             loads: vec![[0.0; 6]; nb],

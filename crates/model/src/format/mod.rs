@@ -517,10 +517,11 @@ pub enum NodeQuantity {
     Acceleration,
     /// Angular acceleration, global components [rad/s^2].
     AngularAcceleration,
-    /// Section force (axial, shear 2, shear 3) in the section frame at the node: the mean of
-    /// the adjacent elements' values \[N\].
+    /// Section force in the section frame at the node (`axial`, `shear2`, `shear3`): the
+    /// mean of the adjacent elements' values \[N\].
     SectionForce,
-    /// Section moment (torsion, bending 2, bending 3) in the section frame at the node [N m].
+    /// Section moment in the section frame at the node (`torsion`, `bending2`, `bending3`)
+    /// [N m].
     SectionMoment,
 }
 

@@ -4,41 +4,126 @@
 /// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quantity {
-    BodyPosition { body: usize, axis: usize },
-    BodyOrientation { body: usize, component: usize },
-    BodyVelocity { body: usize, axis: usize },
-    BodyAngularVelocity { body: usize, axis: usize },
-    BodyAcceleration { body: usize, axis: usize },
+    BodyPosition {
+        body: usize,
+        axis: usize,
+    },
+    BodyOrientation {
+        body: usize,
+        component: usize,
+    },
+    BodyVelocity {
+        body: usize,
+        axis: usize,
+    },
+    BodyAngularVelocity {
+        body: usize,
+        axis: usize,
+    },
+    BodyAcceleration {
+        body: usize,
+        axis: usize,
+    },
     /// Beam node quantities; `node` indexes all nodes (beams in order).
-    NodePosition { node: usize, axis: usize },
-    NodeDisplacement { node: usize, axis: usize },
-    NodeRotation { node: usize, axis: usize },
-    NodeOrientation { node: usize, component: usize },
-    NodeVelocity { node: usize, axis: usize },
-    NodeAngularVelocity { node: usize, axis: usize },
-    NodeAcceleration { node: usize, axis: usize },
-    NodeAngularAcceleration { node: usize, axis: usize },
-    SectionForce { node: usize, axis: usize },
-    SectionMoment { node: usize, axis: usize },
-    JointAngle { joint: usize },
-    JointAngleRate { joint: usize },
-    JointPosition { joint: usize },
-    JointVelocity { joint: usize },
-    JointReactionForce { joint: usize, axis: usize },
-    JointReactionTorque { joint: usize, axis: usize },
-    JointFrictionForce { joint: usize },
-    DriverEffort { driver: usize },
-    DriverPrescribed { driver: usize },
-    ForceLength { force: usize },
-    ForceValue { force: usize },
-    ForceRate { force: usize },
-    VolumePressure { volume: usize },
-    ValveSpool { valve: usize },
-    ValveReference { valve: usize },
-    CylinderLength { cylinder: usize },
-    CylinderVelocity { cylinder: usize },
-    CylinderForce { cylinder: usize },
-    CylinderWork { cylinder: usize },
+    NodePosition {
+        node: usize,
+        axis: usize,
+    },
+    NodeDisplacement {
+        node: usize,
+        axis: usize,
+    },
+    NodeRotation {
+        node: usize,
+        axis: usize,
+    },
+    NodeOrientation {
+        node: usize,
+        component: usize,
+    },
+    NodeVelocity {
+        node: usize,
+        axis: usize,
+    },
+    NodeAngularVelocity {
+        node: usize,
+        axis: usize,
+    },
+    NodeAcceleration {
+        node: usize,
+        axis: usize,
+    },
+    NodeAngularAcceleration {
+        node: usize,
+        axis: usize,
+    },
+    SectionForce {
+        node: usize,
+        axis: usize,
+    },
+    SectionMoment {
+        node: usize,
+        axis: usize,
+    },
+    JointAngle {
+        joint: usize,
+    },
+    JointAngleRate {
+        joint: usize,
+    },
+    JointPosition {
+        joint: usize,
+    },
+    JointVelocity {
+        joint: usize,
+    },
+    JointReactionForce {
+        joint: usize,
+        axis: usize,
+    },
+    JointReactionTorque {
+        joint: usize,
+        axis: usize,
+    },
+    JointFrictionForce {
+        joint: usize,
+    },
+    DriverEffort {
+        driver: usize,
+    },
+    DriverPrescribed {
+        driver: usize,
+    },
+    ForceLength {
+        force: usize,
+    },
+    ForceValue {
+        force: usize,
+    },
+    ForceRate {
+        force: usize,
+    },
+    VolumePressure {
+        volume: usize,
+    },
+    ValveSpool {
+        valve: usize,
+    },
+    ValveReference {
+        valve: usize,
+    },
+    CylinderLength {
+        cylinder: usize,
+    },
+    CylinderVelocity {
+        cylinder: usize,
+    },
+    CylinderForce {
+        cylinder: usize,
+    },
+    CylinderWork {
+        cylinder: usize,
+    },
     KineticEnergy,
     PotentialEnergy,
     TotalEnergy,

@@ -345,7 +345,10 @@ impl Description {
                 }
                 for term in terms {
                     if matches!(term, Motion::InputRate { .. } | Motion::Piecewise { .. } | Motion::Sum { .. }) {
-                        return Err(invalid(loc, "the terms of a sum motion cannot be input-driven, piecewise or sums"));
+                        return Err(invalid(
+                            loc,
+                            "the terms of a sum motion cannot be input-driven, piecewise or sums",
+                        ));
                     }
                     self.validate_motion(loc, term)?;
                 }

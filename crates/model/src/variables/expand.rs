@@ -524,16 +524,26 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             let r = d.node_ref(node).expect("a node index has a node reference");
             let canonical = d.beams[r.beam].node_name(r.node);
             for q in quantities {
-                let (field, unit, what, section): (&str, &str, &str, bool) = match q {
-                    NodeQuantity::Position => ("position", "m", "position, global frame", false),
-                    NodeQuantity::Displacement => ("displacement", "m", "displacement from the initial position, global frame", false),
-                    NodeQuantity::Rotation => ("rotation", "rad", "rotation vector relative to the initial orientation, global frame", false),
-                    NodeQuantity::Velocity => ("velocity", "m/s", "velocity, global frame", false),
-                    NodeQuantity::AngularVelocity => ("angular_velocity", "rad/s", "angular velocity, global frame", false),
-                    NodeQuantity::Acceleration => ("acceleration", "m/s2", "acceleration, global frame", false),
-                    NodeQuantity::AngularAcceleration => ("angular_acceleration", "rad/s2", "angular acceleration, global frame", false),
-                    NodeQuantity::SectionForce => ("section_force", "N", "section force (axial, shear 2, shear 3), section frame", true),
-                    NodeQuantity::SectionMoment => ("section_moment", "N.m", "section moment (torsion, bending 2, bending 3), section frame", true),
+                let (field, unit, what): (&str, &str, &str) = match q {
+                    NodeQuantity::Position => ("position", "m", "position, global frame"),
+                    NodeQuantity::Displacement => {
+                        ("displacement", "m", "displacement from the initial position, global frame")
+                    }
+                    NodeQuantity::Rotation => {
+                        ("rotation", "rad", "rotation vector relative to the initial orientation, global frame")
+                    }
+                    NodeQuantity::Velocity => ("velocity", "m/s", "velocity, global frame"),
+                    NodeQuantity::AngularVelocity => ("angular_velocity", "rad/s", "angular velocity, global frame"),
+                    NodeQuantity::Acceleration => ("acceleration", "m/s2", "acceleration, global frame"),
+                    NodeQuantity::AngularAcceleration => {
+                        ("angular_acceleration", "rad/s2", "angular acceleration, global frame")
+                    }
+                    NodeQuantity::SectionForce => {
+                        ("section_force", "N", "section force (axial, shear 2, shear 3), section frame")
+                    }
+                    NodeQuantity::SectionMoment => {
+                        ("section_moment", "N.m", "section moment (torsion, bending 2, bending 3), section frame")
+                    }
                     NodeQuantity::Orientation => {
                         for c in 0..4 {
                             b.output(
@@ -546,7 +556,11 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         continue;
                     }
                 };
-                let labels: [&str; 3] = if section { ["1", "2", "3"] } else { XYZ };
+                let labels: [&str; 3] = match q {
+                    NodeQuantity::SectionForce => ["axial", "shear2", "shear3"],
+                    NodeQuantity::SectionMoment => ["torsion", "bending2", "bending3"],
+                    _ => XYZ,
+                };
                 for (axis, label) in labels.iter().enumerate() {
                     let q = match q {
                         NodeQuantity::Position => Quantity::NodePosition { node: i, axis },
@@ -563,7 +577,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                     b.output(
                         format!("{canonical}.{field}.{label}"),
                         unit,
-                        format!("{label} component of the {what} at beam node {canonical}"),
+                        format!("{label} of the {what} at beam node {canonical}"),
                         q,
                     )?;
                 }
