@@ -141,3 +141,64 @@ fn catalog_models_start_consistent() {
         assert!(!sim.assembly.corrected(), "{}: {}", entry.name, sim.assembly);
     }
 }
+
+/// A small beam model: a cantilever with a tip load.
+fn cantilever() -> Value {
+    json!({
+        "name": "Cantilever",
+        "bodies": [],
+        "beams": [{
+            "name": "beam", "points": [[0, 0, 0], [1, 0, 0]], "elements": 4,
+            "section": { "axial_stiffness": 1e7, "shear_stiffness": [1e6, 1e6], "torsional_stiffness": 1e3,
+                         "bending_stiffness": [1e3, 1e3], "mass_per_length": 1.0, "inertia_per_length": [2e-4, 1e-4, 1e-4] }
+        }],
+        "joints": [{ "name": "clamp", "type": "fixed", "body1": "ground", "body2": "beam.start", "point": [0, 0, 0] }],
+        "forces": [{ "type": "force", "name": "tip", "body": "beam.end", "direction": [0, 0, -1], "value": 1.0 }],
+        "interface": { "outputs": [{ "node": "beam.node2", "quantities": ["displacement", "section_moment"] }] },
+        "experiment": { "stop": 1.0, "step": 0.01 },
+        "solver": { "method": "bdf1", "step_size": 0.001 }
+    })
+}
+
+#[test]
+fn beams_with_bad_data_are_rejected_naming_the_beam_and_field() {
+    assert!(format::parse(&cantilever().to_string()).is_ok());
+    let mut v = cantilever();
+    v["beams"][0]["section"]["bending_stiffness"][1] = json!(0.0);
+    assert_rejected(&v, &["beam 'beam'", "section.bending_stiffness[1] = 0 must be a positive number"]);
+    let mut v = cantilever();
+    v["beams"][0]["section"]["mass_per_length"] = json!(-2.0);
+    assert_rejected(&v, &["beam 'beam'", "section.mass_per_length = -2"]);
+    let mut v = cantilever();
+    v["beams"][0]["points"] = json!([[0, 0, 0], [0, 0, 0]]);
+    assert_rejected(&v, &["beam 'beam'", "element 0 has zero length"]);
+    let mut v = cantilever();
+    v["beams"][0]["elements"] = json!(0);
+    assert_rejected(&v, &["beam 'beam'", "elements must be at least 1"]);
+    let mut v = cantilever();
+    v["beams"][0]["axis2"] = json!([2, 0, 0]);
+    assert_rejected(&v, &["beam 'beam'", "axis2 is parallel to element 0"]);
+    let mut v = cantilever();
+    v["beams"][0]["damping"] = json!(-1e-3);
+    assert_rejected(&v, &["beam 'beam'", "damping"]);
+}
+
+#[test]
+fn references_to_beam_nodes_that_do_not_exist_are_named() {
+    let mut v = cantilever();
+    v["joints"][0]["body2"] = json!("beam.node9");
+    assert_rejected(
+        &v,
+        &["joint 'clamp'", "body2 'beam.node9' is not a node of beam 'beam'", "beam.node0 .. beam.node4"],
+    );
+    let mut v = cantilever();
+    v["forces"][0]["body"] = json!("bean.end");
+    assert_rejected(&v, &["force", "body 'bean.end' is not a body or beam node"]);
+    let mut v = cantilever();
+    v["interface"]["outputs"][0]["node"] = json!("beam.middle");
+    assert_rejected(&v, &["interface outputs", "node 'beam.middle' is not a node of beam 'beam'"]);
+    let mut v = cantilever();
+    v["solver"]["formulation"] = json!("state_space");
+    v["solver"]["method"] = json!("trapezoidal_variable_step");
+    assert_rejected(&v, &["beams are elements of the index3 formulation"]);
+}

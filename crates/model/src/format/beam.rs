@@ -1,7 +1,8 @@
 //! Geometrically exact beams in a description: a reference line, a section and an element
 //! count. A beam of n elements owns n + 1 structural nodes, named `<beam>.node<i>` (also
 //! `<beam>.start` and `<beam>.end`), to which joints, drivers, forces and outputs attach
-//! like to bodies. The element itself (Simo-Reissner strains, objective interpolation) lives
+//! like to bodies. Nodes start at rest in the reference configuration, or with the
+//! velocities the joints and drivers require at the start time. The element itself (Simo-Reissner strains, objective interpolation) lives
 //! in the engine's index-3 formulation.
 
 use super::validate::{check_vector, invalid, norm3};
