@@ -105,7 +105,9 @@ fn elliptic_ke_agm(p: f64) -> (f64, f64) {
 }
 
 /// F and E by composite 8-point Gauss-Legendre quadrature of their integrands on [0, phi]
-/// (smooth for p < 1), the third route.
+/// (smooth for p < 1), the third route. Nodes and weights as tabulated (Abramowitz & Stegun
+/// Table 25.4).
+#[allow(clippy::excessive_precision)]
 fn elliptic_fe_quadrature(phi: f64, p: f64, panels: usize) -> (f64, f64) {
     const X: [f64; 4] = [0.1834346424956498, 0.5255324099163290, 0.7966664774136267, 0.9602898564975363];
     const W: [f64; 4] = [0.3626837833783620, 0.3137066458778873, 0.2223810344533745, 0.1012285362903763];
@@ -172,7 +174,7 @@ fn elastica_shooting(k: f64, alpha: f64, steps: usize) -> (f64, f64, f64, f64) {
 
 #[test]
 fn elliptic_integrals_agree_by_three_methods() {
-    for p in [0.0, 0.3, 0.7071, 0.9, 0.99, 0.999] {
+    for p in [0.0, 0.3, 0.75, 0.9, 0.99, 0.999] {
         let (k_agm, e_agm) = elliptic_ke_agm(p);
         let (k_rf, e_rf) = elliptic_fe(FRAC_PI_2, p);
         assert!((k_agm - k_rf).abs() < 1e-14 * k_agm, "K({p}): AGM {k_agm} vs Carlson {k_rf}");
