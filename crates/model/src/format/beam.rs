@@ -142,13 +142,13 @@ impl Beam {
         let nodes = self.node_positions();
         for (i, w) in nodes.windows(2).enumerate() {
             let d = [w[1][0] - w[0][0], w[1][1] - w[0][1], w[1][2] - w[0][2]];
-            if !(norm3(&d) > 1e-12) {
+            if norm3(&d).is_nan() || norm3(&d) <= 1e-12 {
                 return Err(invalid(loc, format!("element {i} has zero length (points must be distinct)")));
             }
         }
         if let Some(a) = &self.axis2 {
             check_vector(loc, "axis2", a)?;
-            if !(norm3(a) > 0.0) {
+            if norm3(a) == 0.0 {
                 return Err(invalid(loc, "axis2 must be a nonzero vector"));
             }
             for (i, w) in nodes.windows(2).enumerate() {
