@@ -1,7 +1,7 @@
 //! Prescribed motion laws f(t) of drivers, with the analytic derivatives the velocity and
 //! acceleration equations need (Phi_q q' = f', Phi_q q'' = f'' - ...).
 
-use mbfmu_model::format::Motion;
+use mbfmu_model::format::{Motion, SpeedRamp};
 
 /// f, f', f'' at one instant.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -55,6 +55,17 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
                 segments.iter().find(|s| t < s.until).unwrap_or_else(|| segments.last().expect("validated: not empty"));
             evaluate(&segment.motion, t, None)
         }
+        Motion::CosineRamp { t0, duration, from, to } => {
+            let s = ((t - t0) / duration).clamp(0.0, 1.0);
+            let inside = t > *t0 && t < t0 + duration;
+            let (half, w) = (0.5 * (to - from), std::f64::consts::PI / duration);
+            MotionValue {
+                f: from + half * (1.0 - (std::f64::consts::PI * s).cos()),
+                df: if inside { half * w * (std::f64::consts::PI * s).sin() } else { 0.0 },
+                ddf: if inside { half * w * w * (std::f64::consts::PI * s).cos() } else { 0.0 },
+            }
+        }
+        Motion::SpeedRamps { initial, ramps } => speed_ramps(*initial, ramps, t),
         Motion::Sum { terms } => terms.iter().fold(MotionValue::default(), |acc, m| {
             let v = evaluate(m, t, None);
             MotionValue { f: acc.f + v.f, df: acc.df + v.df, ddf: acc.ddf + v.ddf }
@@ -64,6 +75,39 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
             MotionValue { f: i.value + i.rate * (t - i.since), df: i.rate, ddf: 0.0 }
         }
     }
+}
+
+/// f, f', f'' of [`Motion::SpeedRamps`]: during a ramp from rate a to b over [s, s + d],
+/// f' = a + (b - a) (1 - cos(pi (t - s) / d)) / 2, whose integral from s is
+/// a (t - s) + (b - a) / 2 ((t - s) - d / pi sin(pi (t - s) / d)).
+fn speed_ramps(initial: f64, ramps: &[SpeedRamp], t: f64) -> MotionValue {
+    use std::f64::consts::PI;
+    let (mut f, mut rate, mut since) = (initial, 0.0, f64::NEG_INFINITY);
+    for r in ramps {
+        if t <= r.start {
+            break;
+        }
+        if since.is_finite() {
+            f += rate * (r.start - since);
+        }
+        let (a, b, d) = (rate, r.rate, r.duration);
+        if t < r.start + d {
+            let x = t - r.start;
+            let w = PI / d;
+            return MotionValue {
+                f: f + a * x + 0.5 * (b - a) * (x - (w * x).sin() / w),
+                df: a + 0.5 * (b - a) * (1.0 - (w * x).cos()),
+                ddf: 0.5 * (b - a) * w * (w * x).sin(),
+            };
+        }
+        f += 0.5 * (a + b) * d;
+        rate = b;
+        since = r.start + d;
+    }
+    if since.is_finite() {
+        f += rate * (t - since);
+    }
+    MotionValue { f, df: rate, ddf: 0.0 }
 }
 
 #[cfg(test)]
@@ -94,6 +138,14 @@ mod tests {
                     },
                 ],
             },
+            Motion::CosineRamp { t0: 0.1, duration: 0.4, from: 0.2, to: 3.0 },
+            Motion::SpeedRamps {
+                initial: 0.3,
+                ramps: vec![
+                    SpeedRamp { start: 0.2, duration: 0.6, rate: 48.0 },
+                    SpeedRamp { start: 1.0, duration: 0.7, rate: 72.0 },
+                ],
+            },
             Motion::Sum {
                 terms: vec![
                     Motion::ConstantRate { initial: 0.5, rate: 24.0 },
@@ -106,6 +158,17 @@ mod tests {
                 check_derivatives(m, t);
             }
         }
+        // Speed ramps: the plateau values and the angle they imply (the mean rate over a ramp).
+        let spin = Motion::SpeedRamps {
+            initial: 0.0,
+            ramps: vec![
+                SpeedRamp { start: 0.0, duration: 0.5, rate: 48.0 },
+                SpeedRamp { start: 1.0, duration: 0.25, rate: 72.0 },
+            ],
+        };
+        assert_eq!(evaluate(&spin, -1.0, None), MotionValue { f: 0.0, df: 0.0, ddf: 0.0 });
+        let v = evaluate(&spin, 2.0, None);
+        assert!((v.f - (12.0 + 48.0 * 0.5 + 15.0 + 72.0 * 0.75)).abs() < 1e-12 && v.df == 72.0, "{v:?}");
         let step = Motion::SmoothStep { t0: 0.0, t1: 2.0, from: 1.0, to: 3.0 };
         assert_eq!(evaluate(&step, -1.0, None).f, 1.0);
         assert_eq!(evaluate(&step, 5.0, None), MotionValue { f: 3.0, df: 0.0, ddf: 0.0 });

@@ -272,12 +272,31 @@ pub enum Motion {
     SmoothStep { t0: f64, t1: f64, from: f64, to: f64 },
     /// `segments[i]` applies for t < `segments[i].until` (the last one for all later t).
     Piecewise { segments: Vec<Segment> },
+    /// f goes from `from` to `to` over [t0, t0 + duration] along (1 - cos)/2 (zero rate at
+    /// both ends; MBDyn's "cosine" drive), and holds its end values outside.
+    CosineRamp { t0: f64, duration: f64, from: f64, to: f64 },
+    /// f starts at `initial` at rest; its rate f' changes by cosine ramps (each from the
+    /// previous rate to `rate` over [start, start + duration]) and holds between them: a
+    /// spin-up profile given by its speeds.
+    SpeedRamps { initial: f64, ramps: Vec<SpeedRamp> },
     /// f = the sum of the terms' values (e.g. a ramp plus a harmonic: the integral of a
     /// cosine-ramped speed).
     Sum { terms: Vec<Motion> },
     /// The rate f' is the FMU input `input` (held over each communication step);
     /// f integrates it from `initial`.
     InputRate { input: String, initial: f64 },
+}
+
+/// One speed change of [`Motion::SpeedRamps`].
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SpeedRamp {
+    /// Start of the ramp \[s\].
+    pub start: f64,
+    /// Its duration \[s\].
+    pub duration: f64,
+    /// The rate reached at its end (per second).
+    pub rate: f64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

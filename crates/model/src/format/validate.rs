@@ -339,6 +339,38 @@ impl Description {
                 }
                 Ok(())
             }
+            Motion::CosineRamp { t0, duration, from, to } => {
+                if !finite(&[*t0, *duration, *from, *to]) || *duration <= 0.0 {
+                    Err(invalid(
+                        loc,
+                        format!("cosine ramp needs finite values and a positive duration (got {duration})"),
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            Motion::SpeedRamps { initial, ramps } => {
+                if !initial.is_finite() || ramps.is_empty() {
+                    return Err(invalid(loc, "speed ramps need a finite initial value and at least one ramp"));
+                }
+                let mut end = f64::NEG_INFINITY;
+                for (i, r) in ramps.iter().enumerate() {
+                    if !finite(&[r.start, r.duration, r.rate]) || r.duration <= 0.0 {
+                        return Err(invalid(
+                            loc,
+                            format!("speed ramp {i} needs finite values and a positive duration"),
+                        ));
+                    }
+                    if r.start < end {
+                        return Err(invalid(
+                            loc,
+                            format!("speed ramp {i} starts at {} before ramp {} ends at {end}", r.start, i - 1),
+                        ));
+                    }
+                    end = r.start + r.duration;
+                }
+                Ok(())
+            }
             Motion::Sum { terms } => {
                 if terms.is_empty() {
                     return Err(invalid(loc, "a sum motion needs at least one term"));
