@@ -194,35 +194,54 @@ impl Mechanism {
         state.angles = angles;
         let mut friction = Vec::new();
         forces::friction_forces(self, state, &mut friction);
-        let mut f = vec![[0.0; 6]; nb];
-        self.applied_forces(&state.bodies, &state.angles, &friction, &mut f);
+        let mut applied = vec![[0.0; 6]; nb];
+        self.applied_forces(&state.bodies, &state.angles, &friction, &mut applied);
         for (b, s) in state.bodies.iter().enumerate() {
             let g = self.gyroscopic(b, &s.w);
             for i in 0..3 {
-                f[b][3 + i] += g[i];
+                applied[b][3 + i] += g[i];
             }
         }
-        let mut wf: Vec<Gen> = vec![[0.0; 6]; nb];
-        for b in 0..nb {
-            schur.apply_w(b, &f[b], &mut wf[b]);
-        }
         let mut lambda = vec![0.0; nc];
+        let mut wf: Vec<Gen> = vec![[0.0; 6]; nb];
         if nc > 0 {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
             schur.factor(&ce.rows).map_err(|e| redundant(self, e))?;
-            for (k, c) in self.constraints.iter().enumerate() {
-                lambda[k] = super::row_times(c, &ce.rows[k], &wf) - ce.gamma[k];
-            }
-            if !schur.solve(&mut lambda) {
-                return Err(redundant(self, FactorError::Singular));
-            }
-            schur.w_gt(&lambda, &mut dq);
         }
-        for (b, s) in state.bodies.iter_mut().enumerate() {
-            for i in 0..3 {
-                s.acc[i] = wf[b][i] - if nc > 0 { dq[b][i] } else { 0.0 };
-                s.wdot[i] = wf[b][3 + i] - if nc > 0 { dq[b][3 + i] } else { 0.0 };
+        // With consistent beam masses the mass matrix is the lumped one plus a coupling:
+        // iterate a = M_lumped^-1 (f - coupling a - G^T lambda) (the coupling has eigenvalues
+        // in [-2/3, 0] relative to the lumped masses, so the iteration contracts).
+        let rounds = if self.has_mass_coupling() { 200 } else { 1 };
+        let mut f = applied.clone();
+        for _ in 0..rounds {
+            for b in 0..nb {
+                schur.apply_w(b, &f[b], &mut wf[b]);
             }
+            if nc > 0 {
+                for (k, c) in self.constraints.iter().enumerate() {
+                    lambda[k] = super::row_times(c, &ce.rows[k], &wf) - ce.gamma[k];
+                }
+                if !schur.solve(&mut lambda) {
+                    return Err(redundant(self, FactorError::Singular));
+                }
+                schur.w_gt(&lambda, &mut dq);
+            }
+            let mut change = 0.0f64;
+            let mut size = 0.0f64;
+            for (b, s) in state.bodies.iter_mut().enumerate() {
+                for i in 0..3 {
+                    let acc = wf[b][i] - if nc > 0 { dq[b][i] } else { 0.0 };
+                    change = change.max((acc - s.acc[i]).abs());
+                    size = size.max(acc.abs());
+                    s.acc[i] = acc;
+                    s.wdot[i] = wf[b][3 + i] - if nc > 0 { dq[b][3 + i] } else { 0.0 };
+                }
+            }
+            if rounds == 1 || change <= 1e-13 * size.max(1e-300) {
+                break;
+            }
+            f.clone_from(&applied);
+            self.coupling_inertia_loads(&state.bodies, &mut f);
         }
         state.lambda = lambda;
         state.energy0 = self.kinetic_energy(&state.bodies) + self.potential_energy(&state.bodies, &state.angles);

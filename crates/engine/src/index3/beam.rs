@@ -38,6 +38,8 @@ pub struct BeamElement {
     pub stiffness: [f64; 6],
     /// Stiffness-proportional damping coefficient beta \[s\].
     pub damping: f64,
+    /// m L / 6 with consistent translational mass, 0 with lumped mass.
+    pub mass_coupling: f64,
 }
 
 /// Strains, their rates and the section forces of an element.
@@ -112,7 +114,7 @@ impl BeamElement {
     pub fn new(nodes: [usize; 2], a: &BodyState, b: &BodyState, stiffness: [f64; 6], damping: f64) -> Self {
         let length = (b.r - a.r).norm();
         let reference = kinematics(length, a, b).strain;
-        BeamElement { nodes, length, reference, stiffness, damping }
+        BeamElement { nodes, length, reference, stiffness, damping, mass_coupling: 0.0 }
     }
 
     fn nodes<'a>(&self, bodies: &'a [BodyState]) -> (&'a BodyState, &'a BodyState) {
@@ -177,6 +179,7 @@ impl BeamElement {
             bodies: [Some(self.nodes[0]), Some(self.nodes[1])],
             stiffness: [[0.0; 12]; 12],
             damping: [[0.0; 12]; 12],
+            mass_coupling: self.mass_coupling,
         };
         let k = self.parts(a, b);
         let f0 = k.force;

@@ -3,7 +3,7 @@
 
 use super::beam::{default_axis2, node_frame, BeamElement};
 use super::{BodyProps, BodyState};
-use mbfmu_model::format::{Beam, Description};
+use mbfmu_model::format::{Beam, BeamInertia, Description};
 use nalgebra::{Matrix3, Vector3};
 
 /// The compiled beams: elements and, per node, the elements on either side.
@@ -24,6 +24,8 @@ fn v3(a: &[f64; 3]) -> Vector3<f64> {
 /// mass m L and section inertia J L to each end node, plus the rotary inertia of that half
 /// about the node, m (L/2)^3 / 3 about the section axes (the lumping of the benchmark inputs
 /// of Bauchau2016 as built by MBDyn, with the half-element's inertia taken about the node).
+/// With consistent mass the elements add m L / 6 [-I I; I -I] to these translational
+/// masses (the linear interpolation's m L / 6 [2 1; 1 2]), see `BeamElement::mass_coupling`.
 fn nodes(beam: &Beam) -> (Vec<BodyState>, Vec<BodyProps>) {
     let points: Vec<Vector3<f64>> = beam.node_positions().iter().map(v3).collect();
     let n = points.len() - 1;
@@ -79,13 +81,17 @@ pub fn compile_beams(d: &Description, bodies: &mut Vec<BodyProps>, initial: &mut
         for i in 0..n {
             let element = out.elements.len();
             out.adjacent.push([i.checked_sub(1).map(|_| element - 1), Some(element)]);
-            out.elements.push(BeamElement::new(
+            let mut element = BeamElement::new(
                 [first + i, first + i + 1],
                 &states[i],
                 &states[i + 1],
                 beam.section.stiffness(),
                 beam.damping,
-            ));
+            );
+            if beam.inertia == BeamInertia::Consistent {
+                element.mass_coupling = beam.section.mass_per_length * element.length / 6.0;
+            }
+            out.elements.push(element);
         }
         out.adjacent.push([Some(out.elements.len() - 1), None]);
         bodies.extend(props);

@@ -200,6 +200,7 @@ impl DaeSystem for Index3Dae {
         let m = &self.mech;
         let nb = m.n_bodies();
         m.applied_forces(&self.bodies, &base.angles, &self.friction, &mut self.loads);
+        m.coupling_inertia_loads(&self.bodies, &mut self.loads);
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         let gtl = &mut self.gtl;
         gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
@@ -264,7 +265,13 @@ impl DaeSystem for Index3Dae {
                         for i in 0..6 {
                             for j in 0..6 {
                                 let (r, c) = (rs * 6 + i, cs * 6 + j);
-                                self.kkt.add(slot, -b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]);
+                                // Consistent beam mass: + c [-I I; I -I] on the accelerations.
+                                let mass = if i == j && i < 3 {
+                                    jac.mass_coupling * if rs == cs { -1.0 } else { 1.0 }
+                                } else {
+                                    0.0
+                                };
+                                self.kkt.add(slot, mass - b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]);
                                 slot += 1;
                             }
                         }

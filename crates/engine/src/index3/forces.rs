@@ -43,6 +43,9 @@ pub struct ElementJacobian {
     pub bodies: [Option<usize>; 2],
     pub stiffness: [[f64; 12]; 12],
     pub damping: [[f64; 12]; 12],
+    /// Translational mass coupling c of a beam element with consistent mass: the element
+    /// adds c [-I I; I -I] to the lumped node masses (0 for force elements).
+    pub mass_coupling: f64,
 }
 
 /// Scratch arrays of [`Mechanism::force_jacobians`], kept by the caller across steps.
@@ -208,7 +211,12 @@ impl Mechanism {
                 ForceElement::Rsda { joint, .. } => self.joints[*joint].pair,
                 ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
             };
-            let mut jac = ElementJacobian { bodies: pair, stiffness: [[0.0; 12]; 12], damping: [[0.0; 12]; 12] };
+            let mut jac = ElementJacobian {
+                bodies: pair,
+                stiffness: [[0.0; 12]; 12],
+                damping: [[0.0; 12]; 12],
+                mass_coupling: 0.0,
+            };
             for (slot, b) in pair.iter().enumerate() {
                 let Some(b) = *b else { continue };
                 for coord in 0..12 {
@@ -267,11 +275,39 @@ impl Mechanism {
     }
 
     pub fn kinetic_energy(&self, bodies: &[BodyState]) -> f64 {
-        self.bodies
+        let lumped: f64 = self
+            .bodies
             .iter()
             .zip(bodies)
             .map(|(p, s)| 0.5 * p.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(p.inertia * s.w)))
-            .sum()
+            .sum();
+        // Consistent beam mass: 1/2 v^T c [-I I; I -I] v = -c/2 |v_a - v_b|^2 per element.
+        let coupling: f64 = self
+            .beams
+            .elements
+            .iter()
+            .filter(|e| e.mass_coupling > 0.0)
+            .map(|e| -0.5 * e.mass_coupling * (bodies[e.nodes[0]].v - bodies[e.nodes[1]].v).norm_squared())
+            .sum();
+        lumped + coupling
+    }
+
+    /// Adds the inertia forces of consistent beam masses beyond the lumped node masses,
+    /// -c [-I I; I -I] (a_a, a_b), to the loads (they depend on the accelerations).
+    pub fn coupling_inertia_loads(&self, bodies: &[BodyState], out: &mut [Wrench]) {
+        for e in self.beams.elements.iter().filter(|e| e.mass_coupling > 0.0) {
+            let [a, b] = e.nodes;
+            let f = (bodies[b].acc - bodies[a].acc) * e.mass_coupling;
+            for i in 0..3 {
+                out[a][i] -= f[i];
+                out[b][i] += f[i];
+            }
+        }
+    }
+
+    /// True if some beam has consistent mass (its mass matrix is not block diagonal).
+    pub fn has_mass_coupling(&self) -> bool {
+        self.beams.elements.iter().any(|e| e.mass_coupling > 0.0)
     }
 
     /// Gravity and spring potential energy.

@@ -43,6 +43,11 @@ impl Index3Formulation {
     /// chosen integrator.
     pub fn new(d: &Description, settings: Index3Settings) -> Result<Self, BuildError> {
         let mech = Mechanism::from_description(d).map_err(BuildError::Compile)?;
+        if settings.method.get() == Method::HalfImplicit && mech.has_mass_coupling() {
+            return Err(BuildError::Solver(
+                "the half-implicit method needs lumped beam inertia (its update inverts a block-diagonal mass matrix); choose another solver.method".into(),
+            ));
+        }
         let mut state = mech.initial.clone();
         let mut assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
         let mut dae = Box::new(Index3Dae::new(mech));

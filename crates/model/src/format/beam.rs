@@ -72,6 +72,11 @@ pub enum BeamInertia {
     /// 2016 do).
     #[default]
     Lumped,
+    /// The consistent translational mass of the linear interpolation, m L / 6 [2 1; 1 2]
+    /// per element (coupling neighbouring nodes), with the section's rotary inertia lumped
+    /// as above. Not with the half-implicit method, whose update needs a block-diagonal
+    /// mass matrix.
+    Consistent,
 }
 
 impl Beam {
@@ -233,6 +238,14 @@ impl Description {
                         "beams are elements of the index3 formulation; '{}' cannot hold them",
                         self.solver.formulation.name()
                     ),
+                ));
+            }
+            if self.solver.method == super::Method::HalfImplicit
+                && self.beams.iter().any(|b| b.inertia == BeamInertia::Consistent)
+            {
+                return Err(invalid(
+                    "solver",
+                    "the half-implicit method needs lumped beam inertia; choose another method or \"inertia\": \"lumped\"",
                 ));
             }
             if self.plane.is_some() {
