@@ -3,7 +3,7 @@
 //! acceleration a3 against a reference, at equal dt/n for every method, and the fitted
 //! slopes (least squares of log RE against log dt/n).
 //!
-//!     cargo bench -p mbfmu-engine --bench beam_convergence                # 3 step sizes, ~2.5 min
+//!     cargo bench -p mbfmu-engine --bench beam_convergence                # 3 step sizes, ~3 min
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --levels 4  # and 1/7680 s, ~5 min
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --window 0.5 lms2 mssth3
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --node 8    # at x = 1.5 m
