@@ -111,8 +111,9 @@ impl DaeSystem for Pendulum {
     }
 }
 
-/// x(t_end) of theta'' = -g sin(theta), theta(0) = pi/2, by RK4 with h = 1e-5.
-fn exact_x(t_end: f64) -> f64 {
+/// theta(t_end), theta'(t_end) of theta'' = -g sin(theta), theta(0) = pi/2, by RK4 with
+/// h = 1e-5 (x = sin theta, y = -cos theta).
+fn exact_angle(t_end: f64) -> [f64; 2] {
     let f = |s: [f64; 2]| [s[1], -G * s[0].sin()];
     let mut s = [std::f64::consts::FRAC_PI_2, 0.0];
     let h = 1e-5;
@@ -125,10 +126,24 @@ fn exact_x(t_end: f64) -> f64 {
             s[i] += h / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
         }
     }
-    s[0].sin()
+    s
 }
 
-fn error(m: Method, index3: bool, h: f64, exact: f64) -> f64 {
+/// x(t_end).
+fn exact_x(t_end: f64) -> f64 {
+    exact_angle(t_end)[0].sin()
+}
+
+/// x, its velocity u and acceleration u', and lambda at t_end: lambda = u^2 + v^2 - g y
+/// (the constraint differentiated twice) = theta'^2 + g cos(theta), u' = -x lambda.
+fn exact_x_u_a_lambda(t_end: f64) -> [f64; 4] {
+    let [th, w] = exact_angle(t_end);
+    let lambda = w * w + G * th.cos();
+    [th.sin(), th.cos() * w, -th.sin() * lambda, lambda]
+}
+
+/// The state at t = 1 s after steps of h.
+fn state_at(m: Method, index3: bool, h: f64) -> State {
     let mut sys = Pendulum { index3, jac: [[0.0; 5]; 5] };
     // Released from rest with the bar horizontal: lambda = 0, y'' = -g.
     let start = State { t: 0.0, y: [1.0, 0.0, 0.0, 0.0], yp: [0.0, 0.0, 0.0, -G], lambda: 0.0 };
@@ -137,7 +152,11 @@ fn error(m: Method, index3: bool, h: f64, exact: f64) -> f64 {
     for k in 1..=(1.0 / h).round() as usize {
         it.step_to(&mut sys, k as f64 * h, &newton).unwrap();
     }
-    (it.state().y[0] - exact).abs()
+    it.state().clone()
+}
+
+fn error(m: Method, index3: bool, h: f64, exact: f64) -> f64 {
+    (state_at(m, index3, h).y[0] - exact).abs()
 }
 
 #[test]
@@ -148,5 +167,54 @@ fn stage_order_limits_the_position_order_on_index3() {
         let p2 = (error(m, false, 0.005, exact) / error(m, false, 0.0025, exact)).log2();
         assert!((p3 - 2.0).abs() < 0.15, "{}: index 3, order {p3:.2}", m.paper_name());
         assert!((p2 - 3.0).abs() < 0.15, "{}: index 2, order {p2:.2}", m.paper_name());
+    }
+}
+
+/// The same reduction one derivative further: with the index-3 constraint every method whose
+/// every stage solves the index-3 equations at an intermediate time (the ESDIRKs, MSSTH,
+/// and also the second-order Bathe and MSSTC) gives velocities at order 2 but accelerations
+/// and multipliers only at order 1 (stage order 2 minus one), with the index-2 constraint
+/// order 2 (and 3 in positions and velocities for the third- and fourth-order methods). The
+/// multistep and single-step methods and the trapezoidal rule keep order 2 in all four. This
+/// is the order of the mid-span acceleration of the rotating shaft, whose node carries the
+/// disk's fixed joint (tests/beam_convergence.rs).
+#[test]
+fn stage_order_limits_accelerations_and_multipliers_to_order_1_on_index3() {
+    let exact = exact_x_u_a_lambda(1.0);
+    let errors = |m: Method, index3: bool, h: f64| {
+        let s = state_at(m, index3, h);
+        let got = [s.y[0], s.y[2], s.yp[2], s.lambda];
+        std::array::from_fn::<f64, 4, _>(|k| (got[k] - exact[k]).abs())
+    };
+    let orders = |m: Method, index3: bool| {
+        let (a, b) = (errors(m, index3, 0.005), errors(m, index3, 0.0025));
+        std::array::from_fn::<f64, 4, _>(|k| (a[k] / b[k]).log2())
+    };
+    let near = |p: f64, q: f64| (p - q).abs() < 0.15;
+    for m in [Method::Lms2, Method::Ss2, Method::Trapezoidal] {
+        let p = orders(m, true);
+        assert!(p.iter().all(|&p| near(p, 2.0)), "{}: index 3, orders (x, u, u', lambda) {p:.2?}", m.paper_name());
+    }
+    for m in [
+        Method::Bathe,
+        Method::Msstc3,
+        Method::Mssth3,
+        Method::Esdirk324L2Sa,
+        Method::Esdirk325L2Sa,
+        Method::Esdirk436L2Sa2,
+    ] {
+        let p3 = orders(m, true);
+        let p2 = orders(m, false);
+        let vel = if m.order() > 2 { 3.0 } else { 2.0 };
+        assert!(
+            near(p3[1], 2.0) && near(p3[2], 1.0) && near(p3[3], 1.0),
+            "{}: index 3, orders (x, u, u', lambda) {p3:.2?}",
+            m.paper_name()
+        );
+        assert!(
+            near(p2[1], vel) && near(p2[2], 2.0) && near(p2[3], 2.0),
+            "{}: index 2, orders (x, u, u', lambda) {p2:.2?}",
+            m.paper_name()
+        );
     }
 }

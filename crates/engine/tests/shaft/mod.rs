@@ -1,0 +1,176 @@
+//! Shared by tests/beam_convergence.rs and benches/beam_convergence.rs: the convergence study
+//! of Zhang2022 Sect. 5.4 (Figs. 25-27) on the catalog's RotatingShaft. Relative errors of
+//! the mid-span displacement u3, velocity v3 and acceleration a3 (global z) against a
+//! reference, as functions of dt/n (n = implicit stages per step, the same dt/n for every
+//! method), by the seed's measure, eq. (26):
+//!   RE(x) = sqrt( sum_j (x(t_j) - x_j)^2 / sum_j x(t_j)^2 ),
+//! the sum over every step t_j of the method's coarsest run (its finer runs are compared at
+//! the same instants, so that the error ratios of one method are those of one error function).
+//!
+//! Step sizes: dt/n = 1/N s with N a multiple of 240 (the largest 1/960 s, about the seed's
+//! 1e-3 s): every step h = n dt/n (n = 1..5) then divides 0.25 s, so every run steps exactly
+//! onto the instants where the drive law changes (0.5, 1, 1.25 s; its third derivative jumps
+//! there) and onto every sampling instant.
+
+#![allow(dead_code)]
+
+use mbfmu_engine::Simulation;
+use mbfmu_model::format::{self, Description, Method, Quantity};
+use std::time::Instant;
+
+/// The shaft's mid-span node (x = 3 m), where the disk is attached: node 16 of 0..=32.
+pub const MID_NODE: usize = 16;
+
+pub const QUANTITIES: [&str; 3] = ["u3", "v3", "a3"];
+
+/// The model, the node sampled and the simulated interval [0, window].
+pub struct Study {
+    pub d: Description,
+    pub node: usize,
+    pub window: f64,
+}
+
+impl Study {
+    /// The catalog model with a Newton tolerance far below every error measured (position
+    /// corrections [m, rad]; accelerations then converge to about tol / (gamma h)^2).
+    pub fn new(tolerance: f64, node: usize, window: f64) -> Study {
+        let entry = mbfmu_model::catalog::find("RotatingShaft").expect("RotatingShaft is in the catalog");
+        let mut d = format::parse(entry.json).expect("catalog models are valid");
+        d.solver.tolerance = tolerance;
+        d.solver.max_iterations = 100;
+        Study { d, node, window }
+    }
+
+    /// Runs `method` at step h = n dt/n and samples u3, v3, a3 every `every` seconds (a
+    /// multiple of h). Checks that the run took exactly the equal steps asked for.
+    pub fn run(&self, method: Method, rho: f64, dt_per_stage: f64, every: f64) -> Result<Run, String> {
+        let n = f64::from(method.implicit_stages());
+        let mut d = self.d.clone();
+        d.solver.method = method;
+        d.solver.rho_inf = rho;
+        d.solver.step_size = n * dt_per_stage;
+        let start = Instant::now();
+        let mut sim = Simulation::new(&d).map_err(|e| e.to_string())?;
+        let node = self.node;
+        let quantities = [
+            Quantity::NodeDisplacement { node, axis: 2 },
+            Quantity::NodeVelocity { node, axis: 2 },
+            Quantity::NodeAcceleration { node, axis: 2 },
+        ];
+        let mut trace = Trace::default();
+        for k in 1..=(self.window / every).round() as usize {
+            sim.advance_to(k as f64 * every).map_err(|e| e.to_string())?;
+            for (x, q) in trace.x.iter_mut().zip(quantities) {
+                x.push(sim.quantity(q));
+            }
+        }
+        let steps = (self.window / (n * dt_per_stage)).round() as u64;
+        assert_eq!(sim.steps(), steps, "{}: the run must take equal steps of n dt/n", method.paper_name());
+        Ok(Run {
+            trace,
+            seconds: start.elapsed().as_secs_f64(),
+            iterations_per_stage: sim.total_iterations() as f64 / (sim.steps() as f64 * n),
+        })
+    }
+
+    /// The reference: each of u3, v3, a3 from its own source (equal sources run once),
+    /// sampled at every multiple of `every`.
+    pub fn reference(&self, every: f64, sources: [Source; 3]) -> Result<Reference, String> {
+        let mut trace = Trace::default();
+        let mut seconds = 0.0;
+        let mut done: Vec<(Source, Run)> = Vec::new();
+        for (q, s) in sources.iter().enumerate() {
+            if !done.iter().any(|(t, _)| t == s) {
+                let r = self.run(s.method, s.rho, s.dt_per_stage(every), every)?;
+                seconds += r.seconds;
+                done.push((*s, r));
+            }
+            let (_, r) = done.iter().find(|(t, _)| t == s).expect("run above");
+            trace.x[q].clone_from(&r.trace.x[q]);
+        }
+        Ok(Reference { trace, sources, seconds })
+    }
+}
+
+/// Samples of u3, v3, a3.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub x: [Vec<f64>; 3],
+}
+
+/// One run: its samples and cost.
+pub struct Run {
+    pub trace: Trace,
+    pub seconds: f64,
+    pub iterations_per_stage: f64,
+}
+
+/// Zhang2022 eq. (26) over the samples of `x`; `reference` is sampled `stride` times as
+/// densely (its sample k stride - 1 is at the instant of x's sample k - 1).
+pub fn relative_error(x: &[f64], reference: &[f64], stride: usize) -> f64 {
+    let r = reference.iter().skip(stride - 1).step_by(stride);
+    let (num, den) = x.iter().zip(r).fold((0.0, 0.0), |(n, d), (a, b)| (n + (a - b) * (a - b), d + b * b));
+    (num / den).sqrt()
+}
+
+/// Least-squares slope of log(e) against log(dt/n).
+pub fn slope(dt_per_stage: &[f64], e: &[f64]) -> f64 {
+    let xs: Vec<f64> = dt_per_stage.iter().map(|h| h.ln()).collect();
+    let ys: Vec<f64> = e.iter().map(|e| e.ln()).collect();
+    let m = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / m, ys.iter().sum::<f64>() / m);
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    sxy / sxx
+}
+
+/// One reference run: method, rho_inf and dt/n as a divisor of the sampling interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Source {
+    pub method: Method,
+    pub rho: f64,
+    /// dt/n = every / divisor; the step n dt/n must divide `every`.
+    pub divisor: u32,
+}
+
+impl Source {
+    pub fn dt_per_stage(&self, every: f64) -> f64 {
+        every / f64::from(self.divisor)
+    }
+}
+
+/// A reference trace and where each quantity comes from.
+pub struct Reference {
+    pub trace: Trace,
+    pub sources: [Source; 3],
+    pub seconds: f64,
+}
+
+/// ESDIRK4(3)6L[2]SA2 (the seed's reference method; order 3 or better in u3 here, 2 in v3)
+/// with its step every / `divisor`.
+pub fn esdirk4(divisor: u32) -> Source {
+    Source { method: Method::Esdirk436L2Sa2, rho: 0.0, divisor: 5 * divisor }
+}
+
+/// LMS4 at rho_inf = 0.6: order 2 in u3, v3 and a3 alike, while the mid-span accelerations of
+/// every ESDIRK-type method (ESDIRK, MSSTH, MSSTC, Bathe) converge at about order 1
+/// (tests/beam_convergence.rs).
+pub fn lms4(divisor: u32) -> Source {
+    Source { method: Method::Lms4, rho: 0.6, divisor }
+}
+
+/// The rows of the study: every index-3 method except the half-implicit one; the
+/// second-order methods with tunable dissipation at rho_inf = 0 and 0.6, the higher-order
+/// methods at 0 (the seed's choice, Figs. 25-27), BDF1 and the trapezoidal rule once.
+pub fn rows() -> Vec<(Method, f64)> {
+    let mut v = vec![(Method::Bdf1, 0.0), (Method::Trapezoidal, 1.0)];
+    for rho in [0.0, 0.6] {
+        for &m in Method::SEED_000.iter().filter(|m| m.order() == 2) {
+            v.push((m, rho));
+        }
+    }
+    for &m in Method::SEED_000.iter().filter(|m| m.order() > 2) {
+        v.push((m, 0.0));
+    }
+    v
+}
