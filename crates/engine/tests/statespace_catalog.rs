@@ -15,7 +15,8 @@ fn index3_catalog() -> Vec<Description> {
     CATALOG
         .iter()
         .map(|e| format::parse(e.json).unwrap())
-        .filter(|d| d.solver.formulation == Formulation::Index3)
+        // Beams are elements of the index-3 formulation only.
+        .filter(|d| d.solver.formulation == Formulation::Index3 && d.beams.is_empty())
         .collect()
 }
 

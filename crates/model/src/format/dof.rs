@@ -31,9 +31,10 @@ impl Description {
         plane_rows + joint_rows + self.drivers.len()
     }
 
-    /// Degrees of freedom 6 n_b - m of the compiled mechanism (negative: over-constrained).
+    /// Degrees of freedom 6 n_b - m of the compiled mechanism (negative: over-constrained);
+    /// beam nodes count as bodies.
     pub fn degrees_of_freedom(&self) -> isize {
-        6 * self.bodies.len() as isize - self.constraint_count() as isize
+        6 * (self.bodies.len() + self.node_count()) as isize - self.constraint_count() as isize
     }
 
     /// The method must belong to the formulation; the state-space formulation needs a
