@@ -15,6 +15,7 @@
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
 use super::{sdirk, StateSpace};
+use crate::formulation::Progress;
 use crate::index3::Mechanism;
 use crate::integrators::{NewtonSettings, StepError};
 use crate::settings::StateSpaceSettings;
@@ -39,15 +40,23 @@ fn recoverable(e: &StepError) -> bool {
 impl StateSpace {
     /// Advances the current state to `t_end`: constant-step methods in equal steps no larger
     /// than `settings.step_size`, variable-step methods under error control with steps no
-    /// larger than it. On error the state is the last accepted one.
-    pub fn advance_to(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
+    /// larger than it; at most `max_steps` step attempts (accepted or rejected). On error the
+    /// state is the last accepted one; so it is when the budget runs out first
+    /// ([`Progress::Budget`]).
+    pub fn advance_to(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &StateSpaceSettings,
+        max_steps: u64,
+    ) -> Result<Progress, StepError> {
         let t0 = self.current.t;
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
         }
         if span == 0.0 {
-            return Ok(());
+            return Ok(Progress::Reached);
         }
         // New inputs at the communication point: the step starts from the state they give.
         if self.stale {
@@ -55,30 +64,45 @@ impl StateSpace {
             self.base.clone_from(&self.current);
         }
         if self.method.variable_step() {
-            return self.variable_steps(mech, t_end, settings);
+            return self.variable_steps(mech, t_end, settings, max_steps);
         }
         let n = ((span / settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
-        if n > 1e12 {
+        // More steps than can ever be taken; a budget below that bounds the work instead.
+        if n > 1e12 && max_steps as f64 > 1e12 {
             return Err(StepError::BadStep { time: t0, h: settings.step_size });
         }
         let n = n as u64;
         for i in 1..=n {
+            if i > max_steps {
+                return Ok(Progress::Budget);
+            }
             let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
             let t = self.current.t;
             let (_, iterations) = self.attempt(mech, t, target - t, target, &settings.newton)?;
             self.accept(mech, target, iterations, &settings.newton)?;
         }
-        Ok(())
+        Ok(Progress::Reached)
     }
 
-    fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
+    fn variable_steps(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &StateSpaceSettings,
+        max_steps: u64,
+    ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
         let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
         if self.h_next.is_nan() || self.h_next <= 0.0 {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
         let mut rejected_last = false;
+        let mut attempts = 0u64;
         while self.current.t < t_end {
+            if attempts == max_steps {
+                return Ok(Progress::Budget);
+            }
+            attempts += 1;
             let t = self.current.t;
             let proposed = self.h_next.min(settings.step_size);
             let clipped = t + 1.01 * proposed >= t_end;
@@ -118,7 +142,7 @@ impl StateSpace {
                 Err(e) => return Err(e),
             }
         }
-        Ok(())
+        Ok(Progress::Reached)
     }
 
     /// Starting step of Hairer, Norsett and Wanner I, Sect. II.4: h0 = 0.01 |y0| / |f0| in the
