@@ -490,7 +490,25 @@ impl Slave {
         // Bounded work per call: at most solver.maxStepsPerCall internal steps.
         let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let sim = self.sim.as_mut().expect("built at exit of initialization");
-        match sim.advance_within(target, limit) {
+        let floor_before = sim.floor_report().count;
+        let result = sim.advance_within(target, limit);
+        let floor = sim.floor_report();
+        if floor.count > floor_before {
+            self.note(
+                "logNonlinearSystems",
+                format!(
+                    "doStep from {t}: {} Newton solve(s) stagnated at the round-off floor and were accepted as \
+                     converged (the last at t = {}, its correction {:.3} times solver.tolerance scaled to the \
+                     unknowns; accepted up to {} times)",
+                    floor.count - floor_before,
+                    floor.time,
+                    floor.ratio,
+                    mbfmu_engine::integrators::convergence::FLOOR_BAND
+                ),
+            );
+        }
+        let sim = self.sim.as_mut().expect("built at exit of initialization");
+        match result {
             Ok(Progress::Reached) => {
                 self.time = target;
                 Ok(())

@@ -5,7 +5,7 @@
 //! ([`crate::Simulation::new`]); no other formulation's code changes.
 
 use crate::index3::{AssemblyReport, Mechanism};
-use crate::integrators::{StepError, StepStats};
+use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
 use std::any::Any;
@@ -120,6 +120,12 @@ pub trait Formulation: Send {
             counters.count(stats);
         }
         Ok(Progress::Reached)
+    }
+
+    /// Newton solves accepted at the round-off floor so far (`integrators::convergence`;
+    /// cumulative, for reports).
+    fn floor_report(&self) -> FloorReport {
+        FloorReport::default()
     }
 
     /// Value of an output quantity at the current state.

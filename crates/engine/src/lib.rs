@@ -202,6 +202,12 @@ impl Simulation {
         Ok(())
     }
 
+    /// Newton solves accepted at the round-off floor so far (cumulative over the run, also
+    /// across restores: a report, not state).
+    pub fn floor_report(&self) -> integrators::FloorReport {
+        self.formulation.floor_report()
+    }
+
     /// Value of an output quantity at the current state.
     pub fn quantity(&self, q: Quantity) -> f64 {
         match q {

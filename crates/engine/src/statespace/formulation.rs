@@ -5,7 +5,7 @@
 use super::{Chart, Counters, Partition, StateSpace};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
-use crate::integrators::{NewtonSettings, StepError, StepStats};
+use crate::integrators::{FloorReport, NewtonSettings, StepError, StepStats};
 use crate::settings::StateSpaceSettings;
 use crate::BuildError;
 use faer::Mat;
@@ -312,6 +312,10 @@ impl Formulation for StateSpaceFormulation {
         *counters =
             StepCounters { steps: c.steps, last_iterations: c.last_iterations, total_iterations: c.total_iterations };
         result
+    }
+
+    fn floor_report(&self) -> FloorReport {
+        self.solver.floor
     }
 
     fn quantity(&self, q: Quantity) -> f64 {

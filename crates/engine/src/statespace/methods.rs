@@ -17,7 +17,7 @@
 use super::{sdirk, StateSpace};
 use crate::formulation::Progress;
 use crate::index3::Mechanism;
-use crate::integrators::{NewtonSettings, StepError};
+use crate::integrators::{Convergence, NewtonSettings, StepError, Verdict};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
@@ -325,8 +325,9 @@ impl StateSpace {
     /// M_hat + gh dPsi/dv' + bh dPsi/dv (eq. 19 through eqs. 17-18) is formed at the first
     /// iterate; its numerical derivative parts are reused from earlier steps and refreshed
     /// when the correction shrinks by less than half. Converged when the velocity-level
-    /// change max(bh, gh) |dv''| is below the Newton tolerance; the last evaluation is at the
-    /// returned accelerations.
+    /// change max(bh, gh) |dv''| is below the Newton tolerance (scaled to the velocities, or
+    /// stagnating at the round-off floor: `integrators::convergence`); the last evaluation is
+    /// at the returned accelerations.
     fn solve_stage(
         &mut self,
         mech: &Mechanism,
@@ -347,6 +348,7 @@ impl StateSpace {
         let mut refreshed = false;
         let mut previous = f64::INFINITY;
         let mut size = f64::NAN;
+        let mut test = Convergence::new(tolerance);
         for iteration in 1..=newton.max_iterations.max(1) {
             for c in 0..nd {
                 self.v[c] = self.tv[c] + bh * self.a_new[c];
@@ -398,8 +400,15 @@ impl StateSpace {
                     what: "Newton correction of the independent accelerations".into(),
                 });
             }
-            if size <= tolerance {
-                return Ok(iteration);
+            // The velocity-level unknowns v' = v~' + gh v'' for the relative part of the
+            // tolerance (`integrators::convergence`).
+            match test.check(size, || norm(&self.vd)) {
+                Verdict::Converged => return Ok(iteration),
+                Verdict::AtFloor { ratio } => {
+                    self.floor.record(t, ratio);
+                    return Ok(iteration);
+                }
+                Verdict::Continue => {}
             }
             if iteration > 1 && size > 0.5 * previous && !refreshed {
                 self.jac.stale = true;
