@@ -12,7 +12,7 @@
 //!   a family share their Newton loop and stopping test and differ in coefficients):
 //!   index-3 `bdf1`, `lms3` (LMS2-4), `ss3` (SS2-4), `bathe`, `msstc3` (MSSTC3-5), `mssth3`
 //!   (MSSTH3-5), `esdirk324L2SA` (the three ESDIRKs), on every index-3 model but NLinkChain32
-//!   (NLinkChain4 is the same chain with 4 links; the 32-link one costs ~100 s for these
+//!   (NLinkChain4 is the same chain with 4 links; the 32-link one costs ~60 s for these
 //!   seven); state space `sdirk4` and `trapezoidalConstantStep` besides the default
 //!   `trapezoidalVariableStep`; semirecursive `penalty` besides the default `doubleStep`.
 //! - Left out, each for a reason that is not the convergence test: the index-3 `trapezoidal`
