@@ -173,6 +173,94 @@ fn newton_failure_is_a_discard_and_the_instance_recovers() {
     }
 }
 
+/// A Newton failure in each formulation (index-3, state-space, semirecursive), provoked by a
+/// solver step far too large for the motion: Discard with the last successful time and the
+/// state of that time, and the instance goes on with smaller communication steps (FMI 2:
+/// after fmi2SetFMUstate of the state there; FMI 3: right away, back at the communication
+/// point as before the call).
+#[test]
+fn a_newton_failure_in_each_formulation_leaves_a_state_that_continues_with_smaller_steps() {
+    // (model, constant-step method for the state-space one, solver step, Newton iterations)
+    let cases = [
+        ("DoublePendulum", None, 0.5, None),
+        ("DoublePendulumStateSpace", Some("trapezoidalConstantStep"), 0.5, None),
+        ("HydraulicFourBar", None, 0.5, Some(4)),
+    ];
+    // Communication steps before the failing one, and after it (the seed's 1 ms).
+    let (h, before_big, small) = (0.01, 10, 1e-3);
+    for (name, method, step, iterations) in cases {
+        let entry = mbfmu_model::catalog::find(name).unwrap();
+        let model = model(entry);
+        let (start, _, _) = experiment(&model);
+        let stop = start + 10.0;
+        type Set<'a, T> = &'a dyn Fn(u32, T) -> u32;
+        let configure = |set_real: Set<f64>, set_int: Set<i32>, set_enum: Set<i32>| {
+            assert_eq!(set_real(var(&model, "solver.stepSize").value_reference, step), 0);
+            if let Some(n) = iterations {
+                assert_eq!(set_int(var(&model, "solver.maxIterations").value_reference, n), 0);
+            }
+            if let Some(m) = method {
+                let code = model.interface.methods.iter().find(|x| x.item_name() == m).unwrap().code();
+                assert_eq!(set_enum(var(&model, "solver.method").value_reference, code), 0);
+            }
+        };
+        // The FMU's time after the small steps (t_k + h, as the host computes it).
+        let t = start + (before_big - 1) as f64 * h + h;
+
+        // FMI 2: Discard at the last internal step that converged.
+        let f = Fmu2::new(entry, "newton-each2");
+        configure(&|vr, x| f.set_real(vr, x), &|vr, x| f.set_integer(vr, x), &|vr, x| f.set_integer(vr, x));
+        f.init(start, stop);
+        for k in 0..before_big {
+            assert_eq!(f.do_step(start + k as f64 * h, h), OK2, "{name}: {:?}", f.lines());
+        }
+        assert_eq!(f.do_step(t, 3.0), DISCARD2, "{name}: {:?}", f.lines());
+        let line = f.lines().last().unwrap().1.clone();
+        assert!(line.contains("discarded") && line.contains("Newton"), "{name}: {line}");
+        let mut last = f64::NAN;
+        unsafe { f.b.fmi2GetRealStatus(f.c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut last) };
+        assert!(last >= t && last < t + 3.0, "{name}: {last}");
+        let at_last = outputs2(&f, &model);
+        // The same time reached without the failing step: the same state (to the round-off of
+        // the sub-step grid when the failure came after converged internal steps).
+        let g = Fmu2::new(entry, "newton-each2-ref");
+        configure(&|vr, x| g.set_real(vr, x), &|vr, x| g.set_integer(vr, x), &|vr, x| g.set_integer(vr, x));
+        g.init(start, stop);
+        for k in 0..before_big {
+            assert_eq!(g.do_step(start + k as f64 * h, h), OK2);
+        }
+        if last > t {
+            assert_eq!(g.do_step(t, last - t), OK2, "{name}: {:?}", g.lines());
+            for (x, y) in at_last.iter().zip(outputs2(&g, &model)) {
+                assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "{name}: {x} vs {y}");
+            }
+        } else {
+            assert_eq!(bits(&at_last), bits(&outputs2(&g, &model)), "{name}");
+        }
+        let state = f.get_state();
+        assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, state) }, OK2, "{name}");
+        f.free_state(state);
+        for k in 0..5 {
+            assert_eq!(f.do_step(last + k as f64 * small, small), OK2, "{name}: {:?}", f.lines());
+        }
+
+        // FMI 3: Discard, back at the communication point, and smaller steps go on.
+        let f = Fmu3::new(entry, "newton-each3");
+        let set_i64 = |vr: u32, x: i32| unsafe { f.b.fmi3SetInt64(f.c, &vr, 1, &i64::from(x), 1) };
+        configure(&|vr, x| f.set_f64(vr, x), &|vr, x| f.set_i32(vr, x), &set_i64);
+        f.init(start, stop);
+        for k in 0..before_big {
+            assert_eq!(f.do_step(start + k as f64 * h, h).0, OK3, "{name}: {:?}", f.log.lines());
+        }
+        let before = outputs3(&f, &model);
+        assert_eq!(f.do_step(t, 3.0), (DISCARD3, t), "{name}: {:?}", f.log.lines());
+        assert_eq!(bits(&outputs3(&f, &model)), bits(&before), "{name}");
+        for k in 0..5 {
+            assert_eq!(f.do_step(t + k as f64 * small, small).0, OK3, "{name}: {:?}", f.log.lines());
+        }
+    }
+}
+
 #[test]
 fn corrupted_truncated_and_foreign_states_are_refused() {
     for entry in CATALOG {

@@ -10,7 +10,10 @@ For every FMU, both FMI versions:
   4. serialize -> deserialize into a fresh instance -> step is bit-identical;
   5. two instances of one loaded library stepped interleaved (one lagging, the first freed
      early) equal one instance alone;
-  6. FMUs with a <ModelExchange> element (state-space formulation): simulate_fmu with
+  6. a doStep of 1e6 s with solver.maxStepsPerCall = 500 returns at the budget: FMI 2 with
+     Discard and fmi2LastSuccessfulTime, FMI 3 with earlyReturn (early return allowed) or
+     Discard (not allowed); stepping goes on from there;
+  7. FMUs with a <ModelExchange> element (state-space formulation): simulate_fmu with
      fmi_type="ModelExchange" and FMPy's CVode solver agrees with the co-simulation run.
 Exit status: 0 all passed, 1 a check failed, 2 usage error, 3 fmpy missing.
 """
@@ -196,6 +199,66 @@ def check_two_instances(fmu):
     same("instance B interleaved, lagging", expected, rows_b)
 
 
+BUDGET = 500
+
+
+def check_step_budget(fmu):
+    """A host's typo, doStep(start, 1e6 s), returns after solver.maxStepsPerCall internal steps
+    with the state of the last one, and the run goes on from there."""
+    vr = next(v.valueReference for v in fmu.md.modelVariables if v.name == "solver.maxStepsPerCall")
+    step = float(next(v.start for v in fmu.md.modelVariables if v.name == "solver.stepSize"))
+    limit = fmu.start + BUDGET * step * (1 + 1e-9)
+    if fmu.version == 2:
+        inst = fmu.instance()
+        inst.setInteger([vr], [BUDGET])
+        inst.setupExperiment(startTime=fmu.start)
+        inst.enterInitializationMode()
+        inst.exitInitializationMode()
+        try:
+            inst.doStep(fmu.start, 1e6)
+            raise AssertionError("doStep(1e6 s) returned OK")
+        except fmpy.fmi1.FMICallException as e:
+            if "status 2" not in str(e):
+                raise
+        last = inst.getRealStatus(2)  # fmi2LastSuccessfulTime
+        if not fmu.start < last <= limit:
+            raise AssertionError(f"fmi2LastSuccessfulTime {last} outside ({fmu.start}, {limit}]")
+        state = inst.getFMUstate()
+        inst.setFMUstate(state)
+        inst.freeFMUstate(state)
+        inst.doStep(last, 0.1 * (last - fmu.start))
+        fmu.free(inst)
+        return f"Discard at {last:.6g} s"
+    notes = []
+    for allowed in (True, False):
+        fmu.count += 1
+        inst = FMU3Slave(guid=fmu.md.guid, unzipDirectory=fmu.unzipdir,
+                         modelIdentifier=fmu.md.coSimulation.modelIdentifier, instanceName=f"budget_{fmu.count}")
+        inst.instantiate(earlyReturnAllowed=allowed)
+        inst.setInt32([vr], [BUDGET])
+        inst.enterInitializationMode(startTime=fmu.start)
+        inst.exitInitializationMode()
+        if allowed:
+            event, terminate, early, last = inst.doStep(fmu.start, 1e6)
+            if event or terminate or not early or not fmu.start < last <= limit:
+                raise AssertionError(f"early return expected: {event, terminate, early, last}")
+            notes.append(f"early return at {last:.6g} s")
+        else:
+            try:
+                inst.doStep(fmu.start, 1e6)
+                raise AssertionError("doStep(1e6 s) returned OK without early return allowed")
+            except fmpy.fmi1.FMICallException as e:
+                if "status 2" not in str(e):
+                    raise
+            last = fmu.start
+            notes.append("Discard")
+        event, terminate, early, _ = inst.doStep(last, 1e-3 * step)
+        if event or terminate or early:
+            raise AssertionError(f"the step after the budget: flags {event, terminate, early}")
+        fmu.free(inst)
+    return ", ".join(notes)
+
+
 # Outputs the Model Exchange comparison uses: kinematic quantities (reactions and work are
 # more sensitive to the solvers' step choices).
 KINEMATIC = (".position.", ".velocity.", ".angular_velocity.", ".angle", ".angle_rate")
@@ -228,6 +291,7 @@ CHECKS = [
     ("simulate_fmu", check_simulation),
     ("state get/set and serialization", check_state_restore),
     ("two interleaved instances", check_two_instances),
+    ("bounded work per doStep", check_step_budget),
     ("model exchange with CVode", check_model_exchange),
 ]
 

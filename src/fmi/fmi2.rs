@@ -389,8 +389,9 @@ pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
     unsafe { unsupported(c, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=\"0\"") }
 }
 
-/// Sect. 4.2.2: the step must be > 0 and start at the FMU's time; a Newton failure or a
-/// non-finite value ends it with Discard at the last successful internal step (stepFailed).
+/// Sect. 4.2.2: the step must be > 0 and start at the FMU's time; a Newton failure, a
+/// non-finite value or a step that needs more than `solver.maxStepsPerCall` internal steps
+/// ends it with Discard at the last successful internal step (stepFailed).
 #[no_mangle]
 pub unsafe extern "C" fn fmi2DoStep(
     c: fmi2Component,
@@ -425,6 +426,24 @@ pub unsafe extern "C" fn fmi2DoStep(
                     );
                     Ok(Status::Discard)
                 }
+                // Sect. 4.2.2: "fmi2Discard - if the slave computed successfully only a
+                // subinterval of the communication step"; the state is that of `reached`.
+                Err(e @ SlaveError::StepBudget { reached, .. }) => {
+                    i.log_solver_work("fmi2DoStep", t, counters);
+                    i.last_successful_time = reached;
+                    i.state = Fmi2State::StepFailed;
+                    i.report(
+                        Status::Discard,
+                        &format!(
+                            "fmi2DoStep: the step from {t} to {} was discarded at {reached}: {e}; \
+                             fmi2GetRealStatus(fmi2LastSuccessfulTime) gives {reached} and the FMU state is \
+                             the one at {reached} (fmi2GetFMUstate and fmi2SetFMUstate continue from there; \
+                             fmi2SetFMUstate of an earlier state or fmi2Reset also continue)",
+                            t + h
+                        ),
+                    );
+                    Ok(Status::Discard)
+                }
                 Err(e) => Err(e.to_string()),
             }
         })
@@ -435,7 +454,15 @@ pub unsafe extern "C" fn fmi2DoStep(
 pub unsafe extern "C" fn fmi2CancelStep(c: fmi2Component) -> fmi2Status {
     unsafe {
         with(c, "fmi2CancelStep", Call::Unsupported, |i| {
-            Err(format!("not allowed in state {}: fmi2DoStep is synchronous, no step is ever in progress", i.state))
+            // FMI 2.0.4 Sect. 4.2.2 and the table of Sect. 4.2.4: only in state stepInProgress,
+            // after fmi2DoStep returned fmi2Pending, which this synchronous FMU
+            // (canRunAsynchronuously="false") never does; a call elsewhere is an Error.
+            Err(format!(
+                "not allowed in state {}: it cancels a step after fmi2DoStep returned fmi2Pending \
+                 (FMI 2.0.4 Sect. 4.2.2, 4.2.4), but fmi2DoStep is synchronous (canRunAsynchronuously=\"false\"): \
+                 no step is ever in progress",
+                i.state
+            ))
         })
     }
 }

@@ -126,7 +126,8 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
 }
 
 /// Sect. 2.3.1 and 4.2: event mode is not offered (hasEventMode="false"), early return is
-/// allowed but never used, intermediate update is not provided.
+/// used only when a step needs more than `solver.maxStepsPerCall` internal steps (and then
+/// only if `earlyReturnAllowed`), intermediate update is not provided.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     instanceName: fmi3String,
@@ -135,7 +136,7 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     _visible: fmi3Boolean,
     loggingOn: fmi3Boolean,
     eventModeUsed: fmi3Boolean,
-    _earlyReturnAllowed: fmi3Boolean,
+    earlyReturnAllowed: fmi3Boolean,
     _requiredIntermediateVariables: *const fmi3ValueReference,
     nRequiredIntermediateVariables: usize,
     instanceEnvironment: fmi3InstanceEnvironment,
@@ -167,7 +168,9 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             Ok(m) => m,
             Err(e) => return refuse(&log, F, &e),
         };
-        I3::new(model, log, resources).into_handle()
+        let mut instance = I3::new(model, log, resources);
+        instance.early_return_allowed = earlyReturnAllowed;
+        instance.into_handle()
     })
 }
 
@@ -374,8 +377,10 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
 /// Sect. 4.2.1: the step must be > 0 and start at the FMU's time. A Newton failure or a
 /// non-finite value ends it with Discard, and Discard means "the FMU is in the same state as
 /// before the call" (Sect. 2.2.3, and 4.2.1 on earlyReturn), so the state before the step is
-/// restored and `lastSuccessfulTime` is the communication point. The FMU never requests
-/// event handling, termination or an early return.
+/// restored and `lastSuccessfulTime` is the communication point. A step that needs more than
+/// `solver.maxStepsPerCall` internal steps returns early at the last internal step if the
+/// importer allowed early return, else it is discarded in the same way. The FMU never
+/// requests event handling or termination.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3DoStep(
     instance: fmi3Instance,
@@ -419,6 +424,37 @@ pub unsafe extern "C" fn fmi3DoStep(
                             "fmi3DoStep: the step from {t} to {} was discarded: {error}; the internal solver \
                              reached {reached}; the FMU is back at {t} as before the call (retry with a smaller \
                              communicationStepSize, or use fmi3SetFMUState / fmi3Reset)",
+                            t + h
+                        ),
+                    );
+                    Ok(Status::Discard)
+                }
+                // Sect. 4.2.1: early return "for any other reason" is the FMU's request for a
+                // communication point at lastSuccessfulTime, allowed if the importer allowed it;
+                // otherwise Discard, which needs the state before the call, as above.
+                Err(e @ SlaveError::StepBudget { reached, .. }) => {
+                    i.log_solver_work("fmi3DoStep", t, counters);
+                    if i.early_return_allowed {
+                        i.last_successful_time = reached;
+                        (*early, *last) = (true, reached);
+                        i.log.log(
+                            Status::Ok,
+                            "logNonlinearSystems",
+                            &format!("fmi3DoStep: early return at {reached} (earlyReturn = true, lastSuccessfulTime = {reached}): {e}"),
+                        );
+                        return Ok(Status::Ok);
+                    }
+                    i.slave.restore(&before).map_err(|r| {
+                        format!("the step from {t} stopped at {reached} ({e}) and the state before it cannot be restored: {r}")
+                    })?;
+                    i.last_successful_time = i.slave.time();
+                    *last = i.last_successful_time;
+                    i.report(
+                        Status::Discard,
+                        &format!(
+                            "fmi3DoStep: the step from {t} to {} was discarded: {e}; the FMU is back at {t} as \
+                             before the call (earlyReturnAllowed = false at instantiation; with true the FMU \
+                             returns early at {reached} instead)",
                             t + h
                         ),
                     );

@@ -22,6 +22,8 @@ pub struct Instance<S: Machine> {
     /// FMI 2 fmi2LastSuccessfulTime: the slave's time after the last doStep.
     pub last_successful_time: f64,
     pub resource_dir: Option<PathBuf>,
+    /// FMI 3 `earlyReturnAllowed` of fmi3InstantiateCoSimulation (false for FMI 2).
+    pub early_return_allowed: bool,
 }
 
 /// Why a function of Model Exchange is not available for a model.
@@ -35,7 +37,15 @@ impl<S: Machine> Instance<S> {
     pub fn new(model: Arc<Model>, log: Logger, resource_dir: Option<PathBuf>) -> Instance<S> {
         let slave = Slave::new(model);
         let last_successful_time = slave.time();
-        Instance { magic: S::MAGIC, state: S::INSTANTIATED, slave, log, last_successful_time, resource_dir }
+        Instance {
+            magic: S::MAGIC,
+            state: S::INSTANTIATED,
+            slave,
+            log,
+            last_successful_time,
+            resource_dir,
+            early_return_allowed: false,
+        }
     }
 
     /// A Model Exchange instance (models in the state-space formulation only); on failure
@@ -48,7 +58,15 @@ impl<S: Machine> Instance<S> {
         match Slave::new_model_exchange(model) {
             Ok(slave) => {
                 let last_successful_time = slave.time();
-                Ok(Instance { magic: S::MAGIC, state: S::INSTANTIATED, slave, log, last_successful_time, resource_dir })
+                Ok(Instance {
+                    magic: S::MAGIC,
+                    state: S::INSTANTIATED,
+                    slave,
+                    log,
+                    last_successful_time,
+                    resource_dir,
+                    early_return_allowed: false,
+                })
             }
             Err(e) => Err((log, e.to_string())),
         }

@@ -9,7 +9,7 @@ pub use model_exchange::EventUpdate;
 pub use snapshot::SlaveSnapshot;
 
 use mbfmu_engine::integrators::StepError;
-use mbfmu_engine::Simulation;
+use mbfmu_engine::{Progress, Simulation};
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
 use mbfmu_model::Model;
@@ -50,6 +50,13 @@ pub enum SlaveError {
         error: StepError,
         reached: f64,
     },
+    /// The step needs more internal steps than `solver.maxStepsPerCall` allows; it stopped
+    /// at `reached`, the time of the last internal step, in a consistent state.
+    StepBudget {
+        target: f64,
+        reached: f64,
+        limit: u64,
+    },
     CommunicationPoint {
         expected: f64,
         got: f64,
@@ -68,7 +75,7 @@ pub enum SlaveError {
 impl SlaveError {
     /// True for failures of the numerics that leave the instance usable (FMI Discard).
     pub fn is_discard(&self) -> bool {
-        matches!(self, SlaveError::Step { .. })
+        matches!(self, SlaveError::Step { .. } | SlaveError::StepBudget { .. })
     }
 }
 
@@ -85,6 +92,12 @@ impl fmt::Display for SlaveError {
             }
             SlaveError::Model(e) => write!(f, "the model cannot be built: {e}"),
             SlaveError::Step { error, reached } => write!(f, "{error}; the last successful time is {reached}"),
+            SlaveError::StepBudget { target, reached, limit } => write!(
+                f,
+                "reaching {target} needs more than solver.maxStepsPerCall = {limit} internal steps: stopped at {reached} \
+                 (bounded work per call; raise the parameter solver.maxStepsPerCall before the end of \
+                 initialization, or use shorter communication steps)"
+            ),
             SlaveError::CommunicationPoint { expected, got } => {
                 write!(f, "communication point {got} does not match the FMU's time {expected}")
             }
@@ -119,6 +132,8 @@ pub struct Slave {
     messages: Vec<Message>,
     /// A Model Exchange instance (the host integrates the state-space ODE).
     model_exchange: bool,
+    /// Value reference of `solver.maxStepsPerCall`.
+    max_steps_vr: Option<u32>,
 }
 
 impl fmt::Debug for Slave {
@@ -142,6 +157,12 @@ impl Slave {
     pub fn new(model: Arc<Model>) -> Slave {
         let values = Self::start_values(&model.interface);
         let start_time = model.description.experiment.start;
+        let max_steps_vr = model
+            .interface
+            .variables
+            .iter()
+            .find(|v| v.binding == Binding::Solver(SolverSetting::MaxStepsPerCall))
+            .map(|v| v.value_reference);
         Slave {
             model,
             phase: Phase::Instantiated,
@@ -153,6 +174,7 @@ impl Slave {
             time: start_time,
             messages: Vec::new(),
             model_exchange: false,
+            max_steps_vr,
         }
     }
 
@@ -465,11 +487,36 @@ impl Slave {
             self.time = target;
             return Ok(());
         }
+        // Bounded work per call: at most solver.maxStepsPerCall internal steps.
+        let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let sim = self.sim.as_mut().expect("built at exit of initialization");
-        match sim.advance_to(target) {
-            Ok(()) => {
+        let floor_before = sim.floor_report().count;
+        let result = sim.advance_within(target, limit);
+        let floor = sim.floor_report();
+        if floor.count > floor_before {
+            self.note(
+                "logNonlinearSystems",
+                format!(
+                    "doStep from {t}: {} Newton solve(s) stagnated at the round-off floor and were accepted as \
+                     converged (the last at t = {}, its correction {:.3} times solver.tolerance scaled to the \
+                     unknowns; accepted up to {} times)",
+                    floor.count - floor_before,
+                    floor.time,
+                    floor.ratio,
+                    mbfmu_engine::integrators::convergence::FLOOR_BAND
+                ),
+            );
+        }
+        let sim = self.sim.as_mut().expect("built at exit of initialization");
+        match result {
+            Ok(Progress::Reached) => {
                 self.time = target;
                 Ok(())
+            }
+            Ok(Progress::Budget) => {
+                let reached = sim.time();
+                self.time = reached;
+                Err(SlaveError::StepBudget { target, reached, limit })
             }
             Err(error) => {
                 let reached = sim.time();

@@ -177,8 +177,20 @@ pub struct Fmu3 {
     pub log: Box<Fmi3Log>,
 }
 
-/// Instantiates with the given flags; returns the raw handle (NULL on refusal) and the log.
+/// Instantiates with the given flags (early return allowed); returns the raw handle (NULL on
+/// refusal) and the log.
 pub fn instantiate3(token: &str, name: &str, logging_on: bool, event_mode: bool) -> (f3::fmi3Instance, Box<Fmi3Log>) {
+    instantiate3_with(token, name, logging_on, event_mode, true)
+}
+
+/// As [`instantiate3`], with the importer's `earlyReturnAllowed`.
+pub fn instantiate3_with(
+    token: &str,
+    name: &str,
+    logging_on: bool,
+    event_mode: bool,
+    early_return_allowed: bool,
+) -> (f3::fmi3Instance, Box<Fmi3Log>) {
     let log = Box::<Fmi3Log>::default();
     let (n, t) = (CString::new(name).unwrap(), CString::new(token).unwrap());
     let c = unsafe {
@@ -189,7 +201,7 @@ pub fn instantiate3(token: &str, name: &str, logging_on: bool, event_mode: bool)
             false,
             logging_on,
             event_mode,
-            true,
+            early_return_allowed,
             std::ptr::null(),
             0,
             log.env(),
@@ -222,8 +234,13 @@ impl Fmu3 {
     }
 
     pub fn new(entry: &CatalogEntry, prefix: &str) -> Fmu3 {
+        Fmu3::with_early_return(entry, prefix, true)
+    }
+
+    /// An instance whose importer allows early return from fmi3DoStep or not.
+    pub fn with_early_return(entry: &CatalogEntry, prefix: &str, allowed: bool) -> Fmu3 {
         let name = unique(prefix);
-        let (c, log) = instantiate3(entry.token, &name, true, false);
+        let (c, log) = instantiate3_with(entry.token, &name, true, false, allowed);
         assert!(!c.is_null(), "{name}: instantiation failed: {:?}", log.lines());
         Fmu3 { b: lib3(), c, name, log }
     }
@@ -252,6 +269,17 @@ impl Fmu3 {
 
     pub fn set_i32(&self, vr: u32, x: i32) -> u32 {
         unsafe { self.b.fmi3SetInt32(self.c, &vr, 1, &x, 1) }
+    }
+
+    /// DoStep; returns (status, earlyReturn, lastSuccessfulTime) and checks that no event
+    /// handling or termination is requested.
+    pub fn do_step_early(&self, t: f64, h: f64) -> (u32, bool, f64) {
+        let (mut event, mut terminate, mut early, mut last) = (true, true, true, f64::NAN);
+        let s = unsafe { self.b.fmi3DoStep(self.c, t, h, true, &mut event, &mut terminate, &mut early, &mut last) };
+        if s <= DISCARD3 {
+            assert!(!event && !terminate, "{}: flags must stay false", self.name);
+        }
+        (s, early, last)
     }
 
     /// DoStep; returns (status, lastSuccessfulTime) and checks the flags are all false.

@@ -5,7 +5,7 @@
 //! ([`crate::Simulation::new`]); no other formulation's code changes.
 
 use crate::index3::{AssemblyReport, Mechanism};
-use crate::integrators::{StepError, StepStats};
+use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
 use std::any::Any;
@@ -28,6 +28,15 @@ impl StepCounters {
         self.last_iterations = stats.iterations;
         self.total_iterations += u64::from(stats.iterations);
     }
+}
+
+/// How far an advance got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// The end time was reached.
+    Reached,
+    /// The step budget ran out first; the state is that of the last internal step.
+    Budget,
 }
 
 /// Sizes of the equations, for reports.
@@ -75,17 +84,20 @@ pub trait Formulation: Send {
     /// accelerations and multipliers only to ~eps |q| / h^2.
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError>;
 
-    /// Advances to `t_end`. The default takes equal sub-steps no larger than the step size;
+    /// Advances to `t_end`, taking at most `max_steps` internal steps (attempts, for methods
+    /// that reject steps). The default takes equal sub-steps no larger than the step size;
     /// formulations with their own step control override it. On error the state is the one
-    /// reached by the last successful step.
-    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters) -> Result<(), StepError> {
+    /// reached by the last successful step; when the budget runs out first the state is that
+    /// of the last internal step and [`Progress::Budget`] says so (those steps are the first
+    /// ones the unbounded advance takes).
+    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
         let t0 = self.time();
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
         }
         if span == 0.0 {
-            return Ok(());
+            return Ok(Progress::Reached);
         }
         let step_size = self.step_size();
         // A communication step equal to the solver step must take one internal step, also
@@ -93,17 +105,27 @@ pub trait Formulation: Send {
         // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
         let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
         let n = (((span - round_off) / step_size) * (1.0 - 1e-12)).ceil().max(1.0);
-        if n > 1e12 {
+        // More steps than can ever be taken; a budget below that bounds the work instead.
+        if n > 1e12 && max_steps as f64 > 1e12 {
             return Err(StepError::BadStep { time: t0, h: step_size });
         }
         let n = n as u64;
         for i in 1..=n {
+            if i > max_steps {
+                return Ok(Progress::Budget);
+            }
             let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
             let h = target - self.time();
             let stats = if h < NEGLIGIBLE_STEP * step_size { self.shift_to(target)? } else { self.step_to(target)? };
             counters.count(stats);
         }
-        Ok(())
+        Ok(Progress::Reached)
+    }
+
+    /// Newton solves accepted at the round-off floor so far (`integrators::convergence`;
+    /// cumulative, for reports).
+    fn floor_report(&self) -> FloorReport {
+        FloorReport::default()
     }
 
     /// Value of an output quantity at the current state.

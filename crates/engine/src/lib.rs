@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use state::MechState;
 use std::fmt;
 
-pub use formulation::{Formulation, OdeSystem, NEGLIGIBLE_STEP};
+pub use formulation::{Formulation, OdeSystem, Progress, NEGLIGIBLE_STEP};
 pub use settings::{
     ErrorControl, Index3Method, Index3Settings, SemirecursiveSettings, StateSpaceMethod, StateSpaceSettings,
 };
@@ -170,7 +170,15 @@ impl Simulation {
     /// step methods choose their own). On error the state is the one reached by the last
     /// successful sub-step.
     pub fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        self.formulation.advance_to(t_end, &mut self.counters)
+        self.advance_within(t_end, u64::MAX).map(|_| ())
+    }
+
+    /// As [`Simulation::advance_to`], but stops after `max_steps` internal steps (attempted
+    /// steps for the variable-step methods): a bounded amount of work, whatever `t_end` is.
+    /// [`Progress::Budget`] means the budget ran out first; the state is then the one of the
+    /// last internal step, at [`Simulation::time`].
+    pub fn advance_within(&mut self, t_end: f64, max_steps: u64) -> Result<Progress, StepError> {
+        self.formulation.advance_to(t_end, &mut self.counters, max_steps)
     }
 
     pub fn snapshot(&self) -> SimulationSnapshot {
@@ -192,6 +200,12 @@ impl Simulation {
         self.counters =
             StepCounters { steps: s.steps, last_iterations: s.last_iterations, total_iterations: s.total_iterations };
         Ok(())
+    }
+
+    /// Newton solves accepted at the round-off floor so far (cumulative over the run, also
+    /// across restores: a report, not state).
+    pub fn floor_report(&self) -> integrators::FloorReport {
+        self.formulation.floor_report()
     }
 
     /// Value of an output quantity at the current state.

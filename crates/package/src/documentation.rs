@@ -152,6 +152,7 @@ pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, ve
     } else {
         out.push_str("</table>\n<p>Constant-step methods split each communication step into equal internal steps no larger than <code>solver.stepSize</code>; variable-step methods choose their steps (at most <code>solver.stepSize</code>) under the error control of <code>solver.absoluteTolerance</code>, <code>solver.relativeTolerance</code> and <code>solver.velocityToleranceFactor</code>. A constant step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; variable-step methods reduce the step instead.</p>\n");
     }
+    out.push_str("<p>One DoStep takes at most <code>solver.maxStepsPerCall</code> internal steps (step attempts of variable-step methods): a DoStep that needs more returns at the last internal step with a log line, FMI 2 with Discard and that time as <code>fmi2LastSuccessfulTime</code>, FMI 3 with <code>earlyReturn</code> if the importer allows early return (otherwise Discard, back at the communication point). Raise the parameter for very long communication steps.</p>\n");
     if interface.methods.iter().any(|m| Method::SEED_000.contains(m)) {
         seed000_notes(&mut out);
     }

@@ -3,7 +3,7 @@
 
 use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
-use crate::integrators::{DaeSystem, History, Integrator, StepError, StepStats};
+use crate::integrators::{DaeSystem, FloorReport, History, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
 use crate::BuildError;
 use mbfmu_model::format::Quantity;
@@ -134,6 +134,13 @@ impl Formulation for Index3Formulation {
                 Ok(StepStats { iterations: 0, stages: 0 })
             }
             Stepper::Implicit(i) => i.shift_to(&mut *self.dae, target),
+        }
+    }
+
+    fn floor_report(&self) -> FloorReport {
+        match &self.stepper {
+            Stepper::HalfImplicit { hi, .. } => hi.floor,
+            Stepper::Implicit(i) => i.floor_report(),
         }
     }
 

@@ -7,12 +7,13 @@
 //!        c_n = h^2 (w~_n J_bar w_n - n_bar_n) - h J_bar w_n                                  (5b, 7b)
 //!   e3 = Phi(r, A_n exp(theta_bar~), t_{n+1}) = 0                                             (5c, 5d)
 //! with the quasi-Newton matrix of Eq. (12) built once per step at q_n and solved through its
-//! Schur complement; iterations stop when ||dq|| < tol (Eq. 8). Afterwards
+//! Schur complement; iterations stop when ||dq|| < tol (Eq. 8; the tolerance scaled to the
+//! unknowns and a stagnation at the round-off floor accepted, `integrators::convergence`). Afterwards
 //! lambda_n = lambda_hat/h^2, r'_{n+1} = (r_{n+1} - r_n)/h, w_bar_{n+1} = theta_bar/h.
 
 use super::schur::{Gen, Schur};
 use super::{forces, ConstraintEval, MechState, Mechanism};
-use crate::integrators::{NewtonSettings, StepError, StepStats};
+use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats, Verdict};
 use crate::rotation::exp;
 use nalgebra::Vector3;
 
@@ -33,6 +34,8 @@ pub struct HalfImplicit {
     rhs: Vec<f64>,
     dx: Vec<Gen>,
     next: MechState,
+    /// Steps accepted at the round-off floor (cumulative).
+    pub floor: FloorReport,
 }
 
 impl HalfImplicit {
@@ -51,6 +54,7 @@ impl HalfImplicit {
             rhs: vec![0.0; nc],
             dx: vec![[0.0; 6]; nb],
             next: start.clone(),
+            floor: FloorReport::default(),
         }
     }
 
@@ -122,6 +126,8 @@ impl HalfImplicit {
         }
         let mut iterations = 0;
         let mut norm = f64::INFINITY;
+        let mut test = Convergence::new(settings.tolerance);
+        let mut converged = false;
         while iterations < settings.max_iterations {
             iterations += 1;
             let first = iterations == 1;
@@ -164,11 +170,26 @@ impl HalfImplicit {
             if !norm.is_finite() {
                 return Err(StepError::NonFinite { time: t1, what: "half-implicit Newton correction".into() });
             }
-            if norm < settings.tolerance {
+            // The size of the unknowns [x; lambda_hat] for the relative part of the tolerance.
+            let (x, lambda_hat) = (&self.x, &self.lambda_hat);
+            let size = || {
+                let sx: f64 = x.iter().flat_map(|g| g.iter()).map(|v| v * v).sum();
+                (sx + lambda_hat.iter().map(|v| v * v).sum::<f64>()).sqrt()
+            };
+            // Eq. (8) is strict (||dq|| < tol); equality is a measure-zero case.
+            match test.check(norm, size) {
+                Verdict::Converged => converged = true,
+                Verdict::AtFloor { ratio } => {
+                    self.floor.record(t1, ratio);
+                    converged = true;
+                }
+                Verdict::Continue => {}
+            }
+            if converged {
                 break;
             }
         }
-        if norm >= settings.tolerance {
+        if !converged {
             return Err(StepError::NotConverged { time: t1, iterations, norm, tolerance: settings.tolerance });
         }
         // Velocities and accelerations (Eqs. 4a-4d), multipliers lambda_n.

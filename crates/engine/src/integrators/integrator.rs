@@ -197,6 +197,11 @@ impl<S: DaeSystem> Integrator<S> {
         self.method
     }
 
+    /// Newton solves accepted at the round-off floor so far.
+    pub fn floor_report(&self) -> super::FloorReport {
+        self.newton.floor
+    }
+
     pub fn state(&self) -> &S::State {
         &self.current
     }

@@ -10,9 +10,11 @@
 //! vector) and for the state that chart coordinates describe.
 
 pub mod coefficients;
+pub mod convergence;
 mod integrator;
 mod newton;
 
+pub use convergence::{Convergence, FloorReport, Verdict};
 pub use integrator::{History, Integrator};
 pub use newton::{correct, NewtonSettings, NewtonStats};
 

@@ -1,6 +1,8 @@
 //! The corrector shared by every integrator: seed 000 Sect. 3.2, eqs. (21a)-(21c), with the
-//! convergence test of seed 003 Sect. 2.2 (norm of the position-level correction < tol).
+//! convergence test of seed 003 Sect. 2.2 (norm of the position-level correction < tol),
+//! scaled to the unknowns and aware of the round-off floor ([`super::convergence`]).
 
+use super::convergence::{Convergence, FloorReport, Verdict};
 use super::{DaeSystem, StepError};
 use serde::{Deserialize, Serialize};
 
@@ -16,8 +18,12 @@ pub struct NewtonStats {
     r: Vec<f64>,
     dyp: Vec<f64>,
     dlambda: Vec<f64>,
+    /// y / b0, to measure the unknowns with the correction's own norm.
+    scaled: Vec<f64>,
     /// Iterations of the last call.
     pub iterations: u32,
+    /// Solves accepted at the round-off floor (cumulative).
+    pub floor: FloorReport,
 }
 
 /// Solves r(y_hat + b0 y', y', lambda, t) = 0 for y' and lambda (seed 000 eq. 8), starting
@@ -40,6 +46,7 @@ pub fn correct<S: DaeSystem>(
     ws.r.resize(nd + na, 0.0);
     ws.dyp.resize(nd, 0.0);
     ws.dlambda.resize(na, 0.0);
+    ws.scaled.resize(nd, 0.0);
     for i in 0..nd {
         y[i] = y_hat[i] + b0 * yp[i];
     }
@@ -47,6 +54,7 @@ pub fn correct<S: DaeSystem>(
     let mut fresh = true;
     let mut previous = f64::INFINITY;
     let mut norm = f64::INFINITY;
+    let mut test = Convergence::new(settings.tolerance);
     for iteration in 1..=settings.max_iterations {
         sys.residual(base, t, y, yp, lambda, &mut ws.r)?;
         if ws.r.iter().any(|x| !x.is_finite()) {
@@ -65,8 +73,21 @@ pub fn correct<S: DaeSystem>(
             return Err(StepError::NonFinite { time: t, what: "Newton correction".into() });
         }
         ws.iterations = iteration;
-        if norm <= settings.tolerance {
-            return Ok(iteration);
+        // The size of the unknowns (y, lambda) in the norm of the corrections (b0 dy', dlambda):
+        // correction_norm of (y / b0, lambda).
+        let size = || {
+            for (s, yi) in ws.scaled.iter_mut().zip(y.iter()) {
+                *s = yi / b0;
+            }
+            sys.correction_norm(b0, &ws.scaled, lambda)
+        };
+        match test.check(norm, size) {
+            Verdict::Converged => return Ok(iteration),
+            Verdict::AtFloor { ratio } => {
+                ws.floor.record(t, ratio);
+                return Ok(iteration);
+            }
+            Verdict::Continue => {}
         }
         // Slow or diverging convergence with an old matrix: refactor at the current iterate.
         if !fresh && norm > 0.5 * previous {

@@ -5,7 +5,7 @@
 use super::{SemiState, Semirecursive};
 use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
 use crate::index3::AssemblyReport;
-use crate::integrators::{StepError, StepStats};
+use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
 use serde::{Deserialize, Serialize};
@@ -55,6 +55,10 @@ impl Formulation for Semirecursive {
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {
         self.drift(target)?;
         Ok(StepStats { iterations: 0, stages: 0 })
+    }
+
+    fn floor_report(&self) -> FloorReport {
+        self.floor
     }
 
     fn quantity(&self, q: Quantity) -> f64 {

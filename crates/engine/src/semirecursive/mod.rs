@@ -31,6 +31,7 @@ pub use tree::{CompileError, Tree};
 
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
+use crate::integrators::FloorReport;
 use crate::linalg::SmallLu as Lu;
 use crate::settings::SemirecursiveSettings;
 use crate::state::{BodyState, MechState};
@@ -158,6 +159,9 @@ pub struct Semirecursive {
     pub assembly: AssemblyReport,
     /// Static cylinder forces F_s0 found at the start (None where not a static start).
     pub static_forces: Vec<Option<f64>>,
+    /// Steps whose Newton iteration was accepted at the round-off floor (cumulative, not in
+    /// snapshots).
+    pub floor: FloorReport,
 }
 
 impl Semirecursive {
@@ -254,6 +258,7 @@ impl Semirecursive {
             w,
             assembly: AssemblyReport::default(),
             static_forces: vec![None; nc],
+            floor: FloorReport::default(),
         };
         s.assemble()?;
         Ok(s)

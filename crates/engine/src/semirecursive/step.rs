@@ -2,7 +2,9 @@
 //! (seed 004 Sect. 4): predictor z_{k+1} = z_k + z'_k dt + z''_k dt^2/2, p_{k+1} = p_k + p'_k dt;
 //! Newton-Raphson (eq. 37) on eq. (35) (double-step, unknowns z^i and p) or eq. (36) (penalty,
 //! unknowns z and p, multipliers updated by eq. 19), converged when every coordinate
-//! correction is below `tolerance` and every pressure correction below `pressure_tolerance`;
+//! correction is below `tolerance` and every pressure correction below `pressure_tolerance`
+//! (each scaled to the size of its unknowns, or stagnating at the round-off floor:
+//! `integrators::convergence`);
 //! then the dependent coordinates (double-step, eqs. 13-15) or the projections of eqs.
 //! (20)-(21) (penalty).
 
@@ -10,7 +12,7 @@ use super::cuts::g_dot_acc;
 use super::eval::{Residual, Step};
 use super::tangent::add_gram;
 use super::Semirecursive;
-use crate::integrators::{StepError, StepStats};
+use crate::integrators::{Convergence, StepError, StepStats, Verdict};
 use crate::linalg::full_pivoting;
 use mbfmu_model::format::Tangent;
 
@@ -57,6 +59,8 @@ impl Semirecursive {
         let mut worst = f64::INFINITY;
         let mut previous = f64::INFINITY;
         let reuse = self.settings.tangent == Tangent::Analytic;
+        // On the correction over its scaled tolerance, the larger of the two blocks.
+        let mut test = Convergence::new(1.0);
         self.w.amat_fresh = false;
         for iteration in 1..=self.settings.max_iterations {
             iterations = iteration;
@@ -95,6 +99,22 @@ impl Semirecursive {
             worst = (dz / tol).max(dp / ptol) * tol;
             if dz <= tol && dp <= ptol {
                 converged = true;
+                break;
+            }
+            // Tolerances scaled to the largest coordinate and pressure (max norms, as dz, dp).
+            let w = &self.w;
+            let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            let ratio = (dz / Convergence::scaled(tol, largest(&w.x[..nm])))
+                .max(dp / Convergence::scaled(ptol, largest(&w.x[nm..nx])));
+            match test.check_ratio(ratio) {
+                Verdict::Converged => converged = true,
+                Verdict::AtFloor { ratio } => {
+                    self.floor.record(t1, ratio);
+                    converged = true;
+                }
+                Verdict::Continue => {}
+            }
+            if converged {
                 break;
             }
         }

@@ -3,9 +3,9 @@
 //! events that re-choose the partition; seed 001 Sect. 1).
 
 use super::{Chart, Counters, Partition, StateSpace};
-use crate::formulation::{from_bytes, to_bytes, Dims, Formulation, OdeSystem, StepCounters};
+use crate::formulation::{from_bytes, to_bytes, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
-use crate::integrators::{NewtonSettings, StepError, StepStats};
+use crate::integrators::{FloorReport, NewtonSettings, StepError, StepStats};
 use crate::settings::StateSpaceSettings;
 use crate::BuildError;
 use faer::Mat;
@@ -296,7 +296,7 @@ impl Formulation for StateSpaceFormulation {
     }
 
     fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
-        self.solver.advance_to(&self.mech, target, &self.settings)?;
+        self.solver.advance_to(&self.mech, target, &self.settings, u64::MAX)?;
         Ok(StepStats { iterations: self.solver.counters.last_iterations, stages: 0 })
     }
 
@@ -306,12 +306,16 @@ impl Formulation for StateSpaceFormulation {
     }
 
     /// The formulation's own stepping (variable-step methods choose their steps).
-    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters) -> Result<(), StepError> {
-        let result = self.solver.advance_to(&self.mech, t_end, &self.settings);
+    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
+        let result = self.solver.advance_to(&self.mech, t_end, &self.settings, max_steps);
         let c = &self.solver.counters;
         *counters =
             StepCounters { steps: c.steps, last_iterations: c.last_iterations, total_iterations: c.total_iterations };
         result
+    }
+
+    fn floor_report(&self) -> FloorReport {
+        self.solver.floor
     }
 
     fn quantity(&self, q: Quantity) -> f64 {

@@ -15,8 +15,9 @@
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
 use super::{sdirk, StateSpace};
+use crate::formulation::Progress;
 use crate::index3::Mechanism;
-use crate::integrators::{NewtonSettings, StepError};
+use crate::integrators::{Convergence, NewtonSettings, StepError, Verdict};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
@@ -39,15 +40,23 @@ fn recoverable(e: &StepError) -> bool {
 impl StateSpace {
     /// Advances the current state to `t_end`: constant-step methods in equal steps no larger
     /// than `settings.step_size`, variable-step methods under error control with steps no
-    /// larger than it. On error the state is the last accepted one.
-    pub fn advance_to(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
+    /// larger than it; at most `max_steps` step attempts (accepted or rejected). On error the
+    /// state is the last accepted one; so it is when the budget runs out first
+    /// ([`Progress::Budget`]).
+    pub fn advance_to(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &StateSpaceSettings,
+        max_steps: u64,
+    ) -> Result<Progress, StepError> {
         let t0 = self.current.t;
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
         }
         if span == 0.0 {
-            return Ok(());
+            return Ok(Progress::Reached);
         }
         // New inputs at the communication point: the step starts from the state they give.
         if self.stale {
@@ -55,30 +64,45 @@ impl StateSpace {
             self.base.clone_from(&self.current);
         }
         if self.method.variable_step() {
-            return self.variable_steps(mech, t_end, settings);
+            return self.variable_steps(mech, t_end, settings, max_steps);
         }
         let n = ((span / settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
-        if n > 1e12 {
+        // More steps than can ever be taken; a budget below that bounds the work instead.
+        if n > 1e12 && max_steps as f64 > 1e12 {
             return Err(StepError::BadStep { time: t0, h: settings.step_size });
         }
         let n = n as u64;
         for i in 1..=n {
+            if i > max_steps {
+                return Ok(Progress::Budget);
+            }
             let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
             let t = self.current.t;
             let (_, iterations) = self.attempt(mech, t, target - t, target, &settings.newton)?;
             self.accept(mech, target, iterations, &settings.newton)?;
         }
-        Ok(())
+        Ok(Progress::Reached)
     }
 
-    fn variable_steps(&mut self, mech: &Mechanism, t_end: f64, settings: &StateSpaceSettings) -> Result<(), StepError> {
+    fn variable_steps(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &StateSpaceSettings,
+        max_steps: u64,
+    ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
         let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
         if self.h_next.is_nan() || self.h_next <= 0.0 {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
         let mut rejected_last = false;
+        let mut attempts = 0u64;
         while self.current.t < t_end {
+            if attempts == max_steps {
+                return Ok(Progress::Budget);
+            }
+            attempts += 1;
             let t = self.current.t;
             let proposed = self.h_next.min(settings.step_size);
             let clipped = t + 1.01 * proposed >= t_end;
@@ -118,7 +142,7 @@ impl StateSpace {
                 Err(e) => return Err(e),
             }
         }
-        Ok(())
+        Ok(Progress::Reached)
     }
 
     /// Starting step of Hairer, Norsett and Wanner I, Sect. II.4: h0 = 0.01 |y0| / |f0| in the
@@ -301,8 +325,9 @@ impl StateSpace {
     /// M_hat + gh dPsi/dv' + bh dPsi/dv (eq. 19 through eqs. 17-18) is formed at the first
     /// iterate; its numerical derivative parts are reused from earlier steps and refreshed
     /// when the correction shrinks by less than half. Converged when the velocity-level
-    /// change max(bh, gh) |dv''| is below the Newton tolerance; the last evaluation is at the
-    /// returned accelerations.
+    /// change max(bh, gh) |dv''| is below the Newton tolerance (scaled to the velocities, or
+    /// stagnating at the round-off floor: `integrators::convergence`); the last evaluation is
+    /// at the returned accelerations.
     fn solve_stage(
         &mut self,
         mech: &Mechanism,
@@ -323,6 +348,7 @@ impl StateSpace {
         let mut refreshed = false;
         let mut previous = f64::INFINITY;
         let mut size = f64::NAN;
+        let mut test = Convergence::new(tolerance);
         for iteration in 1..=newton.max_iterations.max(1) {
             for c in 0..nd {
                 self.v[c] = self.tv[c] + bh * self.a_new[c];
@@ -374,8 +400,15 @@ impl StateSpace {
                     what: "Newton correction of the independent accelerations".into(),
                 });
             }
-            if size <= tolerance {
-                return Ok(iteration);
+            // The velocity-level unknowns v' = v~' + gh v'' for the relative part of the
+            // tolerance (`integrators::convergence`).
+            match test.check(size, || norm(&self.vd)) {
+                Verdict::Converged => return Ok(iteration),
+                Verdict::AtFloor { ratio } => {
+                    self.floor.record(t, ratio);
+                    return Ok(iteration);
+                }
+                Verdict::Continue => {}
             }
             if iteration > 1 && size > 0.5 * previous && !refreshed {
                 self.jac.stale = true;

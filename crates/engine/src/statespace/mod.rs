@@ -31,7 +31,7 @@ pub use formulation::{StateSpaceFormulation, StateSpaceSnapshot};
 pub use partition::{coordinate_name, Partition};
 
 use crate::index3::{MechState, Mechanism};
-use crate::integrators::{NewtonSettings, StepError};
+use crate::integrators::{FloorReport, NewtonSettings, StepError};
 use crate::linalg::DenseLu;
 use crate::settings::ErrorControl;
 use faer::Mat;
@@ -105,6 +105,8 @@ pub struct StateSpace {
     /// during step attempts).
     evaluated: bool,
     pub counters: Counters,
+    /// Stage solves accepted at the round-off floor (cumulative, not in snapshots).
+    pub floor: FloorReport,
 }
 
 impl std::fmt::Debug for StateSpace {
@@ -192,6 +194,7 @@ impl StateSpace {
             stale: false,
             evaluated: false,
             counters: Counters::default(),
+            floor: FloorReport::default(),
         };
         s.choose_partition(mech, newton)?;
         s.counters.repartitions = 0;

@@ -164,6 +164,18 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             Binding::Solver(SolverSetting::MaxIterations),
         )
     })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1.0),
+        max: Some(f64::from(i32::MAX)),
+        ..parameter(
+            "solver.maxStepsPerCall",
+            VarType::Integer,
+            Start::Integer(super::DEFAULT_MAX_STEPS_PER_CALL),
+            "Internal steps one doStep may take (step attempts of variable-step methods); a doStep that needs more returns early at the last internal step (FMI 3 earlyReturn if the importer allows it, else Discard)",
+            Binding::Solver(SolverSetting::MaxStepsPerCall),
+        )
+    })?;
     if methods.iter().any(|m| m.uses_rho_inf()) {
         b.push(Variable {
             unit: unit(""),

@@ -91,7 +91,16 @@ pub enum SolverSetting {
     Penalty,
     /// Newton tolerance on pressures \[Pa\] (seed 004 Sect. 5).
     PressureTolerance,
+    /// Internal steps one doStep may take before it returns early (bounded work per call).
+    /// A limit of the call, not of the solver: the slave reads it, the solver block keeps
+    /// no copy.
+    MaxStepsPerCall,
 }
+
+/// Start value of `solver.maxStepsPerCall`: 100 s of simulated time at a 1 ms internal step,
+/// far above what a communication step of a co-simulation needs, and a fraction of a second
+/// to a few seconds of work per call for the catalog models.
+pub const DEFAULT_MAX_STEPS_PER_CALL: i64 = 100_000;
 
 impl SolverSetting {
     /// Writes an FMU parameter value into the description's solver block: the one table
@@ -121,6 +130,8 @@ impl SolverSetting {
             }
             SolverSetting::Penalty => solver.penalty = value,
             SolverSetting::PressureTolerance => solver.pressure_tolerance = value,
+            // Read by the slave at every doStep: a limit of the call, not a solver setting.
+            SolverSetting::MaxStepsPerCall => {}
         }
         Ok(())
     }
