@@ -144,9 +144,12 @@ fn every_catalog_model_stops_at_its_budget_and_continues() {
         let g = Fmu2::new(entry, "budget-ref2");
         init2_without_stop(&g, start);
         assert_eq!(g.do_step(start, last - start), OK2, "{what}: {:?}", g.lines());
+        // Beam section forces are stiffness times strains that the Newton iteration resolves
+        // to its tolerance over an element length: two step grids agree to ~1e-7 there.
+        let agreement = if model.description.beams.is_empty() { 1e-9 } else { 1e-6 };
         if !variable {
             for (x, y) in at_last.iter().zip(outputs2(&g, &model)) {
-                assert!((x - y).abs() <= 1e-9 * (1.0 + x.abs()), "{what}: {x} vs {y}");
+                assert!((x - y).abs() <= agreement * (1.0 + x.abs()), "{what}: {x} vs {y}");
             }
         }
 
