@@ -137,6 +137,48 @@ impl Index3Dae {
     }
 }
 
+impl Index3Dae {
+    /// Adds the 12 x 12 element blocks of the iteration matrix from `slot` on (the pattern's
+    /// order: elements, then row block, then column block), `value(jac, r, c)` per entry;
+    /// returns the next slot.
+    pub(super) fn add_element_blocks(
+        &mut self,
+        mut slot: usize,
+        value: impl Fn(&ElementJacobian, usize, usize) -> f64,
+    ) -> usize {
+        for jac in &self.jacobians {
+            for rs in 0..2 {
+                for cs in 0..2 {
+                    if jac.bodies[rs].is_some() && jac.bodies[cs].is_some() {
+                        for i in 0..6 {
+                            for j in 0..6 {
+                                self.kkt.add(slot, value(jac, rs * 6 + i, cs * 6 + j));
+                                slot += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        slot
+    }
+
+    /// Adds the constraint rows G and columns G^T from `slot` on.
+    pub(super) fn add_constraint_rows(&mut self, mut slot: usize) {
+        for (k, c) in self.mech.constraints.iter().enumerate() {
+            for (s, b) in c.pair.iter().enumerate() {
+                if b.is_some() {
+                    for i in 0..6 {
+                        self.kkt.add(slot, self.ce.rows[k][s][i]);
+                        self.kkt.add(slot + 1, self.ce.rows[k][s][i]);
+                        slot += 2;
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl DaeSystem for Index3Dae {
     type State = MechState;
 
@@ -236,6 +278,7 @@ impl DaeSystem for Index3Dae {
         self.update_friction(base);
         let m = &self.mech;
         let nb = m.n_bodies();
+        let nc = m.n_constraints();
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         self.b0 = b0;
@@ -257,42 +300,20 @@ impl DaeSystem for Index3Dae {
                 }
             }
         }
-        // -b0 C - b0^2 K of the force elements (Q is a force, so the residual gets -Q).
-        for jac in &self.jacobians {
-            for rs in 0..2 {
-                for cs in 0..2 {
-                    if let (Some(_), Some(_)) = (jac.bodies[rs], jac.bodies[cs]) {
-                        for i in 0..6 {
-                            for j in 0..6 {
-                                let (r, c) = (rs * 6 + i, cs * 6 + j);
-                                // Consistent beam mass: + c [-I I; I -I] on the accelerations.
-                                let mass = if i == j && i < 3 {
-                                    jac.mass_coupling * if rs == cs { -1.0 } else { 1.0 }
-                                } else {
-                                    0.0
-                                };
-                                self.kkt.add(slot, mass - b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]);
-                                slot += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for (k, c) in m.constraints.iter().enumerate() {
-            for (s, b) in c.pair.iter().enumerate() {
-                if b.is_some() {
-                    for i in 0..6 {
-                        self.kkt.add(slot, self.ce.rows[k][s][i]);
-                        self.kkt.add(slot + 1, self.ce.rows[k][s][i]);
-                        slot += 2;
-                    }
-                }
-            }
-        }
+        // -b0 C - b0^2 K of the force elements (Q is a force, so the residual gets -Q), and
+        // the consistent beam masses' + c [-I I; I -I] on the accelerations.
+        let slot = self.add_element_blocks(slot, |jac, r, c| {
+            let mass = if r % 6 == c % 6 && r % 6 < 3 {
+                jac.mass_coupling * if r / 6 == c / 6 { -1.0 } else { 1.0 }
+            } else {
+                0.0
+            };
+            mass - b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]
+        });
+        self.add_constraint_rows(slot);
         self.kkt.factor().map_err(|e| StepError::Singular {
             time: t,
-            detail: format!("iteration matrix ({} bodies, {} constraints): {e:?}", nb, m.n_constraints()),
+            detail: format!("iteration matrix ({} bodies, {} constraints): {e:?}", nb, nc),
         })
     }
 

@@ -90,32 +90,8 @@ impl Index3Dae {
             add_rows_transpose(&m.constraints, &self.ce.rows, &state.lambda, &mut self.gtl);
             // Slots in the order of the dynamic iteration matrix (Index3Dae::factor).
             self.kkt.clear();
-            let mut slot = 36 * nb;
-            for jac in &self.jacobians {
-                for rs in 0..2 {
-                    for cs in 0..2 {
-                        if jac.bodies[rs].is_some() && jac.bodies[cs].is_some() {
-                            for i in 0..6 {
-                                for j in 0..6 {
-                                    self.kkt.add(slot, -jac.stiffness[rs * 6 + i][cs * 6 + j]);
-                                    slot += 1;
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            for (k, c) in m.constraints.iter().enumerate() {
-                for (s, b) in c.pair.iter().enumerate() {
-                    if b.is_some() {
-                        for i in 0..6 {
-                            self.kkt.add(slot, self.ce.rows[k][s][i]);
-                            self.kkt.add(slot + 1, self.ce.rows[k][s][i]);
-                            slot += 2;
-                        }
-                    }
-                }
-            }
+            let slot = self.add_element_blocks(36 * nb, |jac, r, c| -jac.stiffness[r][c]);
+            self.add_constraint_rows(slot);
             self.kkt.factor().map_err(|e| {
                 format!("static equilibrium: the stiffness matrix is singular ({e:?}); every body needs a stiffness or a constraint against each motion")
             })?;
