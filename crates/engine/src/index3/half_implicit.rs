@@ -13,7 +13,7 @@
 
 use super::schur::{Gen, Schur};
 use super::{forces, ConstraintEval, MechState, Mechanism};
-use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats, Verdict};
+use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
 use crate::rotation::exp;
 use nalgebra::Vector3;
 
@@ -177,14 +177,7 @@ impl HalfImplicit {
                 (sx + lambda_hat.iter().map(|v| v * v).sum::<f64>()).sqrt()
             };
             // Eq. (8) is strict (||dq|| < tol); equality is a measure-zero case.
-            match test.check(norm, size) {
-                Verdict::Converged => converged = true,
-                Verdict::AtFloor { ratio } => {
-                    self.floor.record(t1, ratio);
-                    converged = true;
-                }
-                Verdict::Continue => {}
-            }
+            converged = self.floor.settle(test.check(norm, size), t1);
             if converged {
                 break;
             }

@@ -129,6 +129,18 @@ impl FloorReport {
         self.time = time;
         self.ratio = ratio;
     }
+
+    /// True if `verdict` ends the iteration as converged; a solve at the floor is recorded.
+    pub fn settle(&mut self, verdict: Verdict, time: f64) -> bool {
+        match verdict {
+            Verdict::Converged => true,
+            Verdict::AtFloor { ratio } => {
+                self.record(time, ratio);
+                true
+            }
+            Verdict::Continue => false,
+        }
+    }
 }
 
 #[cfg(test)]

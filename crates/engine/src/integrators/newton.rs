@@ -2,7 +2,7 @@
 //! convergence test of seed 003 Sect. 2.2 (norm of the position-level correction < tol),
 //! scaled to the unknowns and aware of the round-off floor ([`super::convergence`]).
 
-use super::convergence::{Convergence, FloorReport, Verdict};
+use super::convergence::{Convergence, FloorReport};
 use super::{DaeSystem, StepError};
 use serde::{Deserialize, Serialize};
 
@@ -81,13 +81,8 @@ pub fn correct<S: DaeSystem>(
             }
             sys.correction_norm(b0, &ws.scaled, lambda)
         };
-        match test.check(norm, size) {
-            Verdict::Converged => return Ok(iteration),
-            Verdict::AtFloor { ratio } => {
-                ws.floor.record(t, ratio);
-                return Ok(iteration);
-            }
-            Verdict::Continue => {}
+        if ws.floor.settle(test.check(norm, size), t) {
+            return Ok(iteration);
         }
         // Slow or diverging convergence with an old matrix: refactor at the current iterate.
         if !fresh && norm > 0.5 * previous {

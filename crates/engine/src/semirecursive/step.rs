@@ -12,7 +12,7 @@ use super::cuts::g_dot_acc;
 use super::eval::{Residual, Step};
 use super::tangent::add_gram;
 use super::Semirecursive;
-use crate::integrators::{Convergence, StepError, StepStats, Verdict};
+use crate::integrators::{Convergence, StepError, StepStats};
 use crate::linalg::full_pivoting;
 use mbfmu_model::format::Tangent;
 
@@ -106,14 +106,7 @@ impl Semirecursive {
             let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
             let ratio = (dz / Convergence::scaled(tol, largest(&w.x[..nm])))
                 .max(dp / Convergence::scaled(ptol, largest(&w.x[nm..nx])));
-            match test.check_ratio(ratio) {
-                Verdict::Converged => converged = true,
-                Verdict::AtFloor { ratio } => {
-                    self.floor.record(t1, ratio);
-                    converged = true;
-                }
-                Verdict::Continue => {}
-            }
+            converged = self.floor.settle(test.check_ratio(ratio), t1);
             if converged {
                 break;
             }

@@ -17,7 +17,7 @@
 use super::{sdirk, StateSpace};
 use crate::formulation::Progress;
 use crate::index3::Mechanism;
-use crate::integrators::{Convergence, NewtonSettings, StepError, Verdict};
+use crate::integrators::{Convergence, NewtonSettings, StepError};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
@@ -402,13 +402,8 @@ impl StateSpace {
             }
             // The velocity-level unknowns v' = v~' + gh v'' for the relative part of the
             // tolerance (`integrators::convergence`).
-            match test.check(size, || norm(&self.vd)) {
-                Verdict::Converged => return Ok(iteration),
-                Verdict::AtFloor { ratio } => {
-                    self.floor.record(t, ratio);
-                    return Ok(iteration);
-                }
-                Verdict::Continue => {}
+            if self.floor.settle(test.check(size, || norm(&self.vd)), t) {
+                return Ok(iteration);
             }
             if iteration > 1 && size > 0.5 * previous && !refreshed {
                 self.jac.stale = true;
