@@ -1,0 +1,274 @@
+//! Property-based fuzzing (issue 15 item 2) with fixed seeds, so that CI is deterministic:
+//! - random and mutated FMU-state bytes into fmi2DeSerializeFMUstate and
+//!   fmi3DeserializeFMUState (then Set): OK or Error with a log line, never a panic, and the
+//!   instance stays usable;
+//! - mutated catalog JSON into the model loader (description, variable table, engine build,
+//!   a few bounded steps): a result or an error, never a panic or a hang;
+//! - random sequences of FMI 2 calls with hostile arguments (NaN, infinities, huge and
+//!   negative times, out-of-range value references) on one instance: every status is one of
+//!   the standard's, every Error has a log line, no panic reaches the firewall ("internal
+//!   error"), and a reset instance runs again.
+//!
+//! A longer run: `PROPTEST_CASES=5000 cargo test --release --test fuzz`.
+
+mod common_fmu;
+
+use common_fmu::abi::*;
+use common_fmu::*;
+use mbfmu_model::catalog::{find, CATALOG};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngSeed, TestRunner};
+use serde_json::Value;
+
+fn runner(cases: u32, seed: u64) -> TestRunner {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(cases);
+    TestRunner::new(Config { cases, rng_seed: RngSeed::Fixed(seed), failure_persistence: None, ..Config::default() })
+}
+
+/// Valid bytes with up to eight byte changes and an optional cut, or random bytes.
+fn state_bytes(valid: Vec<u8>) -> impl Strategy<Value = Vec<u8>> {
+    let n = valid.len();
+    prop_oneof![
+        (prop::collection::vec((0..n, any::<u8>()), 1..8), 0..=n).prop_map(move |(edits, cut)| {
+            let mut b = valid.clone();
+            for (i, v) in edits {
+                b[i] = v;
+            }
+            b.truncate(cut.max(1));
+            b
+        }),
+        prop::collection::vec(any::<u8>(), 0..600),
+    ]
+}
+
+#[test]
+fn mutated_fmi2_states_are_refused_or_restored_and_the_instance_survives() {
+    let entry = find("DoublePendulum").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let f = Fmu2::new(entry, "fuzz-state2");
+    f.init(start, stop);
+    assert_eq!(f.do_step(start, h), OK2);
+    let good = f.get_state();
+    let valid = f.serialize(good);
+    runner(200, 0x5eed_0001)
+        .run(&state_bytes(valid), |bytes| {
+            let (status, state) = f.deserialize(&bytes);
+            if status == OK2 {
+                let set = unsafe { f.b.fmi2SetFMUstate(f.c, state) };
+                prop_assert!(set == OK2 || set == ERROR2, "SetFMUstate status {set}");
+                f.free_state(state);
+            } else {
+                prop_assert_eq!(status, ERROR2);
+                let lines = f.lines();
+                let (level, line) = lines.last().expect("an Error comes with a log line");
+                prop_assert_eq!(*level, log::Level::Error, "{}", line);
+            }
+            prop_assert!(!f.lines().iter().any(|(_, l)| l.contains("internal error")), "a panic reached the firewall");
+            prop_assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, good) }, OK2);
+            prop_assert_eq!(f.do_step(start + h, h), OK2, "the instance stays usable");
+            prop_assert_eq!(unsafe { f.b.fmi2SetFMUstate(f.c, good) }, OK2);
+            Ok(())
+        })
+        .unwrap();
+    f.free_state(good);
+}
+
+#[test]
+fn mutated_fmi3_states_are_refused_or_restored_and_the_instance_survives() {
+    let entry = find("HydraulicFourBar").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let f = Fmu3::new(entry, "fuzz-state3");
+    f.init(start, stop);
+    assert_eq!(f.do_step(start, h).0, OK3);
+    let good = f.get_state();
+    let valid = f.serialize(good);
+    runner(200, 0x5eed_0002)
+        .run(&state_bytes(valid), |bytes| {
+            let (status, state) = f.deserialize(&bytes);
+            if status == OK3 {
+                let set = unsafe { f.b.fmi3SetFMUState(f.c, state) };
+                prop_assert!(set == OK3 || set == ERROR3, "SetFMUState status {set}");
+                f.free_state(state);
+            } else {
+                prop_assert_eq!(status, ERROR3);
+                prop_assert!(!f.log.lines().is_empty(), "an Error comes with a log line");
+            }
+            prop_assert!(
+                !f.log.lines().iter().any(|(_, _, l)| l.contains("internal error")),
+                "a panic reached the firewall"
+            );
+            prop_assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+            prop_assert_eq!(f.do_step(start + h, h).0, OK3, "the instance stays usable");
+            prop_assert_eq!(unsafe { f.b.fmi3SetFMUState(f.c, good) }, OK3);
+            Ok(())
+        })
+        .unwrap();
+    f.free_state(good);
+}
+
+/// Replaces the value at a random place of `v` (walking `path` as choices among the keys or
+/// items met) with `new`.
+fn mutate(v: &mut Value, path: &[usize], new: Value) {
+    let Some((&choice, rest)) = path.split_first() else {
+        *v = new;
+        return;
+    };
+    match v {
+        Value::Object(map) if !map.is_empty() => {
+            let key = map.keys().nth(choice % map.len()).unwrap().clone();
+            mutate(map.get_mut(&key).unwrap(), rest, new);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let n = items.len();
+            mutate(&mut items[choice % n], rest, new);
+        }
+        _ => *v = new,
+    }
+}
+
+/// Mostly hostile numbers (most of a description is numbers), sometimes another type.
+fn hostile_json() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        6 => prop_oneof![
+            Just(0.0),
+            Just(-1.0),
+            Just(1e308),
+            Just(-1e308),
+            Just(1e-300),
+            Just(3.5),
+            Just(1e6),
+            -100.0..100.0f64
+        ]
+        .prop_map(|x| serde_json::json!(x)),
+        1 => prop_oneof![Just(0i64), Just(-7), Just(1 << 40)].prop_map(|x| serde_json::json!(x)),
+        1 => prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            "[a-z_.]{0,12}".prop_map(Value::String),
+            Just(serde_json::json!([])),
+            Just(serde_json::json!({})),
+            Just(serde_json::json!([0.0, 0.0, 0.0])),
+        ],
+    ]
+}
+
+#[test]
+fn mutated_catalog_json_loads_or_is_refused_without_a_panic_or_hang() {
+    let strategy = (
+        0..CATALOG.len(),
+        // Long paths: the walk stops at a leaf, so most mutations change one value.
+        prop::collection::vec((prop::collection::vec(any::<usize>(), 4..10), hostile_json()), 1..4),
+    );
+    runner(300, 0x5eed_0003)
+        .run(&strategy, |(index, mutations)| {
+            let mut v: Value = serde_json::from_str(CATALOG[index].json).unwrap();
+            for (path, new) in mutations {
+                mutate(&mut v, &path, new);
+            }
+            let json = v.to_string();
+            if let Ok(model) = mbfmu_model::Model::from_json(&json) {
+                if let Ok(mut sim) = mbfmu_engine::Simulation::new(&model.description) {
+                    let d = &model.description;
+                    // Bounded work: a mutated step size cannot make this hang.
+                    let _ = sim.advance_within(d.experiment.start + 3.0 * d.experiment.step, 200);
+                }
+            }
+            Ok(())
+        })
+        .unwrap();
+}
+
+/// One hostile FMI 2 call.
+#[derive(Clone, Debug)]
+enum Call {
+    Setup(f64, f64),
+    EnterInit,
+    ExitInit,
+    SetReal(u32, f64),
+    GetReal(u32),
+    DoStep(f64, f64),
+    StateRoundTrip,
+    Reset,
+    Terminate,
+}
+
+fn hostile_f64() -> impl Strategy<Value = f64> {
+    prop_oneof![
+        Just(0.0),
+        Just(1e-3),
+        Just(0.1),
+        Just(-1.0),
+        Just(f64::NAN),
+        Just(f64::INFINITY),
+        Just(f64::NEG_INFINITY),
+        Just(1e6),
+        Just(-1e300),
+        Just(1e-300),
+        -10.0..10.0f64,
+    ]
+}
+
+fn call(n_vars: u32) -> impl Strategy<Value = Call> {
+    prop_oneof![
+        (hostile_f64(), hostile_f64()).prop_map(|(a, b)| Call::Setup(a, b)),
+        Just(Call::EnterInit),
+        Just(Call::ExitInit),
+        (0..n_vars + 5, hostile_f64()).prop_map(|(vr, x)| Call::SetReal(vr, x)),
+        (0..n_vars + 5).prop_map(Call::GetReal),
+        (hostile_f64(), hostile_f64()).prop_map(|(t, h)| Call::DoStep(t, h)),
+        Just(Call::StateRoundTrip),
+        Just(Call::Reset),
+        Just(Call::Terminate),
+    ]
+}
+
+#[test]
+fn random_fmi2_call_sequences_get_standard_statuses_and_a_reset_instance_runs() {
+    let entry = find("DoublePendulum").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let n_vars = model.interface.variables.len() as u32;
+    runner(120, 0x5eed_0004)
+        .run(&prop::collection::vec(call(n_vars), 1..16), |calls| {
+            let f = Fmu2::new(entry, "fuzz-calls");
+            for c in &calls {
+                let status = unsafe {
+                    match *c {
+                        Call::Setup(a, b) => f.b.fmi2SetupExperiment(f.c, 0, 0.0, a, 1, b),
+                        Call::EnterInit => f.b.fmi2EnterInitializationMode(f.c),
+                        Call::ExitInit => f.b.fmi2ExitInitializationMode(f.c),
+                        Call::SetReal(vr, x) => f.set_real(vr, x),
+                        Call::GetReal(vr) => f.get_real(vr).0,
+                        Call::DoStep(t, h) => f.do_step(t, h),
+                        Call::StateRoundTrip => {
+                            let mut s = std::ptr::null_mut();
+                            let status = f.b.fmi2GetFMUstate(f.c, &mut s);
+                            if status == OK2 {
+                                let set = f.b.fmi2SetFMUstate(f.c, s);
+                                f.b.fmi2FreeFMUstate(f.c, &mut s);
+                                set
+                            } else {
+                                status
+                            }
+                        }
+                        Call::Reset => f.b.fmi2Reset(f.c),
+                        Call::Terminate => f.b.fmi2Terminate(f.c),
+                    }
+                };
+                prop_assert!(status <= ERROR2, "{c:?}: status {status}");
+                if status == ERROR2 {
+                    let lines = f.lines();
+                    let (level, _) = lines.last().expect("an Error comes with a log line");
+                    prop_assert_eq!(*level, log::Level::Error);
+                }
+            }
+            prop_assert!(!f.lines().iter().any(|(_, l)| l.contains("internal error")), "a panic reached the firewall");
+            f.reset();
+            f.init(start, stop);
+            prop_assert_eq!(f.do_step(start, h), OK2, "a reset instance runs: {:?}", f.lines());
+            Ok(())
+        })
+        .unwrap();
+}
