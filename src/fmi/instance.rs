@@ -35,17 +35,7 @@ pub type Outcome = Result<Status, String>;
 
 impl<S: Machine> Instance<S> {
     pub fn new(model: Arc<Model>, log: Logger, resource_dir: Option<PathBuf>) -> Instance<S> {
-        let slave = Slave::new(model);
-        let last_successful_time = slave.time();
-        Instance {
-            magic: S::MAGIC,
-            state: S::INSTANTIATED,
-            slave,
-            log,
-            last_successful_time,
-            resource_dir,
-            early_return_allowed: false,
-        }
+        Self::around(Slave::new(model), log, resource_dir)
     }
 
     /// A Model Exchange instance (models in the state-space formulation only); on failure
@@ -56,19 +46,21 @@ impl<S: Machine> Instance<S> {
         resource_dir: Option<PathBuf>,
     ) -> Result<Instance<S>, (Logger, String)> {
         match Slave::new_model_exchange(model) {
-            Ok(slave) => {
-                let last_successful_time = slave.time();
-                Ok(Instance {
-                    magic: S::MAGIC,
-                    state: S::INSTANTIATED,
-                    slave,
-                    log,
-                    last_successful_time,
-                    resource_dir,
-                    early_return_allowed: false,
-                })
-            }
+            Ok(slave) => Ok(Self::around(slave, log, resource_dir)),
             Err(e) => Err((log, e.to_string())),
+        }
+    }
+
+    fn around(slave: Slave, log: Logger, resource_dir: Option<PathBuf>) -> Instance<S> {
+        let last_successful_time = slave.time();
+        Instance {
+            magic: S::MAGIC,
+            state: S::INSTANTIATED,
+            slave,
+            log,
+            last_successful_time,
+            resource_dir,
+            early_return_allowed: false,
         }
     }
 
