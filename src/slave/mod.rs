@@ -149,8 +149,9 @@ impl fmt::Debug for Slave {
 /// Relative tolerance on communication points and the stop time.
 const TIME_TOLERANCE: f64 = 1e-9;
 
+/// Never true for a non-finite time (inf - inf is NaN, but inf <= 1e-9 * inf holds).
 fn close_in_time(a: f64, b: f64) -> bool {
-    (a - b).abs() <= TIME_TOLERANCE * a.abs().max(b.abs()).max(1.0)
+    a.is_finite() && b.is_finite() && (a - b).abs() <= TIME_TOLERANCE * a.abs().max(b.abs()).max(1.0)
 }
 
 impl Slave {
@@ -288,7 +289,6 @@ impl Slave {
             }
         }
         let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
-        d.experiment.start = self.start_time;
         // Every solver.* parameter, through the one table that maps them to the solver block.
         for v in self.variables() {
             if let Binding::Solver(setting) = v.binding {
@@ -296,6 +296,10 @@ impl Slave {
             }
         }
         d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
+        // The host's start time, after validation: the DefaultExperiment's stop time does not
+        // bind a host (a start after it, with or without a stop time, is legal).
+        d.experiment.start = self.start_time;
+        d.experiment.stop = self.stop_time.unwrap_or(d.experiment.stop).max(self.start_time);
         Ok(d)
     }
 
@@ -390,6 +394,18 @@ impl Slave {
             }
             Causality::Output => {
                 return Err(SlaveError::NotSettable { name: v.name.clone(), reason: "it is an output".into() })
+            }
+            // initial = "calculated": FMI 2.0.4 Sect. 4.2.4 and FMI 3.0 Sect. 2.3.2 allow Set
+            // only for initial = exact or approx; Model Exchange sets states with
+            // SetContinuousStates.
+            Causality::Local => {
+                return Err(SlaveError::NotSettable {
+                    name: v.name.clone(),
+                    reason:
+                        "it is a continuous state or derivative that the FMU calculates (initial = \"calculated\"); \
+                             Model Exchange sets states with SetContinuousStates"
+                            .into(),
+                })
             }
             Causality::Parameter if matches!(self.phase, Phase::Running | Phase::Terminated) => {
                 return Err(SlaveError::NotSettable {
