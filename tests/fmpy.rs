@@ -2,7 +2,7 @@
 //! simulation of the DefaultExperiment, FMU state round trips, interleaved instances, a
 //! doStep beyond solver.maxStepsPerCall, and
 //! Model Exchange with FMPy's CVode against co-simulation where the FMU offers it.
-//! The checks are in tests/fmpy_checks.py; CI installs fmpy with `python3 -m pip install fmpy`.
+//! The checks are in tests/fmpy_checks.py; CI installs fmpy into a virtual environment (.ci/run).
 
 mod common_fmu;
 
@@ -14,7 +14,7 @@ fn fmpy_checks(dir: &std::path::Path, models: usize, model_exchange: usize) {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fmpy_checks.py");
     let output = match Command::new("python3").arg(script).arg(dir).output() {
         Ok(output) => output,
-        Err(e) => panic!("cannot run python3 ({e}): install Python 3 and fmpy (python3 -m pip install fmpy)"),
+        Err(e) => panic!("cannot run python3 ({e}): install Python 3 and fmpy in a virtual environment: python3 -m venv .venv && .venv/bin/pip install fmpy, then put .venv/bin first on PATH"),
     };
     let stdout = String::from_utf8_lossy(&output.stdout);
     let stderr = String::from_utf8_lossy(&output.stderr);

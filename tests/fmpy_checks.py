@@ -34,7 +34,7 @@ try:
     from fmpy.fmi3 import FMU3Slave
     from fmpy.validation import validate_fmu
 except ImportError as e:  # reported as such by tests/fmpy.rs
-    print(f"fmpy is not installed ({e}); install it with: python3 -m pip install fmpy", file=sys.stderr)
+    print(f"fmpy is not installed ({e}); install it in a virtual environment: python3 -m venv .venv && .venv/bin/pip install fmpy, then run with .venv/bin first on PATH", file=sys.stderr)
     sys.exit(3)
 
 # Steps used by the state and instance checks (the whole run is covered by simulate_fmu).

@@ -31,8 +31,9 @@ pub enum Command {
         modelDescription.xml, documentation/index.html and the shared library libmbfmu.so that\n\
         the same cargo command built (found next to this executable), renamed to the model\n\
         identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
-        works but simulates much more slowly. Also refreshes the checked-in copies of the\n\
-        generated modelDescription.xml files.\n\n\
+        works but simulates much more slowly. Run from this project's repository, it also\n\
+        refreshes the checked-in copies of the generated modelDescription.xml files\n\
+        (elsewhere only with --model-descriptions).\n\n\
         With --model, packages your own mechanism descriptions (JSON, the format of\n\
         crates/model/catalog/*.json) instead: the archive also carries the description as\n\
         resources/model.json, which the library loads at instantiation.")]
@@ -69,9 +70,10 @@ pub struct PackageArgs {
     pub out: PathBuf,
 
     /// Directory of the checked-in modelDescription.xml copies (fmi2/<Model>.xml, fmi3/<Model>.xml)
-    /// that this command refreshes
-    #[arg(long, value_name = "DIR", default_value = "modelDescription")]
-    pub model_descriptions: PathBuf,
+    /// that this command refreshes. Default: ./modelDescription when run from this project's
+    /// repository, else none are written
+    #[arg(long, value_name = "DIR")]
+    pub model_descriptions: Option<PathBuf>,
 
     /// Package this shared library instead of the libmbfmu.so built next to this executable
     #[arg(long, value_name = "FILE")]
@@ -85,9 +87,14 @@ pub struct PackageArgs {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation)
+    /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation), or the name of a
+    /// built-in model (`mbfmu list`), whose FMU is taken from ./fmus or packaged on the fly
     #[arg(value_name = "FMU")]
     pub fmu: PathBuf,
+
+    /// FMI version of a built-in model named instead of an archive: 3 (default) or 2
+    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub fmi: Option<u8>,
 
     /// Start time [s]. Default: the FMU's DefaultExperiment startTime, else 0
     #[arg(long, value_name = "T", allow_negative_numbers = true)]
@@ -114,6 +121,18 @@ pub struct SimulateArgs {
     /// for the whole run
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
+
+    /// Time-varying inputs from a CSV file, as FMPy reads them: a header `time,<input>,...`
+    /// and one row per time (non-decreasing; two rows at one time make a jump). Real inputs
+    /// follow --input-interpolation, Integer, Boolean and Enumeration inputs hold each row's
+    /// value; the first and last rows hold before and after the table. Each input is set at
+    /// every communication point, before the step from it
+    #[arg(long, value_name = "FILE.csv")]
+    pub input_file: Option<PathBuf>,
+
+    /// How Real inputs of --input-file vary between rows
+    #[arg(long, value_enum, value_name = "KIND", default_value = "linear")]
+    pub input_interpolation: crate::inputs::Interpolation,
 
     /// Comma-separated output variables to write (repeatable). Default: every variable with
     /// causality "output"; any other scalar numeric variable may also be named

@@ -3,11 +3,13 @@
 //! Run `mbfmu --help` for the commands.
 
 mod args;
+mod catalog_fmu;
 mod csv;
 mod docs;
 mod error;
 mod fmu;
 mod info;
+mod inputs;
 mod log;
 mod modeldesc;
 mod package;

@@ -81,23 +81,34 @@ pub fn run(args: PackageArgs) -> Result<()> {
         println!("wrote {} ({})", fmu.display(), size(fmu));
     }
 
+    let Some(dir) = args.model_descriptions.or_else(|| in_repository().then(|| PathBuf::from("modelDescription")))
+    else {
+        return Ok(());
+    };
     // Tell which checked-in copies changed: a changed interface shows up in review.
     let mut stale = Vec::new();
     for entry in CATALOG {
         for version in [FmiVersion::V2, FmiVersion::V3] {
-            let path = checked_in_path(&args.model_descriptions, entry, version);
+            let path = checked_in_path(&dir, entry, version);
             if std::fs::read_to_string(&path).ok().as_deref() != Some(model_description(entry, version)) {
                 stale.push(path);
             }
         }
     }
-    let descriptions = write_model_descriptions(&args.model_descriptions)
-        .context(format!("cannot write the model descriptions to {}", args.model_descriptions.display()))?;
+    let descriptions =
+        write_model_descriptions(&dir).context(format!("cannot write the model descriptions to {}", dir.display()))?;
     for path in &descriptions {
         let state = if stale.contains(path) { "updated" } else { "unchanged" };
         println!("{state} {}", path.display());
     }
     Ok(())
+}
+
+/// Whether the current directory is this project's repository, whose modelDescription/ holds
+/// the checked-in copies (elsewhere `package` must not litter the directory with them).
+fn in_repository() -> bool {
+    let manifest = std::fs::read_to_string("Cargo.toml").unwrap_or_default();
+    manifest.contains("name = \"mbfmu\"") && Path::new("crates/model/catalog").is_dir()
 }
 
 /// `--model`: the user's descriptions, each validated before anything is written.

@@ -10,6 +10,8 @@ use std::sync::Once;
 const WIDTH: u32 = 1200;
 const PANEL_HEIGHT: u32 = 360;
 const TITLE_HEIGHT: u32 = 50;
+/// Width of the legend column right of each panel.
+const LEGEND_WIDTH: u32 = 260;
 /// Distinct colours that stay readable on white (the common "tab10" set).
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -62,26 +64,21 @@ pub fn write_png(path: &Path, title: &str, time_label: &str, times: &[f64], seri
         let root = root.titled(title, ("sans-serif", 26)).map_err(&err)?;
         let (t0, t1) = time_range(times);
         let mut color_index = 0;
-        for (area, unit) in root.split_evenly((panels, 1)).iter().zip(&units) {
+        for (panel, unit) in root.split_evenly((panels, 1)).iter().zip(&units) {
             let members: Vec<&Series> = series.iter().filter(|s| s.unit == *unit).collect();
+            // The legend gets its own column right of the axes, so it never hides data.
+            let (area, legend) = panel.split_horizontally(WIDTH - LEGEND_WIDTH);
             let (y0, y1) = value_range(members.iter().flat_map(|s| s.values.iter().copied()));
-            let mut chart = ChartBuilder::on(area)
+            let mut chart = ChartBuilder::on(&area)
                 .margin(12)
                 .x_label_area_size(45)
                 .y_label_area_size(90)
                 .build_cartesian_2d(t0..t1, y0..y1)
                 .map_err(&err)?;
-            // A lone curve names its axis; several share the unit and name themselves in the legend.
-            let y_desc = match (members.as_slice(), unit) {
-                ([only], Some(u)) => format!("{} [{u}]", only.label),
-                ([only], None) => only.label.clone(),
-                (_, Some(u)) => format!("[{u}]"),
-                (_, None) => "value".to_string(),
-            };
             chart
                 .configure_mesh()
                 .x_desc(time_label)
-                .y_desc(y_desc)
+                .y_desc(axis_label(&members, *unit))
                 .x_label_formatter(&|v| tick(*v))
                 .y_label_formatter(&|v| tick(*v))
                 .label_style(("sans-serif", 15))
@@ -89,33 +86,71 @@ pub fn write_png(path: &Path, title: &str, time_label: &str, times: &[f64], seri
                 .light_line_style(RGBColor(235, 235, 235))
                 .draw()
                 .map_err(&err)?;
-            for s in members {
+            for (k, s) in members.iter().enumerate() {
                 let color = COLORS[color_index % COLORS.len()];
                 color_index += 1;
                 let style = color.stroke_width(2);
                 // Non-finite samples break the line instead of bending it.
-                let mut first = true;
                 for segment in finite_segments(times, &s.values) {
-                    let drawn = chart.draw_series(LineSeries::new(segment, style)).map_err(&err)?;
-                    if std::mem::take(&mut first) {
-                        drawn
-                            .label(s.label.as_str())
-                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 24, y)], style));
-                    }
+                    chart.draw_series(LineSeries::new(segment, style)).map_err(&err)?;
                 }
+                let y = 24 + 24 * k as i32;
+                legend.draw(&PathElement::new(vec![(4, y), (30, y)], style)).map_err(&err)?;
+                let label = Text::new(s.label.clone(), (36, y - 9), ("sans-serif", 15).into_font());
+                legend.draw(&label).map_err(&err)?;
             }
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK.mix(0.4))
-                .label_font(("sans-serif", 15))
-                .draw()
-                .map_err(&err)?;
         }
         root.present().map_err(&err)?;
     }
     Ok(panels)
+}
+
+/// The y axis names the quantity and its unit: `angle [rad]` from `pivot.angle` and
+/// `elbow.angle`; a quantity the curves do not share is named after the unit.
+fn axis_label(members: &[&Series], unit: Option<&str>) -> String {
+    let quantities: Vec<String> = members.iter().map(|s| quantity(&s.label)).collect();
+    let shared = quantities.first().filter(|q| quantities.iter().all(|x| x == *q)).cloned();
+    let quantity =
+        shared.or_else(|| unit.and_then(unit_quantity).map(str::to_string)).unwrap_or_else(|| "value".into());
+    match unit {
+        Some(u) if !u.is_empty() => format!("{quantity} [{u}]"),
+        _ => quantity,
+    }
+}
+
+/// `bar1.position.x` -> "position"; `pivot.angle_rate` -> "angle rate"; `total_energy` ->
+/// "total energy": the name without its owner and its vector component.
+fn quantity(name: &str) -> String {
+    let mut parts: Vec<&str> = name.split('.').collect();
+    if parts.len() > 1 && matches!(*parts.last().unwrap(), "x" | "y" | "z") {
+        parts.pop();
+    }
+    if parts.len() > 1 {
+        parts.remove(0);
+    }
+    parts.join(" ").replace('_', " ")
+}
+
+/// The physical quantity of common units, for panels whose curves differ in name.
+fn unit_quantity(unit: &str) -> Option<&'static str> {
+    Some(match unit {
+        "m" => "position, length",
+        "rad" => "angle",
+        "m/s" => "velocity",
+        "rad/s" => "angular velocity",
+        "m/s2" => "acceleration",
+        "rad/s2" => "angular acceleration",
+        "N" => "force",
+        "N.m" => "moment",
+        "Pa" => "pressure",
+        "m3/s" => "volume flow",
+        "m3" => "volume",
+        "J" => "energy",
+        "W" => "power",
+        "kg" => "mass",
+        "s" => "time",
+        _ => return None,
+    })
 }
 
 fn time_range(times: &[f64]) -> (f64, f64) {
@@ -185,6 +220,18 @@ mod tests {
         assert!(lo < 5.0 && hi > 5.0);
         assert_eq!(value_range([0.0, 10.0].into_iter()), (-0.5, 10.5));
         assert_eq!(value_range([f64::NAN].into_iter()), (-1.0, 1.0));
+    }
+
+    #[test]
+    fn axes_name_quantity_and_unit() {
+        let s = |label: &str| Series { label: label.into(), unit: None, values: vec![] };
+        let (a, b) = (s("pivot.angle"), s("elbow.angle"));
+        assert_eq!(axis_label(&[&a, &b], Some("rad")), "angle [rad]");
+        let (c, d) = (s("bar1.position.x"), s("bar2.velocity.y"));
+        assert_eq!(axis_label(&[&c], Some("m")), "position [m]");
+        assert_eq!(axis_label(&[&c, &d], Some("m")), "position, length [m]");
+        assert_eq!(axis_label(&[&s("total_energy")], Some("J")), "total energy [J]");
+        assert_eq!(axis_label(&[&c, &d], Some("furlong")), "value [furlong]");
     }
 
     #[test]

@@ -4,6 +4,7 @@ use crate::args::{split_names, SimulateArgs};
 use crate::csv::{format_float, CsvWriter};
 use crate::error::{Error, Result};
 use crate::fmu::{self, read_groups, StepOutcome, Value};
+use crate::inputs::InputTable;
 use crate::modeldesc::{Causality, ModelInfo, VarType, Variable};
 use crate::plot;
 use crate::progress::Progress;
@@ -225,7 +226,8 @@ fn file_stem(name: &str) -> String {
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
-    let info = fmu::peek(&args.fmu)?;
+    let fmu_path = crate::catalog_fmu::resolve(&args.fmu, args.fmi)?;
+    let info = fmu::peek(&fmu_path)?;
     let de = &info.experiment;
     let start = args.start_time.or(de.start).unwrap_or(0.0);
     let stop = args.stop_time.or(de.stop).unwrap_or(start + 1.0);
@@ -235,6 +237,15 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     // Check every name before loading the binary, so mistakes fail fast.
     let overrides = resolve_overrides(&info, &args.set)?;
+    let inputs = match &args.input_file {
+        Some(path) => Some(InputTable::read(path, &info, args.input_interpolation)?),
+        None => None,
+    };
+    if let Some(clash) =
+        inputs.iter().flat_map(|t| t.variables()).find(|v| overrides.iter().any(|(o, _)| o.vr == v.vr && o.ty == v.ty))
+    {
+        return Err(Error::msg(format!("'{}' is given both by --set and by --input-file; keep one", clash.name)));
+    }
     let (columns, skipped) = if args.outputs.is_empty() {
         default_outputs(&info)
     } else {
@@ -254,10 +265,18 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let groups = read_groups(&recorded);
     let csv_path = args.csv.clone().unwrap_or_else(|| PathBuf::from(format!("{}.csv", file_stem(&info.model_name))));
 
-    let mut slave = fmu::instantiate(&args.fmu, &info, args.debug_logging)?;
+    let mut slave = fmu::instantiate(&fmu_path, &info, args.debug_logging)?;
     for (var, value) in &overrides {
         slave.set(var, value)?;
     }
+    // Inputs at time t, before the step from t (and before initialization at the start).
+    let set_inputs = |slave: &mut Box<dyn fmu::Slave>, t: f64| -> Result<()> {
+        for (var, value) in inputs.iter().flat_map(|table| table.values_at(t)) {
+            slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
+        }
+        Ok(())
+    };
+    set_inputs(&mut slave, grid.start)?;
     slave.enter_initialization(tolerance, grid.start, grid.stop)?;
     slave.exit_initialization()?;
 
@@ -289,6 +308,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let mut reached = grid.start;
     for i in 0..grid.steps {
         let (t, t_next) = (grid.time(i), grid.time(i + 1));
+        if let Err(e) = set_inputs(&mut slave, t) {
+            failure = Some(e);
+            break;
+        }
         match slave.step(t, t_next - t) {
             StepOutcome::Ok => {}
             StepOutcome::Terminated { at } => {
@@ -343,7 +366,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if let Some(png) = &args.plot {
         let plotted: Vec<usize> = if explicit_plot.is_empty() {
-            default_plot_columns(&history, columns.len())
+            let names: Vec<&str> = columns.iter().map(|v| v.name.as_str()).collect();
+            default_plot_columns(&history, &names)
         } else {
             explicit_plot
                 .iter()
@@ -363,7 +387,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             Some(unit) => format!("{} [{unit}]", info.time_name()),
             None => info.time_name().to_string(),
         };
-        let file = args.fmu.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let file = fmu_path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
         let title = format!("{} ({}, {file})", info.model_name, info.version.label());
         let panels = plot::write_png(png, &title, &time_label, &times, &series)?;
         if !args.quiet {
@@ -383,20 +407,43 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
 }
 
-/// The first outputs that change during the run by more than 1e-9 (relative to their size,
-/// at least 1): a constant is a poor default plot. If none change, the first outputs.
-fn default_plot_columns(history: &[Vec<f64>], outputs: usize) -> Vec<usize> {
+/// Outputs that change during the run by more than 1e-9 (relative to their size, at least
+/// 1), taken in turn from each owner (the name before the first '.': bar1, bar2, pivot, ...)
+/// so that the plot shows the whole machine, not the first body's coordinates. A constant is
+/// a poor default plot; if none change, the first outputs.
+fn default_plot_columns(history: &[Vec<f64>], names: &[&str]) -> Vec<usize> {
     let varies = |c: &usize| {
         let finite = history[*c].iter().filter(|v| v.is_finite());
         let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
         // Round-off noise on a quantity that is zero by symmetry is not a change.
         hi - lo > 1e-9 * lo.abs().max(hi.abs()).max(1.0)
     };
-    let changing: Vec<usize> = (0..outputs).filter(varies).take(DEFAULT_PLOT_VARS).collect();
-    if changing.is_empty() {
-        (0..outputs.min(DEFAULT_PLOT_VARS)).collect()
+    let mut owners: Vec<(&str, Vec<usize>)> = Vec::new();
+    for c in (0..names.len()).filter(varies) {
+        let owner = names[c].split('.').next().unwrap_or("");
+        match owners.iter_mut().find(|(o, _)| *o == owner) {
+            Some((_, columns)) => columns.push(c),
+            None => owners.push((owner, vec![c])),
+        }
+    }
+    let mut chosen = Vec::new();
+    for round in 0.. {
+        let before = chosen.len();
+        for (_, columns) in &owners {
+            if let Some(&c) = columns.get(round) {
+                if chosen.len() < DEFAULT_PLOT_VARS {
+                    chosen.push(c);
+                }
+            }
+        }
+        if chosen.len() == before || chosen.len() == DEFAULT_PLOT_VARS {
+            break;
+        }
+    }
+    if chosen.is_empty() {
+        (0..names.len().min(DEFAULT_PLOT_VARS)).collect()
     } else {
-        changing
+        chosen
     }
 }
 
@@ -427,10 +474,14 @@ mod tests {
     }
 
     #[test]
-    fn default_plot_prefers_changing_outputs() {
+    fn default_plot_prefers_changing_outputs_of_every_owner() {
         let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1e-2]];
-        assert_eq!(default_plot_columns(&h, 5), vec![1]);
+        let names = ["a.x", "a.y", "b.x", "b.y", "c"];
+        assert_eq!(default_plot_columns(&h, &names), vec![1]);
         let constant = vec![vec![0.0, 0.0], vec![1.0, 1.0]];
-        assert_eq!(default_plot_columns(&constant, 2), vec![0, 1]);
+        assert_eq!(default_plot_columns(&constant, &names[..2]), vec![0, 1]);
+        let moving = vec![vec![0.0, 1.0]; 7];
+        let names = ["bar1.p.x", "bar1.p.y", "bar1.v.x", "bar2.p.x", "bar2.p.y", "pivot.angle", "elbow.angle"];
+        assert_eq!(default_plot_columns(&moving, &names), vec![0, 3, 5, 6], "one of each owner first");
     }
 }
