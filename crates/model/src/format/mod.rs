@@ -9,7 +9,9 @@
 
 mod beam;
 mod dof;
+pub mod expression;
 mod hydraulics;
+pub mod parametric;
 mod path;
 mod quantity;
 mod solver;
