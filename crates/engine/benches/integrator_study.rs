@@ -2,8 +2,8 @@
 //! model and per (method, rho_inf) the measured order of convergence, the average Newton
 //! iterations per implicit stage, the energy drift and the CPU time.
 //!
-//!     cargo bench --bench seed000                 # every model below
-//!     cargo bench --bench seed000 -- DoublePendulum ElasticTop
+//!     cargo bench --bench integrator_study                 # every model below
+//!     cargo bench --bench integrator_study -- DoublePendulum ElasticTop
 //!
 //! All methods run at the same dt/n (n = implicit stages per step, seed 000 Sect. 5: "the
 //! integrators use the same dt/n"), with the model's default Newton tolerance. Columns:
