@@ -281,7 +281,24 @@ impl Slave {
 
     /// The description with the current parameter values applied.
     pub fn effective_description(&self) -> Result<Description, SlaveError> {
-        let mut json = self.model.json.clone();
+        let mut json = match &self.model.parametric {
+            // Named parameters first: the expressions of the document follow them.
+            Some(parametric) => {
+                let named: Vec<(String, f64)> = self
+                    .variables()
+                    .iter()
+                    .filter_map(|v| match &v.binding {
+                        Binding::NamedParameter { name } => {
+                            Some((name.clone(), self.values[v.value_reference as usize]))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let d = parametric.evaluate(&named).map_err(|e| SlaveError::Model(e.to_string()))?;
+                serde_json::to_value(&d).map_err(|e| SlaveError::Model(e.to_string()))?
+            }
+            None => self.model.json.clone(),
+        };
         for v in self.variables() {
             if let Binding::ModelParameter { path } = &v.binding {
                 format::set_number(&mut json, path, self.values[v.value_reference as usize])
@@ -352,9 +369,10 @@ impl Slave {
         }
         let read = match &self.variable(vr)?.binding {
             Binding::Time => return Ok(self.time),
-            Binding::Solver(_) | Binding::ModelParameter { .. } | Binding::Input { .. } => {
-                return Ok(self.values[vr as usize])
-            }
+            Binding::Solver(_)
+            | Binding::ModelParameter { .. }
+            | Binding::NamedParameter { .. }
+            | Binding::Input { .. } => return Ok(self.values[vr as usize]),
             Binding::Output(q) => Read::Quantity(*q),
             Binding::State { index } => Read::State(*index),
             Binding::Derivative { index } => Read::Derivative(*index),

@@ -28,16 +28,19 @@ pub struct Model {
     pub json: serde_json::Value,
     pub interface: variables::ModelInterface,
     pub token: String,
+    /// The document as written, when it has named parameters or expressions: changing a
+    /// named parameter evaluates it again.
+    pub parametric: Option<format::Parametric>,
 }
 
 impl Model {
     /// Parses, validates and expands a JSON description.
     pub fn from_json(json: &str) -> Result<Model, String> {
-        let description = format::parse(json).map_err(|e| e.to_string())?;
+        let (description, parametric) = format::parse_parametric(json).map_err(|e| e.to_string())?;
         let interface = variables::interface_of(&description).map_err(|e| e.to_string())?;
         let token = variables::instantiation_token(&description, &interface);
         let json = serde_json::to_value(&description).map_err(|e| e.to_string())?;
-        Ok(Model { description, json, interface, token })
+        Ok(Model { description, json, interface, token, parametric })
     }
 
     /// A built-in model; its token equals the one build.rs wrote into its XML.

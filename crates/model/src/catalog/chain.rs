@@ -90,7 +90,8 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
         interface: Interface {
             parameters: vec![ParameterSpec {
                 name: "gravity_z".into(),
-                path: "gravity.2".into(),
+                path: Some("gravity.2".into()),
+                value: None,
                 unit: "m/s2".into(),
                 description: "z component of gravity".into(),
                 min: None,

@@ -423,14 +423,19 @@ pub struct Interface {
     pub outputs: Vec<OutputSpec>,
 }
 
-/// A numeric field of the description exposed as a fixed parameter.
+/// A fixed FMU parameter: either a numeric field of the description (`path`) or a named
+/// value (`value`) that expressions (`"=name * 2"`) use anywhere a number is expected.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ParameterSpec {
     /// FMU variable name.
     pub name: String,
     /// Path of the number in the description, e.g. `bodies.crank.mass` or `gravity.2`.
-    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The value of a named parameter (instead of a path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<f64>,
     #[serde(default)]
     pub unit: String,
     #[serde(default)]
@@ -642,9 +647,53 @@ pub struct Experiment {
 
 /// Parses a JSON description and validates it.
 pub fn parse(json: &str) -> Result<Description, DescriptionError> {
-    let d: Description = serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+    parse_parametric(json).map(|(d, _)| d)
+}
+
+/// The parametric form of a description that has named parameters or expressions: the
+/// document as written and what it was evaluated with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parametric {
+    /// The JSON as written, with its `"=..."` expressions.
+    pub source: serde_json::Value,
+    /// Named parameters and their values as written.
+    pub named: Vec<(String, f64)>,
+    /// Locations of the expressions (`bodies[1].position[0]`).
+    pub expressions: Vec<String>,
+}
+
+impl Parametric {
+    /// The description with other values of the named parameters (not validated).
+    pub fn evaluate(&self, values: &[(String, f64)]) -> Result<Description, DescriptionError> {
+        let mut doc = self.source.clone();
+        parametric::set_named_parameters(&mut doc, values);
+        parametric::evaluate_document(&mut doc, values)?;
+        serde_json::from_value(doc).map_err(|e| DescriptionError::Syntax(e.to_string()))
+    }
+}
+
+/// Parses and validates a description; the parametric form if it uses named parameters.
+pub fn parse_parametric(json: &str) -> Result<(Description, Option<Parametric>), DescriptionError> {
+    let source: serde_json::Value = serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+    let named = parametric::named_parameters(&source)?;
+    let mut doc = source.clone();
+    let expressions = parametric::evaluate_document(&mut doc, &named)?;
+    let d: Description = serde_json::from_value(doc).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+    // A path parameter would overwrite an expression: the value would not follow its parameters.
+    for p in &d.interface.parameters {
+        if let Some(path) = &p.path {
+            if path::is_expression(&source, path) {
+                return Err(DescriptionError::Invalid {
+                    location: format!("interface parameter '{}'", p.name),
+                    reason: format!("'{path}' is an expression of named parameters; change those parameters instead"),
+                });
+            }
+        }
+    }
     d.validate()?;
-    Ok(d)
+    let parametric =
+        (!named.is_empty() || !expressions.is_empty()).then_some(Parametric { source, named, expressions });
+    Ok((d, parametric))
 }
 
 impl Description {

@@ -56,6 +56,12 @@ fn resolve<'a>(root: &'a mut Value, path: &str) -> Result<&'a mut Value, PathErr
     Ok(node)
 }
 
+/// Whether `path` addresses a `"=..."` expression of a document as written.
+pub fn is_expression(root: &Value, path: &str) -> bool {
+    let mut copy = root.clone();
+    resolve(&mut copy, path).is_ok_and(|node| node.as_str().is_some_and(|s| s.starts_with('=')))
+}
+
 /// Reads the number at `path`.
 pub fn get_number(root: &Value, path: &str) -> Result<f64, PathError> {
     let mut copy = root.clone();

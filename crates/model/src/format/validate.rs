@@ -506,8 +506,17 @@ impl Description {
             if !names.insert(p.name.as_str()) {
                 return Err(invalid(format!("interface parameter '{}'", p.name), "the name is used twice"));
             }
-            let value = super::get_number(&json, &p.path)
-                .map_err(|e| invalid(format!("interface parameter '{}'", p.name), e.to_string()))?;
+            let location = format!("interface parameter '{}'", p.name);
+            let value = match (&p.path, p.value) {
+                (Some(path), None) => super::get_number(&json, path).map_err(|e| invalid(&location, e.to_string()))?,
+                (None, Some(value)) => value,
+                _ => {
+                    return Err(invalid(
+                        location,
+                        "give either \"path\" (a number of the description) or \"value\" (a named parameter for expressions)",
+                    ))
+                }
+            };
             check_bounds(&format!("interface parameter '{}'", p.name), value, p.min, p.max)?;
         }
         for i in &self.interface.inputs {

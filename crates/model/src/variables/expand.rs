@@ -260,18 +260,19 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
 
     let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
     for p in &d.interface.parameters {
-        let value = get_number(&json, &p.path).map_err(|e| InterfaceError(e.to_string()))?;
+        let (value, binding) = match (&p.path, p.value) {
+            (Some(path), _) => (
+                get_number(&json, path).map_err(|e| InterfaceError(e.to_string()))?,
+                Binding::ModelParameter { path: path.clone() },
+            ),
+            (None, Some(value)) => (value, Binding::NamedParameter { name: p.name.clone() }),
+            (None, None) => return Err(InterfaceError(format!("parameter '{}' has neither path nor value", p.name))),
+        };
         b.push(Variable {
             unit: unit(&p.unit),
             min: p.min,
             max: p.max,
-            ..parameter(
-                &p.name,
-                VarType::Real,
-                Start::Real(value),
-                &p.description,
-                Binding::ModelParameter { path: p.path.clone() },
-            )
+            ..parameter(&p.name, VarType::Real, Start::Real(value), &p.description, binding)
         })?;
     }
     for (index, i) in d.interface.inputs.iter().enumerate() {

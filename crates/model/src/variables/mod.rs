@@ -155,6 +155,10 @@ pub enum Binding {
     ModelParameter {
         path: String,
     },
+    /// A named parameter, which expressions of the description use.
+    NamedParameter {
+        name: String,
+    },
     /// Index into `interface.inputs`.
     Input {
         index: usize,

@@ -1,5 +1,37 @@
 //! SI unit definitions for modelDescription.xml (FMI 2.0.4 Sect. 2.2.2, FMI 3.0 Sect. 2.4.3).
 
+/// Every unit [`unit_definition`] knows, for messages.
+pub const KNOWN_UNITS: [&str; 28] = [
+    "s",
+    "m",
+    "kg",
+    "rad",
+    "1/s",
+    "Hz",
+    "m/s",
+    "m/s2",
+    "rad/s",
+    "rad/s2",
+    "N",
+    "N.m",
+    "J",
+    "W",
+    "kg.m2",
+    "N/m",
+    "N.s/m",
+    "N.m/rad",
+    "N.m.s/rad",
+    "Pa",
+    "m2",
+    "m3",
+    "m3/s",
+    "kg/m3",
+    "kg/m",
+    "kg.m",
+    "N.m2",
+    "V",
+];
+
 /// Base-unit exponents (kg, m, s, A, rad) of the units the catalog uses, or None if unknown.
 pub fn unit_definition(unit: &str) -> Option<[(&'static str, i32); 5]> {
     let e = |kg, m, s, a, rad| [("kg", kg), ("m", m), ("s", s), ("A", a), ("rad", rad)];
@@ -8,6 +40,7 @@ pub fn unit_definition(unit: &str) -> Option<[(&'static str, i32); 5]> {
         "m" => e(0, 1, 0, 0, 0),
         "kg" => e(1, 0, 0, 0, 0),
         "rad" => e(0, 0, 0, 0, 1),
+        "1/s" | "Hz" => e(0, 0, -1, 0, 0),
         "m/s" => e(0, 1, -1, 0, 0),
         "m/s2" => e(0, 1, -2, 0, 0),
         "rad/s" => e(0, 0, -1, 0, 1),
@@ -31,4 +64,14 @@ pub fn unit_definition(unit: &str) -> Option<[(&'static str, i32); 5]> {
         "V" => e(1, 2, -3, -1, 0),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_listed_unit_is_defined() {
+        for u in super::KNOWN_UNITS {
+            assert!(super::unit_definition(u).is_some(), "{u}");
+        }
+    }
 }

@@ -114,8 +114,8 @@ fn unit_definitions(interface: &ModelInterface) -> Result<Option<UnitDefinitions
     let used: BTreeSet<&str> = interface.variables.iter().filter_map(|v| v.unit.as_deref()).collect();
     let mut units = Vec::new();
     for name in used {
-        let exps =
-            unit_definition(name).ok_or_else(|| format!("unit '{name}' has no definition in interface/units.rs"))?;
+        let exps = unit_definition(name)
+            .ok_or_else(|| format!("unit '{name}' is not known; units: {}", super::units::KNOWN_UNITS.join(", ")))?;
         let get = |k: &str| exps.iter().find(|(n, _)| *n == k).map(|(_, e)| *e).filter(|e| *e != 0);
         units.push(Unit {
             name: name.to_string(),
