@@ -3,6 +3,8 @@
 //! modelDescription.xml and documentation/index.html (layout: shared/reference/importers.md).
 
 pub mod documentation;
+pub mod drawing;
+pub mod icon;
 
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
