@@ -352,7 +352,7 @@ fn reaches_beyond(c: P, hull: &[P]) -> bool {
             // Position of c along a-b (t, in lengths) and its distance from the line.
             let t = ((c.0 - a.0) * ab.0 + (c.1 - a.1) * ab.1) / (length * length);
             let off = ((c.0 - a.0) * ab.1 - (c.1 - a.1) * ab.0).abs() / length;
-            length > 1e-12 && off <= 0.1 * length && (t < -0.1 || t > 1.1)
+            length > 1e-12 && off <= 0.1 * length && !(-0.1..=1.1).contains(&t)
         }
         _ => false,
     }
