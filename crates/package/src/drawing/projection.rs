@@ -69,12 +69,12 @@ impl View {
 
     /// Words for the caption.
     pub fn describe(&self) -> String {
-        let n = |a: V3| {
-            format!(
-                "({})",
-                a.map(|x| format!("{:.3}", x + 0.0).trim_end_matches('0').trim_end_matches('.').to_string()).join(", ")
-            )
+        // Components to three decimals; rounding first and adding +0 turns -0.0001 into 0, not -0.
+        let component = |x: f64| {
+            let r = (x * 1000.0).round() / 1000.0 + 0.0;
+            format!("{r:.3}").trim_end_matches('0').trim_end_matches('.').to_string()
         };
+        let n = |a: V3| format!("({})", a.map(component).join(", "));
         match self.kind {
             ViewKind::Plane => format!("projected on the plane of motion (normal {})", n(self.n)),
             ViewKind::JointAxes => format!("projected along the joints' rotation axis {}", n(self.n)),
@@ -242,6 +242,9 @@ mod tests {
         );
         assert_eq!(v.kind, ViewKind::Plane);
         assert_eq!(v.project([1.0, 2.0, 3.0]), (1.0, 2.0));
+        assert_eq!(v.describe(), "projected on the plane of motion (normal (0, 0, 1))");
+        let tilted = View { n: [-1e-9, -1.0, 0.0015], ..v };
+        assert_eq!(tilted.describe(), "projected on the plane of motion (normal (0, -1, 0.002))");
     }
 
     #[test]
