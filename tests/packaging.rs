@@ -1,10 +1,11 @@
 //! The archives the packaging step writes (issue 2 item 4; layout from
 //! shared/reference/importers.md): one per model and FMI version, the library renamed to the
-//! modelIdentifier in the version's platform folder, the generated modelDescription.xml and a
-//! documentation page; the library links only the C runtime and carries no debug info.
+//! modelIdentifier in the version's platform folder, the generated modelDescription.xml, a
+//! documentation page and the icon (FMI 2 `model.png`, FMI 3 `terminalsAndIcons/icon.png`); the
+//! library links only the C runtime and carries no debug info.
 
 use mbfmu_model::variables::FmiVersion;
-use mbfmu_package::{locate_library, model_description, package_catalog};
+use mbfmu_package::{icon, icon_path, locate_library, model_description, package_catalog};
 use std::io::Read;
 use std::process::Command;
 
@@ -35,16 +36,24 @@ fn every_model_is_packaged_for_both_versions_with_the_documented_layout() {
             let mut names = entries(&fmu);
             names.sort();
             let so = format!("binaries/{platform}/{}.so", entry.name);
-            assert_eq!(
-                names,
-                vec![so.clone(), "documentation/index.html".to_string(), "modelDescription.xml".to_string()]
-            );
+            let mut expected = vec![
+                so.clone(),
+                "documentation/index.html".into(),
+                "modelDescription.xml".into(),
+                icon_path(version).into(),
+            ];
+            expected.sort();
+            assert_eq!(names, expected);
             assert_eq!(read(&fmu, "modelDescription.xml"), model_description(entry, version).as_bytes());
             assert!(read(&fmu, &so) == binary, "{}: the archive carries the library of this build", entry.name);
             let page = String::from_utf8(read(&fmu, "documentation/index.html")).unwrap();
             let model = mbfmu_model::Model::from_catalog(entry).unwrap();
-            // The page is HTML: the source appears escaped (citations quote their titles).
-            let source = model.description.source.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+            // The page is HTML: the source appears escaped (citations quote their titles), with
+            // the project's paper keys and notes resolved to citations and plain words.
+            let d = &model.description;
+            let primary = mbfmu_package::documentation::public::primary_paper(&d.source);
+            let source = mbfmu_package::documentation::public::resolve(&d.source, primary);
+            let source = source.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
             let source = source.replace('"', "&quot;");
             assert!(page.contains(&source), "{}: the page names its source", entry.name);
             for v in model.interface.variables.iter().filter(|v| v.name != "time") {
@@ -54,6 +63,28 @@ fn every_model_is_packaged_for_both_versions_with_the_documented_layout() {
                 assert!(page.contains(m.item_name()), "{}: the page lists solver {}", entry.name, m.item_name());
             }
         }
+    }
+}
+
+#[test]
+fn every_archive_carries_the_icon_where_its_standard_looks_for_it() {
+    let library = locate_library().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    package_catalog(&library, dir.path()).unwrap();
+    for entry in mbfmu_model::catalog::CATALOG {
+        let mut icons = Vec::new();
+        for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
+            let fmu = dir.path().join(folder).join(format!("{}.fmu", entry.name));
+            let png = read(&fmu, icon_path(version));
+            assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "{}: PNG signature", entry.name);
+            let (width, height, rgba) = icon::decode_png(&png).expect("the icon decodes");
+            assert_eq!((width, height), (icon::SIZE, icon::SIZE), "{}", entry.name);
+            // Not blank: at least 1 % of the pixels carry the drawing.
+            let ink = icon::ink_fraction(&rgba);
+            assert!(ink > 0.01, "{} ({folder}): the icon is blank ({ink})", entry.name);
+            icons.push(png);
+        }
+        assert_eq!(icons[0], icons[1], "{}: one icon for both versions", entry.name);
     }
 }
 

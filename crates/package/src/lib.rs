@@ -1,8 +1,11 @@
 //! Packaging of the catalog into .fmu archives (ARCHITECTURE.md principle 5): the library
 //! compiled by the same cargo command, renamed to the modelIdentifier, with the generated
-//! modelDescription.xml and documentation/index.html (layout: shared/reference/importers.md).
+//! modelDescription.xml, documentation/index.html and the icon (layout:
+//! shared/reference/importers.md; the icon where each standard puts it, [`icon_path`]).
 
 pub mod documentation;
+pub mod drawing;
+pub mod icon;
 
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
@@ -71,17 +74,31 @@ pub struct FmuContent {
     /// `resources/model.json`: the description of a model outside the catalog, which the
     /// library reads at instantiation (its token is checked against the XML's).
     pub resource_description: Option<String>,
+    /// The icon (PNG), the same for both FMI versions; `None` only if rasterizing failed.
+    pub icon: Option<Vec<u8>>,
+}
+
+/// Where the icon goes in the archive: FMI 2.0 reads `model.png` at the root, FMI 3.0
+/// `terminalsAndIcons/icon.png`.
+pub fn icon_path(version: FmiVersion) -> &'static str {
+    match version {
+        FmiVersion::V2 => "model.png",
+        FmiVersion::V3 => "terminalsAndIcons/icon.png",
+    }
 }
 
 impl FmuContent {
     pub fn catalog(entry: &CatalogEntry) -> FmuContent {
+        let model = mbfmu_model::Model::from_json(entry.json).expect("catalog models are valid");
+        let page = |version| crate::documentation::page(&model.description, &model.interface, version);
         FmuContent {
             name: entry.name.to_string(),
             fmi2_xml: entry.fmi2_xml.to_string(),
             fmi3_xml: entry.fmi3_xml.to_string(),
-            documentation2: documentation_html(entry, FmiVersion::V2),
-            documentation3: documentation_html(entry, FmiVersion::V3),
+            documentation2: page(FmiVersion::V2),
+            documentation3: page(FmiVersion::V3),
             resource_description: None,
+            icon: icon::png(&model.description).ok(),
         }
     }
 
@@ -106,6 +123,7 @@ impl FmuContent {
             documentation2: page(FmiVersion::V2),
             documentation3: page(FmiVersion::V3),
             resource_description: Some(json.to_string()),
+            icon: Some(icon::png(&model.description)?),
         })
     }
 
@@ -146,6 +164,9 @@ pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, 
         (format!("binaries/{}/{}.so", platform_folder(version), content.name), &binary),
         ("documentation/index.html".into(), content.documentation(version).as_bytes()),
     ];
+    if let Some(png) = &content.icon {
+        entries.push((icon_path(version).to_string(), png));
+    }
     if let Some(json) = &content.resource_description {
         entries.push((format!("resources/{RESOURCE_DESCRIPTION}"), json.as_bytes()));
     }
