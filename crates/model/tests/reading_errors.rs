@@ -206,6 +206,8 @@ fn gravity_and_plane_are_top_level_fields() {
         &e,
         &["forces[0].type: ", "gravity is the top-level field `gravity`", "not a force", "Valid: tsda"],
     );
+    let e = error("DoublePendulum", |v| v["joints"][0]["type"] = json!("plane"));
+    assert_mentions(&e, &["joints[0].type: ", "`plane`, not a joint", "Valid: revolute"]);
 }
 
 #[test]

@@ -60,7 +60,7 @@ pub struct Source {
 pub struct Volume {
     /// Unique name (a C identifier); valves, cylinders and outputs refer to it.
     pub name: String,
-    /// Hose volume V_h [m3].
+    /// Hose volume V_h \[m3\].
     pub hose_volume: f64,
     /// Bulk modulus of the hose B_h \[Pa\].
     pub hose_bulk_modulus: f64,
@@ -231,11 +231,11 @@ pub struct Cylinder {
 }
 
 impl Cylinder {
-    /// Piston-side area A_piston [m2].
+    /// Piston-side area A_piston \[m2\].
     pub fn piston_area(&self) -> f64 {
         std::f64::consts::FRAC_PI_4 * self.piston_diameter * self.piston_diameter
     }
-    /// Rod-side (annulus) area [m2].
+    /// Rod-side (annulus) area \[m2\].
     pub fn rod_side_area(&self) -> f64 {
         std::f64::consts::FRAC_PI_4
             * (self.piston_diameter * self.piston_diameter - self.rod_diameter * self.rod_diameter)

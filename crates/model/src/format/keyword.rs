@@ -6,13 +6,18 @@ use serde::de::{self, Deserializer, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
-/// An enum of words. Declared with [`keyword!`], which derives the rest.
+/// An enum of words. Declared with `keyword!`, which derives the rest.
 pub trait Keyword: Copy + PartialEq + 'static {
     /// What the word names, for messages ("joint type").
     const WHAT: &'static str;
     /// Every spelling that is read, with its value; the first spelling of a value is the one
     /// written out and listed in messages, later ones are older aliases.
     const WORDS: &'static [(&'static str, Self)];
+
+    /// Advice for a word that is no value here but means something elsewhere.
+    fn hint(_word: &str) -> Option<&'static str> {
+        None
+    }
 
     /// The spelling written out.
     fn word(self) -> &'static str {
@@ -36,6 +41,10 @@ pub trait Keyword: Copy + PartialEq + 'static {
     fn parse(word: &str) -> Result<Self, String> {
         match Self::WORDS.iter().find(|(w, _)| *w == word) {
             Some((_, k)) => Ok(*k),
+            None if Self::hint(word).is_some() => {
+                let hint = Self::hint(word).unwrap_or_default();
+                Err(format!("unknown {} '{word}': {hint}. Valid: {}", Self::WHAT, Self::choices().join(", ")))
+            }
             None => {
                 let near = closest(word, Self::WORDS.iter().map(|(w, _)| *w)).and_then(|alias| {
                     let k = Self::WORDS.iter().find(|(w, _)| *w == alias).map(|(_, k)| *k)?;
@@ -129,7 +138,7 @@ pub fn add_aliases<K: Keyword>(schema: &mut schemars::Schema) {
 macro_rules! keyword {
     (
         $(#[$meta:meta])*
-        pub enum $name:ident ($what:literal) {
+        pub enum $name:ident ($what:literal $(, hint = $hint:expr)?) {
             $( $(#[$vmeta:meta])* $variant:ident = $word:literal $(| $alias:literal)* ),* $(,)?
         }
     ) => {
@@ -144,6 +153,10 @@ macro_rules! keyword {
             const WHAT: &'static str = $what;
             const WORDS: &'static [(&'static str, Self)] =
                 &[ $( ($word, $name::$variant), $( ($alias, $name::$variant), )* )* ];
+            $(fn hint(word: &str) -> Option<&'static str> {
+                let hint: fn(&str) -> Option<&'static str> = $hint;
+                hint(word)
+            })?
         }
 
         impl<'de> serde::Deserialize<'de> for $name {

@@ -259,7 +259,9 @@ impl Default for AngularVelocity {
 
 keyword! {
     /// Kinematic joint kinds; each is a set of basic constraints (seed 003 Sect. 2.1, Ref. \[11\]).
-    pub enum JointKind("joint type") {
+    pub enum JointKind("joint type", hint = |word| {
+        (word == "plane").then_some("a planar mechanism is the top-level field `plane`, not a joint")
+    }) {
         /// Rotation about `axis` through `point` (5 constraints).
         Revolute = "revolute",
         /// Common `point` (3 constraints).
@@ -314,7 +316,7 @@ pub struct Joint {
     /// Distance \[m\]; default: the distance at the initial configuration.
     #[serde(default)]
     pub length: Option<f64>,
-    /// Joint coordinate (angle [rad] or displacement [m]) at the initial configuration;
+    /// Joint coordinate (angle \[rad\] or displacement \[m\]) at the initial configuration;
     /// drivers and outputs refer to coordinates measured from this value.
     #[serde(default)]
     pub initial_coordinate: f64,
