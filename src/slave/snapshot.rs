@@ -9,7 +9,8 @@ use mbfmu_engine::SimulationSnapshot;
 use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"MBFMUSTA";
-const FORMAT_VERSION: u32 = 5;
+// 6: the formulation is written as its word (was its variant number).
+const FORMAT_VERSION: u32 = 6;
 
 /// A slave's state at one instant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

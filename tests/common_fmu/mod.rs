@@ -9,6 +9,7 @@ use mbfmu::slave::Slave;
 use mbfmu_model::catalog::CatalogEntry;
 use mbfmu_model::variables::{Causality, Start, VarType};
 use mbfmu_model::Model;
+use std::collections::BTreeMap;
 use std::ffi::{c_char, c_void, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, Once};
@@ -135,7 +136,9 @@ pub fn cstring(s: &str) -> CString {
 /// forwards to the `log` crate with the instance name as target); this captures them.
 struct Capture;
 
-static FMI2_LINES: Mutex<Vec<(String, log::Level, String)>> = Mutex::new(Vec::new());
+/// Lines per instance name, so that looking up one instance's lines does not scan every line
+/// of a long fuzzing run.
+static FMI2_LINES: Mutex<BTreeMap<String, Vec<(log::Level, String)>>> = Mutex::new(BTreeMap::new());
 
 impl log::Log for Capture {
     fn enabled(&self, _: &log::Metadata) -> bool {
@@ -143,8 +146,8 @@ impl log::Log for Capture {
     }
     fn log(&self, record: &log::Record) {
         if record.module_path() == Some("logger") {
-            let line = (record.target().to_string(), record.level(), record.args().to_string());
-            FMI2_LINES.lock().unwrap().push(line);
+            let line = (record.level(), record.args().to_string());
+            FMI2_LINES.lock().unwrap().entry(record.target().to_string()).or_default().push(line);
         }
     }
     fn flush(&self) {}
@@ -160,7 +163,7 @@ pub fn install_fmi2_log_capture() {
 
 /// The FMI 2 log lines of one instance (instance names are unique per test).
 pub fn fmi2_lines(instance: &str) -> Vec<(log::Level, String)> {
-    FMI2_LINES.lock().unwrap().iter().filter(|(t, _, _)| t == instance).map(|(_, l, m)| (*l, m.clone())).collect()
+    FMI2_LINES.lock().unwrap().get(instance).cloned().unwrap_or_default()
 }
 
 /// FMI 3 log lines: (status, category, message), collected through the instance environment.

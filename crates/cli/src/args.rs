@@ -61,6 +61,14 @@ pub enum Command {
         it, for FMI 3.0 unless --fmi 2 is given; an archive's page is the one it carries.\n\
         Writes <OUT>/fmi3/<Model>.html (fmi2/ for FMI 2.0) and prints its path.")]
     Docs(DocsArgs),
+    /// Print the JSON Schema of mechanism descriptions (or write it to a file)
+    #[command(long_about = "Print the JSON Schema of mechanism descriptions (or write it to a file).\n\n\
+        The schema (JSON Schema 2020-12) is generated from the types that read descriptions: every\n\
+        field with its description and, where it has one, its unit (\"x-unit\"). Point an editor at\n\
+        it for completion and checking as you type, e.g. with a top-level\n\
+        \"$schema\": \"path/to/model.schema.json\" in the description (the reader ignores that key).\n\
+        The repository keeps a copy at docs/model.schema.json.")]
+    Schema(SchemaArgs),
 }
 
 #[derive(Args, Debug)]
@@ -182,6 +190,13 @@ pub struct DocsArgs {
     /// FMI version the page describes: 3 or 2 (an archive's page is always its own version's)
     #[arg(long, value_name = "VERSION")]
     pub fmi: Option<u8>,
+}
+
+#[derive(Args, Debug)]
+pub struct SchemaArgs {
+    /// Write the schema to this file instead of standard output
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 /// `NAME=VALUE` -> (NAME, VALUE); the value may itself contain '='.

@@ -1,5 +1,5 @@
-//! `mbfmu`: package the built-in models as FMUs, write their documentation pages and
-//! simulate any co-simulation FMU.
+//! `mbfmu`: package the built-in models as FMUs, write their documentation pages,
+//! simulate any co-simulation FMU and print the JSON Schema of descriptions.
 //! Run `mbfmu --help` for the commands.
 
 mod args;
@@ -33,6 +33,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::info(a),
         Command::List => info::list(),
         Command::Docs(a) => docs::run(a),
+        Command::Schema(a) => schema(a),
     })
     .unwrap_or_else(|panic| Err(error::Error::msg(panic_message(panic.as_ref()))));
     match result {
@@ -40,6 +41,19 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `mbfmu schema`: the JSON Schema of descriptions, to stdout or `--output`.
+fn schema(args: args::SchemaArgs) -> error::Result<()> {
+    use error::Context;
+    let text = mbfmu_model::format::json_schema_text();
+    match args.output {
+        Some(path) => std::fs::write(&path, text).context(format!("cannot write {}", path.display())),
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(text.as_bytes()).context("cannot write the schema")
         }
     }
 }

@@ -70,6 +70,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
     let g = 9.81;
     let direction = [0.07169162, 0.68473815, 0.72525442];
     Description {
+        schema: None,
         name: format!("NLinkChain{n}"),
         description: format!("Chain of {n} steel bars in spherical joints released under oblique gravity, bars spinning about their axes"),
         source: "seed 003 Sect. 3.3 and Fig. 7 (scaling study); parameters from shared/reference/benchmarks.md Sect. 1.3 D".into(),

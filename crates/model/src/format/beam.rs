@@ -5,14 +5,17 @@
 //! velocities the joints and drivers require at the start time. The element itself (Simo-Reissner strains, objective interpolation) lives
 //! in the engine's index-3 formulation.
 
+use super::keyword::keyword;
 use super::validate::{check_vector, invalid, norm3};
 use super::{Description, DescriptionError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A straight or polygonal beam.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Beam {
+    /// Unique name (a C identifier); its nodes are `<name>.node<i>`, `<name>.start`, `<name>.end`.
     pub name: String,
     /// Reference line in the global frame at the initial configuration \[m\]: its two end
     /// points (divided into `elements` equal elements) or every node in order.
@@ -21,9 +24,10 @@ pub struct Beam {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elements: Option<usize>,
     /// A direction that fixes section axis 2 at the initial configuration (its part normal to
-    /// the beam axis is used); default: the global axis most normal to the beam.
+    /// the beam axis is used) [-]; default: the global axis most normal to the beam.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub axis2: Option<[f64; 3]>,
+    /// Sectional stiffness and inertia.
     pub section: Section,
     /// Stiffness-proportional damping: section forces gain `damping` times the stiffness
     /// times the strain rates \[s\].
@@ -36,21 +40,21 @@ pub struct Beam {
 
 /// Sectional properties, axis 1 along the beam, axes 2 and 3 in the section (diagonal 6x6
 /// stiffness, no offsets; the convention of Bauchau et al. 2016).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Section {
     /// EA \[N\].
     pub axial_stiffness: f64,
     /// GA2, GA3: shear stiffness along axes 2 and 3 \[N\].
     pub shear_stiffness: [f64; 2],
-    /// GJ [N m^2].
+    /// GJ [N.m2].
     pub torsional_stiffness: f64,
-    /// EI2, EI3: bending stiffness about axes 2 and 3 [N m^2].
+    /// EI2, EI3: bending stiffness about axes 2 and 3 [N.m2].
     pub bending_stiffness: [f64; 2],
     /// Mass per unit length [kg/m].
     pub mass_per_length: f64,
     /// J11, J22, J33: mass moments of inertia of the section per unit length about axes 1
-    /// (polar), 2 and 3 [kg m].
+    /// (polar), 2 and 3 [kg.m].
     pub inertia_per_length: [f64; 3],
 }
 
@@ -63,20 +67,21 @@ impl Section {
     }
 }
 
-/// Mass distribution of a beam.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum BeamInertia {
-    /// Each element gives half its mass and section inertia to each of its nodes, with the
-    /// rotary inertia of that half about the node (as the benchmark models of Bauchau et al.
-    /// 2016 do).
-    #[default]
-    Lumped,
-    /// The consistent translational mass of the linear interpolation, m L / 6 [2 1; 1 2]
-    /// per element (coupling neighbouring nodes), with the section's rotary inertia lumped
-    /// as above. Not with the half-implicit method, whose update needs a block-diagonal
-    /// mass matrix.
-    Consistent,
+keyword! {
+    /// Mass distribution of a beam.
+    #[derive(Default)]
+    pub enum BeamInertia("beam inertia") {
+        /// Each element gives half its mass and section inertia to each of its nodes, with the
+        /// rotary inertia of that half about the node (as the benchmark models of Bauchau et al.
+        /// 2016 do).
+        #[default]
+        Lumped = "lumped",
+        /// The consistent translational mass of the linear interpolation, m L / 6 \[2 1; 1 2\]
+        /// per element (coupling neighbouring nodes), with the section's rotary inertia lumped
+        /// as above. Not with the half-implicit method, whose update needs a block-diagonal
+        /// mass matrix.
+        Consistent = "consistent",
+    }
 }
 
 impl Beam {

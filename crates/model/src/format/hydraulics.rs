@@ -6,6 +6,8 @@
 //!
 //! Compiled into build.rs as part of the description module: serde only.
 
+use super::tagged::{tagged, Kinds};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 fn is_default<T: Default + PartialEq>(v: &T) -> bool {
@@ -13,93 +15,113 @@ fn is_default<T: Default + PartialEq>(v: &T) -> bool {
 }
 
 /// The circuit of a model.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Hydraulics {
+    /// The hydraulic fluid.
     pub oil: Oil,
     /// Constant-pressure nodes (pump, tank).
     #[serde(default)]
     pub sources: Vec<Source>,
     /// Control volumes; their pressures are states of the model (seed 004 eq. 22).
     pub volumes: Vec<Volume>,
+    /// Throttle and directional control valves between nodes.
     #[serde(default)]
     pub valves: Vec<Valve>,
+    /// Double-acting cylinders.
     #[serde(default)]
     pub cylinders: Vec<Cylinder>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// The hydraulic fluid.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Oil {
     /// Bulk modulus of the oil B_oil \[Pa\] (seed 004 eq. 23).
     pub bulk_modulus: f64,
-    /// Density rho [kg/m^3] (throttle flow coefficient, seed 004 eq. 25).
+    /// Density rho [kg/m3] (throttle flow coefficient, seed 004 eq. 25).
     pub density: f64,
 }
 
 /// A node of constant pressure: the pump p_P or the tank p_T (seed 004 Sect. 5).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
+    /// Unique name (a C identifier); valves refer to it.
     pub name: String,
-    /// \[Pa\]
+    /// Its constant pressure \[Pa\].
     pub pressure: f64,
 }
 
 /// A control volume: a hose (V_h, B_h) plus the cylinder chambers connected to it
 /// (seed 004 eqs. 23, 42).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Volume {
+    /// Unique name (a C identifier); valves, cylinders and outputs refer to it.
     pub name: String,
-    /// Hose volume V_h [m^3].
+    /// Hose volume V_h \[m3\].
     pub hose_volume: f64,
     /// Bulk modulus of the hose B_h \[Pa\].
     pub hose_bulk_modulus: f64,
     /// Pressure at the start \[Pa\]; omitted for volumes whose pressure follows from a
-    /// cylinder's static start (see [`Cylinder::static_start`]).
+    /// cylinder's static start (see `static_start` of cylinders).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_pressure: Option<f64>,
 }
 
-/// Valves (seed 004 Sect. 3.1).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Valve {
-    /// Throttle between two nodes: Q = C_vt sgn(dp) sqrt|dp|, C_vt = C_d A_t sqrt(2/rho)
-    /// (seed 004 eqs. 24-25), linear below `laminar_limit`. Positive flow from `from` to `to`.
-    Throttle {
-        name: String,
-        from: String,
-        to: String,
-        /// Discharge coefficient C_d [-].
-        discharge_coefficient: f64,
-        /// Orifice diameter \[m\] (A_t = pi d^2 / 4).
-        diameter: f64,
-        /// Pressure difference below which the flow is laminar (linear) \[Pa\].
-        #[serde(default = "default_laminar_limit")]
-        laminar_limit: f64,
-    },
-    /// 4/3 directional control valve (seed 004 eqs. 26-27): for U > 0 the pump feeds port A
-    /// and port B drains to the tank, for U < 0 the reverse; Q = C_vd U sgn(dp) sqrt|dp|,
-    /// linear below `laminar_limit`; spool U' = (U_ref - U)/tau.
-    Directional {
-        name: String,
-        pump: String,
-        tank: String,
-        port_a: String,
-        port_b: String,
-        /// Flow constant C_vd per unit of U [m^3/(s V Pa^0.5)].
-        flow_constant: f64,
-        #[serde(default = "default_laminar_limit")]
-        laminar_limit: f64,
-        /// Spool time constant tau \[s\].
-        time_constant: f64,
-        /// Spool position at the start \[V\].
-        #[serde(default)]
-        initial_spool: f64,
-        reference: Reference,
-    },
+const VALVES: Kinds =
+    Kinds { what: "valve type", tag: Some("type"), words: &["throttle", "directional"], hint: |_| None };
+
+tagged! {
+    /// Valves (seed 004 Sect. 3.1).
+    #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+    pub enum Valve reads ValveTwin as "Valve" (VALVES) {
+        /// Throttle between two nodes: Q = C_vt sgn(dp) sqrt|dp|, C_vt = C_d A_t sqrt(2/rho)
+        /// (seed 004 eqs. 24-25), linear below `laminar_limit`. Positive flow from `from` to `to`.
+        Throttle {
+            /// Unique name (a C identifier).
+            name: String,
+            /// Upstream node: a source or volume.
+            from: String,
+            /// Downstream node: a source or volume.
+            to: String,
+            /// Discharge coefficient C_d [-].
+            discharge_coefficient: f64,
+            /// Orifice diameter \[m\] (A_t = pi d^2 / 4).
+            diameter: f64,
+            /// Pressure difference below which the flow is laminar (linear) \[Pa\].
+            #[serde(default = "default_laminar_limit")]
+            laminar_limit: f64,
+        },
+        /// 4/3 directional control valve (seed 004 eqs. 26-27): for U > 0 the pump feeds port A
+        /// and port B drains to the tank, for U < 0 the reverse; Q = C_vd U sgn(dp) sqrt|dp|,
+        /// linear below `laminar_limit`; spool U' = (U_ref - U)/tau.
+        Directional {
+            /// Unique name (a C identifier); outputs refer to it.
+            name: String,
+            /// The pressure source feeding the valve.
+            pump: String,
+            /// The source it drains to.
+            tank: String,
+            /// Volume at port A (fed for U > 0).
+            port_a: String,
+            /// Volume at port B (fed for U < 0).
+            port_b: String,
+            /// Flow constant C_vd per unit of U [m3/(s.V.Pa0.5)].
+            flow_constant: f64,
+            /// Pressure difference below which the flow is laminar (linear) \[Pa\].
+            #[serde(default = "default_laminar_limit")]
+            laminar_limit: f64,
+            /// Spool time constant tau \[s\].
+            time_constant: f64,
+            /// Spool position at the start \[V\].
+            #[serde(default)]
+            initial_spool: f64,
+            /// The spool reference U_ref.
+            reference: Reference,
+        },
+    }
 }
 
 fn default_laminar_limit() -> f64 {
@@ -116,13 +138,13 @@ impl Valve {
 
 /// The spool reference U_ref: an FMU input plus, scaled by `work_cycle`, a piecewise-constant
 /// schedule (the seed's work cycles, eqs. 46-47). Held constant over each internal step.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reference {
     /// Name of an input added to the schedule \[V\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<String>,
-    /// Gain of the schedule: 1 plays it, 0 leaves the input alone.
+    /// Gain of the schedule [-]: 1 plays it, 0 leaves the input alone.
     #[serde(default = "one")]
     pub work_cycle: f64,
     /// `cycle[i].value` applies from `cycle[i].from` until the next entry's `from` (0 before
@@ -135,11 +157,13 @@ fn one() -> f64 {
     1.0
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// One step of a valve's work cycle.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CycleStep {
-    /// \[s\]
+    /// Time from which `value` applies \[s\].
     pub from: f64,
+    /// Spool reference from then on \[V\].
     pub value: f64,
 }
 
@@ -153,9 +177,10 @@ impl Reference {
 /// Double-acting cylinder (seed 004 Sect. 3.2, eqs. 28-29, 42-43). The piston-side chamber
 /// length is l_A = |s| - `closed_length` and the rod-side one l_B = `stroke` - l_A; the seed's
 /// l_20 = s_0 - l, l_30 = l - l_20 is the case `closed_length` = `stroke` = l.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cylinder {
+    /// Unique name (a C identifier); outputs refer to it.
     pub name: String,
     /// Volume the piston-side chamber belongs to (seed: V2).
     pub piston_side: String,
@@ -175,20 +200,24 @@ pub struct Cylinder {
     /// Seal friction F_mu (seed 004 eq. 29), none if omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction: Option<SealFriction>,
-    /// Attachment to the mechanism: the rod end `point2` on `body2`, the base `point1` on
-    /// `body1` (global points at the initial configuration). The force pushes them apart.
+    /// Attachment to the mechanism: the body (or `ground`) of the base `point1`. The force
+    /// pushes the base and the rod end apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body1: Option<String>,
+    /// The base, global at the initial configuration \[m\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point1: Option<[f64; 3]>,
+    /// The body (or `ground`) of the rod end `point2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body2: Option<String>,
+    /// The rod end, global at the initial configuration \[m\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point2: Option<[f64; 3]>,
-    /// Without a mechanism: inputs giving the actuator length |s| \[m\] and velocity [m/s]
-    /// (the length is extrapolated with the velocity over each communication step).
+    /// Without a mechanism: the input giving the actuator length |s| in m (extrapolated with
+    /// the velocity over each communication step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub length_input: Option<String>,
+    /// Without a mechanism: the input giving the actuator velocity in m/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity_input: Option<String>,
     /// Start from static equilibrium (seed 004 Sect. 5): the cylinder force F_s0 that holds
@@ -202,11 +231,11 @@ pub struct Cylinder {
 }
 
 impl Cylinder {
-    /// Piston-side area A_piston [m^2].
+    /// Piston-side area A_piston \[m2\].
     pub fn piston_area(&self) -> f64 {
         std::f64::consts::FRAC_PI_4 * self.piston_diameter * self.piston_diameter
     }
-    /// Rod-side (annulus) area [m^2].
+    /// Rod-side (annulus) area \[m2\].
     pub fn rod_side_area(&self) -> f64 {
         std::f64::consts::FRAC_PI_4
             * (self.piston_diameter * self.piston_diameter - self.rod_diameter * self.rod_diameter)
@@ -222,14 +251,14 @@ impl Cylinder {
 
 /// The LUT group's seal-friction law (benchmarks.md Sect. 5.4):
 /// F_mu = F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / ((v/v_s)^2/4 + 3/4)^2 + sigma v.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SealFriction {
     /// Coulomb friction F_c \[N\].
     pub coulomb: f64,
     /// Static (breakaway) friction F_s \[N\].
     pub static_friction: f64,
-    /// Viscous coefficient sigma [N s/m].
+    /// Viscous coefficient sigma [N.s/m].
     pub viscous: f64,
     /// Stribeck velocity v_s [m/s].
     pub stribeck_velocity: f64,

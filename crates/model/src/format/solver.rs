@@ -1,25 +1,28 @@
 //! Solver choices a model exposes as FMU parameters (`solver.*`).
 
+use super::keyword::{keyword, Keyword};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// Equation formulations. The numeric codes are the FMU enumeration values (`solver.formulation`,
-/// enumeration type `SolverFormulation`) and never change.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Formulation {
-    /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
-    #[default]
-    Index3,
-    /// Semirecursive relative joint coordinates, cut joints by double-step coordinate
-    /// partitioning (seed 004 Sect. 2.1-2.2).
-    SemirecursiveDoubleStep,
-    /// Semirecursive relative joint coordinates, cut joints by the penalty-based augmented
-    /// Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3).
-    SemirecursivePenalty,
-    /// Ordinary differential equations in independent coordinates obtained by generalized
-    /// coordinate partitioning of the index-3 mechanism's constraints (seed 001 Sect. 1,
-    /// eqs. 1-13); also offered as Model Exchange.
-    StateSpace,
+keyword! {
+    /// Equation formulations. The numeric codes are the FMU enumeration values (`solver.formulation`,
+    /// enumeration type `SolverFormulation`) and never change; the words are its item names.
+    #[derive(Default)]
+    pub enum Formulation("formulation") {
+        /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
+        #[default]
+        Index3 = "index3",
+        /// Semirecursive relative joint coordinates, cut joints by double-step coordinate
+        /// partitioning (seed 004 Sect. 2.1-2.2).
+        SemirecursiveDoubleStep = "doubleStep" | "semirecursive_double_step",
+        /// Semirecursive relative joint coordinates, cut joints by the penalty-based augmented
+        /// Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3).
+        SemirecursivePenalty = "penalty" | "semirecursive_penalty",
+        /// Ordinary differential equations in independent coordinates obtained by generalized
+        /// coordinate partitioning of the index-3 mechanism's constraints (seed 001 Sect. 1,
+        /// eqs. 1-13); also offered as Model Exchange.
+        StateSpace = "stateSpace" | "state_space",
+    }
 }
 
 impl Formulation {
@@ -69,24 +72,14 @@ impl Formulation {
         Self::ALL.iter().copied().find(|f| i64::from(f.code()) == code)
     }
 
-    /// Name in descriptions (`solver.formulation`).
+    /// Name in descriptions (`solver.formulation`) and in messages: the FMU item name.
     pub fn name(self) -> &'static str {
-        match self {
-            Formulation::Index3 => "index3",
-            Formulation::SemirecursiveDoubleStep => "semirecursive_double_step",
-            Formulation::SemirecursivePenalty => "semirecursive_penalty",
-            Formulation::StateSpace => "state_space",
-        }
+        self.word()
     }
 
     /// Enumeration item name in the FMU (a C identifier).
     pub fn item_name(self) -> &'static str {
-        match self {
-            Formulation::Index3 => "index3",
-            Formulation::SemirecursiveDoubleStep => "doubleStep",
-            Formulation::SemirecursivePenalty => "penalty",
-            Formulation::StateSpace => "stateSpace",
-        }
+        self.word()
     }
 
     pub fn summary(self) -> &'static str {
@@ -105,70 +98,76 @@ impl Formulation {
     }
 }
 
-/// How the semirecursive formulations obtain the Newton tangent of seed 004 eq. (37).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Tangent {
-    /// The mass (M' or M' + penalty), damping, stiffness and hydraulic coupling blocks in
-    /// closed form, the circuit's own derivatives included.
-    #[default]
-    Analytic,
-    /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
-    Numerical,
+keyword! {
+    /// How the semirecursive formulations obtain the Newton tangent of seed 004 eq. (37).
+    #[derive(Default)]
+    pub enum Tangent("tangent") {
+        /// The mass (M' or M' + penalty), damping, stiffness and hydraulic coupling blocks in
+        /// closed form, the circuit's own derivatives included.
+        #[default]
+        Analytic = "analytic",
+        /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
+        Numerical = "numerical",
+    }
 }
 
-/// Time integrators. The numeric codes are the FMU enumeration values and never change.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq, Default, Hash)]
-#[serde(rename_all = "snake_case")]
-pub enum Method {
-    /// Half-implicit symplectic Euler for index-3 DAEs, quasi-Newton (seed 003 Sect. 2.2).
-    #[default]
-    HalfImplicit,
-    /// Fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3).
-    Bdf1,
-    /// Trapezoidal rule (seed 000 eq. 3), the start-up method of the multistep methods.
-    Trapezoidal,
-    /// Linear two-step method, variable step (seed 000 Sect. 2.1).
-    Lms2,
-    /// Linear three-step method (seed 000 Sect. 2.1).
-    Lms3,
-    /// Linear four-step method (seed 000 Sect. 2.1).
-    Lms4,
-    /// Single-step equivalent of LMS2 (seed 000 Sect. 2.2).
-    Ss2,
-    /// Single-step equivalent of LMS3 (seed 000 Sect. 2.2).
-    Ss3,
-    /// Single-step equivalent of LMS4 (seed 000 Sect. 2.2).
-    Ss4,
-    /// rho_inf-Bathe two-sub-step method (seed 000 eq. 7).
-    Bathe,
-    /// Multi-sub-step "conserving" methods (seed 000 Sect. 2.3).
-    Msstc3,
-    Msstc4,
-    Msstc5,
-    /// Multi-sub-step higher-order methods, stage order 2 (seed 000 Sect. 2.3).
-    Mssth3,
-    Mssth4,
-    Mssth5,
-    /// Kennedy-Carpenter ESDIRKs (seed 000 Sect. 2.3, ref. \[21\]).
-    #[serde(rename = "esdirk324l2sa")]
-    Esdirk324L2Sa,
-    #[serde(rename = "esdirk325l2sa")]
-    Esdirk325L2Sa,
-    #[serde(rename = "esdirk436l2sa2")]
-    Esdirk436L2Sa2,
-    /// State-space formulation: implicit trapezoidal rule at constant step, Newton on the
-    /// independent accelerations (seed 001 Sect. 2-3, eqs. 14-19; IMPL_CSS).
-    TrapezoidalConstantStep,
-    /// State-space formulation: implicit trapezoidal rule at variable step, embedded backward
-    /// Euler error estimate (seed 001 Sect. 3.2, eqs. 21-22; IMPL_VSS).
-    TrapezoidalVariableStep,
-    /// State-space formulation: explicit second-order Adams-Bashforth-Moulton predictor-corrector
-    /// at constant step (seed 001 eq. 20; EXPL).
-    Abm2,
-    /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
-    /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in seed 001 Sect. 3).
-    Sdirk4,
+keyword! {
+    /// Time integrators. The numeric codes are the FMU enumeration values (`solver.method`,
+    /// enumeration type `SolverMethod`) and never change; the words are its item names.
+    #[derive(Default)]
+    pub enum Method("method") {
+        /// Half-implicit symplectic Euler for index-3 DAEs, quasi-Newton (seed 003 Sect. 2.2).
+        #[default]
+        HalfImplicit = "halfImplicit" | "half_implicit",
+        /// Fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3).
+        Bdf1 = "bdf1",
+        /// Trapezoidal rule (seed 000 eq. 3), the start-up method of the multistep methods.
+        Trapezoidal = "trapezoidal",
+        /// Linear two-step method, variable step (seed 000 Sect. 2.1).
+        Lms2 = "lms2",
+        /// Linear three-step method (seed 000 Sect. 2.1).
+        Lms3 = "lms3",
+        /// Linear four-step method (seed 000 Sect. 2.1).
+        Lms4 = "lms4",
+        /// Single-step equivalent of LMS2 (seed 000 Sect. 2.2).
+        Ss2 = "ss2",
+        /// Single-step equivalent of LMS3 (seed 000 Sect. 2.2).
+        Ss3 = "ss3",
+        /// Single-step equivalent of LMS4 (seed 000 Sect. 2.2).
+        Ss4 = "ss4",
+        /// rho_inf-Bathe two-sub-step method (seed 000 eq. 7).
+        Bathe = "bathe",
+        /// Three-sub-step "conserving" method MSSTC(3) (seed 000 Sect. 2.3).
+        Msstc3 = "msstc3",
+        /// Four-sub-step "conserving" method MSSTC(4) (seed 000 Sect. 2.3).
+        Msstc4 = "msstc4",
+        /// Five-sub-step "conserving" method MSSTC(5) (seed 000 Sect. 2.3).
+        Msstc5 = "msstc5",
+        /// Three-sub-step higher-order method MSSTH(3), stage order 2 (seed 000 Sect. 2.3).
+        Mssth3 = "mssth3",
+        /// Four-sub-step higher-order method MSSTH(4); rho_inf in {0, 0.1, ..., 1} only.
+        Mssth4 = "mssth4",
+        /// Five-sub-step higher-order method MSSTH(5); rho_inf in {0, 0.1, ..., 1} only.
+        Mssth5 = "mssth5",
+        /// Kennedy-Carpenter ESDIRK3(2)4L\[2\]SA (seed 000 Sect. 2.3, ref. \[21\]).
+        Esdirk324L2Sa = "esdirk324L2SA" | "esdirk324l2sa",
+        /// Kennedy-Carpenter ESDIRK3(2)5L\[2\]SA.
+        Esdirk325L2Sa = "esdirk325L2SA" | "esdirk325l2sa",
+        /// Kennedy-Carpenter ESDIRK4(3)6L\[2\]SA2.
+        Esdirk436L2Sa2 = "esdirk436L2SA2" | "esdirk436l2sa2",
+        /// State-space formulation: implicit trapezoidal rule at constant step, Newton on the
+        /// independent accelerations (seed 001 Sect. 2-3, eqs. 14-19; IMPL_CSS).
+        TrapezoidalConstantStep = "trapezoidalConstantStep" | "trapezoidal_constant_step",
+        /// State-space formulation: implicit trapezoidal rule at variable step, embedded backward
+        /// Euler error estimate (seed 001 Sect. 3.2, eqs. 21-22; IMPL_VSS).
+        TrapezoidalVariableStep = "trapezoidalVariableStep" | "trapezoidal_variable_step",
+        /// State-space formulation: explicit second-order Adams-Bashforth-Moulton predictor-corrector
+        /// at constant step (seed 001 eq. 20; EXPL).
+        Abm2 = "abm2",
+        /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
+        /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in seed 001 Sect. 3).
+        Sdirk4 = "sdirk4",
+    }
 }
 
 /// The rho_inf values at which MSSTH4 and MSSTH5 are defined (their stage abscissae are
@@ -248,33 +247,9 @@ impl Method {
         Self::ALL.iter().copied().find(|m| i64::from(m.code()) == code)
     }
 
-    /// Enumeration item name in the FMU (a C identifier).
+    /// Enumeration item name in the FMU (a C identifier), also the word in descriptions.
     pub fn item_name(self) -> &'static str {
-        match self {
-            Method::HalfImplicit => "halfImplicit",
-            Method::Bdf1 => "bdf1",
-            Method::Trapezoidal => "trapezoidal",
-            Method::Lms2 => "lms2",
-            Method::Lms3 => "lms3",
-            Method::Lms4 => "lms4",
-            Method::Ss2 => "ss2",
-            Method::Ss3 => "ss3",
-            Method::Ss4 => "ss4",
-            Method::Bathe => "bathe",
-            Method::Msstc3 => "msstc3",
-            Method::Msstc4 => "msstc4",
-            Method::Msstc5 => "msstc5",
-            Method::Mssth3 => "mssth3",
-            Method::Mssth4 => "mssth4",
-            Method::Mssth5 => "mssth5",
-            Method::Esdirk324L2Sa => "esdirk324L2SA",
-            Method::Esdirk325L2Sa => "esdirk325L2SA",
-            Method::Esdirk436L2Sa2 => "esdirk436L2SA2",
-            Method::TrapezoidalConstantStep => "trapezoidalConstantStep",
-            Method::TrapezoidalVariableStep => "trapezoidalVariableStep",
-            Method::Abm2 => "abm2",
-            Method::Sdirk4 => "sdirk4",
-        }
+        self.word()
     }
 
     /// The name used in seed 000's text and tables.
@@ -440,39 +415,42 @@ impl Method {
 }
 
 /// Defaults of the `solver.*` parameters of a model.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SolverDefaults {
+    /// The equations the mechanism is solved in (`solver.formulation`).
     #[serde(default)]
     pub formulation: Formulation,
+    /// The time integrator (`solver.method`); it must belong to the formulation.
     #[serde(default)]
     pub method: Method,
     /// Largest internal step \[s\]; each communication step is split into equal sub-steps.
     #[serde(default = "default_step")]
     pub step_size: f64,
-    /// Newton tolerance on the position-level correction norm (seed 003: ||dq|| < tol).
+    /// Newton tolerance on the position-level correction norm [m or rad] (seed 003: ||dq|| < tol).
     #[serde(default = "default_tolerance")]
     pub tolerance: f64,
+    /// Largest number of Newton iterations per nonlinear solve.
     #[serde(default = "default_max_iterations")]
     pub max_iterations: u32,
-    /// Spectral radius at infinity for methods with tunable dissipation.
+    /// Spectral radius at infinity for methods with tunable dissipation [-], in [0, 1].
     #[serde(default = "default_rho_inf")]
     pub rho_inf: f64,
     /// Variable-step methods: absolute tolerance Atol of the independent positions
-    /// (seed 001 eq. 21); default [`DEFAULT_TOLERANCE`].
+    /// [m or rad] (seed 001 eq. 21); default 1e-4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute_tolerance: Option<f64>,
-    /// Variable-step methods: relative tolerance Rtol of the independent positions
-    /// (seed 001 eq. 21); default [`DEFAULT_TOLERANCE`].
+    /// Variable-step methods: relative tolerance Rtol of the independent positions [-]
+    /// (seed 001 eq. 21); default 1e-4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_tolerance: Option<f64>,
     /// Variable-step methods: the velocity tolerances are this multiple of the position
-    /// tolerances (seed 001 Sect. 4: "one order lower" accuracy at the velocity level);
-    /// default [`DEFAULT_VELOCITY_TOLERANCE_FACTOR`].
+    /// tolerances [-] (seed 001 Sect. 4: "one order lower" accuracy at the velocity level);
+    /// default 10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity_tolerance_factor: Option<f64>,
-    /// Penalty factor alpha of the penalty-based semirecursive formulation (seed 004 eq. 18;
-    /// the seed uses 1e11).
+    /// Penalty factor alpha of the penalty-based semirecursive formulation [model units]
+    /// (seed 004 eq. 18; the seed uses 1e11).
     #[serde(default = "default_penalty", skip_serializing_if = "is_default_penalty")]
     pub penalty: f64,
     /// Newton tolerance on pressure corrections \[Pa\] (seed 004 Sect. 5: 1e-2 Pa).
