@@ -35,7 +35,7 @@ impl Semirecursive {
             self.state.pivot_reference = full_pivoting(&mut w.scratch_phiz, m, n, &mut w.dep, &mut w.ind);
             if self.state.pivot_reference == 0.0 {
                 return Err(format!(
-                    "the cut-joint constraints are redundant or the configuration is singular (near {}); the double-step formulation needs independent constraints (seed 004 Sect. 2.2)",
+                    "the cut-joint constraints are redundant or the configuration is singular (near {}); the double-step formulation needs independent constraints (Jaiswal et al. 2021, Sect. 2.2)",
                     report.worst_constraint
                 ));
             }

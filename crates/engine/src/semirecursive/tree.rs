@@ -246,7 +246,7 @@ impl Tree {
         }
         if let Some(b) = (0..nb).find(|&b| !placed[b]) {
             return Err(CompileError(format!(
-                "body '{}' is not connected to ground by a chain of revolute or translational joints (the open tree of seed 004 Sect. 2.1)",
+                "body '{}' is not connected to ground by a chain of revolute or translational joints (the open tree of Jaiswal et al. 2021, Sect. 2.1)",
                 d.bodies[b].name
             )));
         }

@@ -385,7 +385,8 @@ impl StateSpace {
                 }
                 self.jac.lu.factor().map_err(|_| StepError::Singular {
                     time: t,
-                    detail: "the Newton matrix of the independent accelerations (seed 001 eq. 19) is singular".into(),
+                    detail: "the Newton matrix of the independent accelerations (Negrut et al., eq. 19) is singular"
+                        .into(),
                 })?;
                 formed = true;
             }

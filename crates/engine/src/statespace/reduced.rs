@@ -394,7 +394,7 @@ impl Reduced {
         }
         self.mhat_lu.factor().map_err(|_| StepError::Singular {
             time: t,
-            detail: "the reduced mass matrix (seed 001 eq. 12) is singular".into(),
+            detail: "the reduced mass matrix (Negrut et al., eq. 12) is singular".into(),
         })?;
         for (x, p) in vdd.iter_mut().zip(&self.psi) {
             *x = -p;

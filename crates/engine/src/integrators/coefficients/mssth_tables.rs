@@ -10,7 +10,7 @@ pub fn tabulated_index(rho: f64) -> Option<usize> {
 
 pub(super) fn tabulated_error(name: &str, rho: f64) -> String {
     format!(
-        "{name} is defined only for rho_inf in {{0, 0.1, ..., 1}} (its stage abscissae are tabulated, integrators.md Sect. 6.2); got {rho}"
+        "{name} is defined only for rho_inf in {{0, 0.1, ..., 1}} (its stage abscissae are published as a table at these values only); got {rho}"
     )
 }
 
