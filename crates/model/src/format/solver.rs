@@ -84,15 +84,15 @@ impl Formulation {
 
     pub fn summary(self) -> &'static str {
         match self {
-            Formulation::Index3 => "index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1)",
+            Formulation::Index3 => "index-3 DAE in absolute coordinates with Lie-group rotations (Fang et al. 2023, Sect. 2.1)",
             Formulation::SemirecursiveDoubleStep => {
-                "semirecursive relative joint coordinates; cut joints by double-step coordinate partitioning, independent coordinates chosen by Gaussian elimination with full pivoting (seed 004 Sect. 2.2)"
+                "semirecursive relative joint coordinates; cut joints by double-step coordinate partitioning, independent coordinates chosen by Gaussian elimination with full pivoting (Jaiswal et al. 2021, Sect. 2.2)"
             }
             Formulation::SemirecursivePenalty => {
-                "semirecursive relative joint coordinates; cut joints by the penalty-based augmented Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3)"
+                "semirecursive relative joint coordinates; cut joints by the penalty-based augmented Lagrangian with mass-damping-stiffness-orthogonal projections (Jaiswal et al. 2021, Sect. 2.3)"
             }
             Formulation::StateSpace => {
-                "state-space ODE in independent coordinates by generalized coordinate partitioning of the index-3 absolute-coordinate constraints (seed 001 Sect. 1)"
+                "state-space ODE in independent coordinates by generalized coordinate partitioning of the index-3 absolute-coordinate constraints (Negrut et al., Sect. 1)"
             }
         }
     }
@@ -284,57 +284,57 @@ impl Method {
     pub fn summary(self) -> &'static str {
         match self {
             Method::HalfImplicit => {
-                "half-implicit symplectic Euler, quasi-Newton matrix once per step (seed 003 Sect. 2.2, eqs. 3-12)"
+                "half-implicit symplectic Euler, quasi-Newton matrix once per step (Fang et al. 2023, Sect. 2.2, eqs. 3-12)"
             }
             Method::Bdf1 => {
-                "fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3, eqs. 13-14)"
+                "fully implicit backward Euler, constraints scaled by 1/h^2 (Fang et al. 2023, Sect. 2.3, eqs. 13-14)"
             }
             Method::Trapezoidal => {
-                "trapezoidal rule, A-stable, no algorithmic dissipation (rho_inf = 1); starts the multistep methods (seed 000 eq. 3)"
+                "trapezoidal rule, A-stable, no algorithmic dissipation (rho_inf = 1); starts the multistep methods (Zhang et al. 2022, eq. 3)"
             }
             Method::Lms2 => {
-                "LMS2: linear two-step method with tunable dissipation, variable-step formula, second-order predictor (seed 000 Sect. 2.1, eqs. 2, 12-14)"
+                "LMS2: linear two-step method with tunable dissipation, variable-step formula, second-order predictor (Zhang et al. 2022, Sect. 2.1, eqs. 2, 12-14)"
             }
             Method::Lms3 => {
-                "LMS3: linear three-step method with tunable dissipation, second-order predictor; falls back to LMS2 after a step-size change (seed 000 Sect. 2.1)"
+                "LMS3: linear three-step method with tunable dissipation, second-order predictor; falls back to LMS2 after a step-size change (Zhang et al. 2022, Sect. 2.1)"
             }
             Method::Lms4 => {
-                "LMS4: linear four-step method with tunable dissipation, second-order predictor; falls back to LMS3/LMS2 after a step-size change (seed 000 Sect. 2.1)"
+                "LMS4: linear four-step method with tunable dissipation, second-order predictor; falls back to LMS3/LMS2 after a step-size change (Zhang et al. 2022, Sect. 2.1)"
             }
-            Method::Ss2 => "SS2: single-step equivalent of LMS2 with one auxiliary vector, constant predictor (seed 000 Sect. 2.2, eqs. 4, 9)",
+            Method::Ss2 => "SS2: single-step equivalent of LMS2 with one auxiliary vector, constant predictor (Zhang et al. 2022, Sect. 2.2, eqs. 4, 9)",
             Method::Ss3 => {
-                "SS3: single-step equivalent of LMS3 with two complex auxiliary vectors, constant predictor (seed 000 Sect. 2.2, eqs. 4, 10)"
+                "SS3: single-step equivalent of LMS3 with two complex auxiliary vectors, constant predictor (Zhang et al. 2022, Sect. 2.2, eqs. 4, 10)"
             }
             Method::Ss4 => {
-                "SS4: single-step equivalent of LMS4 with three auxiliary vectors, constant predictor (seed 000 Sect. 2.2, eqs. 4, 11)"
+                "SS4: single-step equivalent of LMS4 with three auxiliary vectors, constant predictor (Zhang et al. 2022, Sect. 2.2, eqs. 4, 11)"
             }
-            Method::Bathe => "rho_inf-Bathe: two implicit sub-steps, second order, strong high-frequency filtering (seed 000 eq. 7)",
-            Method::Msstc3 => "MSSTC(3): three implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
-            Method::Msstc4 => "MSSTC(4): four implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
-            Method::Msstc5 => "MSSTC(5): five implicit sub-steps, second order, preserves low frequencies (seed 000 Sect. 2.3)",
-            Method::Mssth3 => "MSSTH(3): three implicit sub-steps, third order, stage order 2 (seed 000 Sect. 2.3)",
+            Method::Bathe => "rho_inf-Bathe: two implicit sub-steps, second order, strong high-frequency filtering (Zhang et al. 2022, eq. 7)",
+            Method::Msstc3 => "MSSTC(3): three implicit sub-steps, second order, preserves low frequencies (Zhang et al. 2022, Sect. 2.3)",
+            Method::Msstc4 => "MSSTC(4): four implicit sub-steps, second order, preserves low frequencies (Zhang et al. 2022, Sect. 2.3)",
+            Method::Msstc5 => "MSSTC(5): five implicit sub-steps, second order, preserves low frequencies (Zhang et al. 2022, Sect. 2.3)",
+            Method::Mssth3 => "MSSTH(3): three implicit sub-steps, third order, stage order 2 (Zhang et al. 2022, Sect. 2.3)",
             Method::Mssth4 => {
-                "MSSTH(4): four implicit sub-steps, fourth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (seed 000 Sect. 2.3)"
+                "MSSTH(4): four implicit sub-steps, fourth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (Zhang et al. 2022, Sect. 2.3)"
             }
             Method::Mssth5 => {
-                "MSSTH(5): five implicit sub-steps, fifth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (seed 000 Sect. 2.3)"
+                "MSSTH(5): five implicit sub-steps, fifth order, stage order 2; rho_inf in {0, 0.1, ..., 1} only (Zhang et al. 2022, Sect. 2.3)"
             }
-            Method::Esdirk324L2Sa => "ESDIRK3(2)4L[2]SA of Kennedy and Carpenter: three implicit stages, third order, L-stable (seed 000 Sect. 2.3)",
-            Method::Esdirk325L2Sa => "ESDIRK3(2)5L[2]SA of Kennedy and Carpenter: four implicit stages, third order, L-stable (seed 000 Sect. 2.3)",
+            Method::Esdirk324L2Sa => "ESDIRK3(2)4L[2]SA of Kennedy and Carpenter: three implicit stages, third order, L-stable (Zhang et al. 2022, Sect. 2.3)",
+            Method::Esdirk325L2Sa => "ESDIRK3(2)5L[2]SA of Kennedy and Carpenter: four implicit stages, third order, L-stable (Zhang et al. 2022, Sect. 2.3)",
             Method::Esdirk436L2Sa2 => {
-                "ESDIRK4(3)6L[2]SA2 of Kennedy and Carpenter: five implicit stages, fourth order, L-stable (seed 000 Sect. 2.3)"
+                "ESDIRK4(3)6L[2]SA2 of Kennedy and Carpenter: five implicit stages, fourth order, L-stable (Zhang et al. 2022, Sect. 2.3)"
             }
             Method::TrapezoidalConstantStep => {
-                "implicit trapezoidal rule on the state-space ODE at constant step, Newton on the independent accelerations (seed 001 Sect. 2, eqs. 14-19)"
+                "implicit trapezoidal rule on the state-space ODE at constant step, Newton on the independent accelerations (Negrut et al., Sect. 2, eqs. 14-19)"
             }
             Method::TrapezoidalVariableStep => {
-                "implicit trapezoidal rule on the state-space ODE at variable step: embedded backward Euler error estimate, safety factor 0.85, local extrapolation (seed 001 Sect. 3.2, eqs. 21-22)"
+                "implicit trapezoidal rule on the state-space ODE at variable step: embedded backward Euler error estimate, safety factor 0.85, local extrapolation (Negrut et al., Sect. 3.2, eqs. 21-22)"
             }
             Method::Abm2 => {
-                "explicit second-order Adams-Bashforth-Moulton predictor-corrector on the state-space ODE at constant step (seed 001 eq. 20)"
+                "explicit second-order Adams-Bashforth-Moulton predictor-corrector on the state-space ODE at constant step (Negrut et al., eq. 20)"
             }
             Method::Sdirk4 => {
-                "L-stable SDIRK of order 4 (Hairer-Wanner, five stages) with embedded order-3 error estimate at variable step (seed 001 Sect. 3)"
+                "L-stable SDIRK of order 4 (Hairer & Wanner 1996, five stages) with embedded order-3 error estimate at variable step (Negrut et al., Sect. 3)"
             }
         }
     }

@@ -145,9 +145,9 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             VarType::Real,
             Start::Real(s.tolerance),
             if state_space {
-                "Newton tolerance: dependent positions (norm of the correction, seed 001 eq. 9) and independent accelerations (velocity-level change gamma h |dv''|, seed 001 eq. 14)"
+                "Newton tolerance: dependent positions (norm of the correction, Negrut et al., eq. 9) and independent accelerations (velocity-level change gamma h |dv''|, Negrut et al., eq. 14)"
             } else {
-                "Newton tolerance on the norm of the position-level correction (seed 003 Sect. 2.2)"
+                "Newton tolerance on the norm of the position-level correction (Fang et al. 2023, Sect. 2.2)"
             },
             Binding::Solver(SolverSetting::Tolerance),
         )
@@ -185,7 +185,7 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
                 "solver.rhoInf",
                 VarType::Real,
                 Start::Real(s.rho_inf),
-                "Spectral radius at infinity of methods with tunable algorithmic dissipation (seed 000 Sect. 2)",
+                "Spectral radius at infinity of methods with tunable algorithmic dissipation (Zhang et al. 2022, Sect. 2)",
                 Binding::Solver(SolverSetting::RhoInf),
             )
         })?;
@@ -196,19 +196,19 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
             (
                 "solver.absoluteTolerance",
                 s.absolute_tolerance(),
-                "Variable-step methods: absolute tolerance Atol of the independent positions (seed 001 eq. 21)",
+                "Variable-step methods: absolute tolerance Atol of the independent positions (Negrut et al., eq. 21)",
                 SolverSetting::AbsoluteTolerance,
             ),
             (
                 "solver.relativeTolerance",
                 s.relative_tolerance(),
-                "Variable-step methods: relative tolerance Rtol of the independent positions (seed 001 eq. 21)",
+                "Variable-step methods: relative tolerance Rtol of the independent positions (Negrut et al., eq. 21)",
                 SolverSetting::RelativeTolerance,
             ),
             (
                 "solver.velocityToleranceFactor",
                 s.velocity_tolerance_factor(),
-                "Variable-step methods: Atol and Rtol of the independent velocities are this multiple of the position tolerances (seed 001 Sect. 4 uses 10)",
+                "Variable-step methods: Atol and Rtol of the independent velocities are this multiple of the position tolerances (Negrut et al. use 10, Sect. 4)",
                 SolverSetting::VelocityToleranceFactor,
             ),
         ];
@@ -238,7 +238,7 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
                 "solver.penaltyFactor",
                 VarType::Real,
                 Start::Real(s.penalty),
-                "Penalty factor alpha of the penalty-based formulation (seed 004 eq. 18)",
+                "Penalty factor alpha of the penalty-based formulation (Jaiswal et al. 2021, eq. 18)",
                 Binding::Solver(SolverSetting::Penalty),
             )
         })?;
@@ -252,7 +252,7 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
                 "solver.pressureTolerance",
                 VarType::Real,
                 Start::Real(s.pressure_tolerance),
-                "Newton tolerance on pressure corrections (seed 004 Sect. 5)",
+                "Newton tolerance on pressure corrections (Jaiswal et al. 2021, Sect. 5)",
                 Binding::Solver(SolverSetting::PressureTolerance),
             )
         })?;
@@ -336,7 +336,9 @@ fn model_exchange_states(d: &Description, b: &mut Builder) -> Result<(), Interfa
         let i = k % nd + 1;
         b.push(local(
             format!("der(independent.{field}[{i}])"),
-            format!("Time derivative of independent.{field}[{i}] from the reduced equations (seed 001 eqs. 6-13)"),
+            format!(
+                "Time derivative of independent.{field}[{i}] from the reduced equations (Negrut et al., eqs. 6-13)"
+            ),
             Binding::Derivative { index: k },
         ))?;
     }
@@ -603,7 +605,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                     VolumeQuantity::Pressure => b.output(
                         format!("{volume}.pressure"),
                         "Pa",
-                        format!("Pressure in hydraulic volume {volume} (seed 004 eq. 22)"),
+                        format!("Pressure in hydraulic volume {volume} (Jaiswal et al. 2021, eq. 22)"),
                         Quantity::VolumePressure { volume: i },
                     )?,
                 }
@@ -618,7 +620,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
             for q in quantities {
                 let (name, text, q) = match q {
                     ValveQuantity::Spool => {
-                        ("spool", "Spool position U (seed 004 eq. 27)", Quantity::ValveSpool { valve: i })
+                        ("spool", "Spool position U (Jaiswal et al. 2021, eq. 27)", Quantity::ValveSpool { valve: i })
                     }
                     ValveQuantity::Reference => (
                         "reference",
@@ -639,13 +641,13 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                     CylinderQuantity::Velocity => (
                         "velocity",
                         "m/s",
-                        "Actuator velocity (seed 004 eq. 45)",
+                        "Actuator velocity (Jaiswal et al. 2021, eq. 45)",
                         Quantity::CylinderVelocity { cylinder: i },
                     ),
                     CylinderQuantity::Force => (
                         "force",
                         "N",
-                        "Cylinder force F_s = p_A A_A - p_B A_B - F_mu, pushing the ends apart (seed 004 eq. 29)",
+                        "Cylinder force F_s = p_A A_A - p_B A_B - F_mu, pushing the ends apart (Jaiswal et al. 2021, eq. 29)",
                         Quantity::CylinderForce { cylinder: i },
                     ),
                     CylinderQuantity::Work => (
@@ -679,7 +681,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                     SystemQuantity::EnergyBalance => (
                         "energy_balance",
                         "J",
-                        "Energy balance E - E0 - W (seed 000 eq. 23): zero for the exact solution",
+                        "Energy balance E - E0 - W (Zhang et al. 2022, eq. 23): zero for the exact solution",
                         Quantity::EnergyBalance,
                     ),
                     SystemQuantity::ConstraintViolation => (
