@@ -3,6 +3,8 @@
 //! to the references' DOIs and to anchors on the page, and a bibliography holding every work
 //! the page cites.
 
+mod internal_names;
+
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::documentation::bibliography;
@@ -20,17 +22,7 @@ fn pages() -> Vec<(String, String)> {
 
 #[test]
 fn pages_name_nothing_internal() {
-    let internal =
-        Regex::new(r"(?i)seed \d|issue \d|\.md\b|\.\./shared|shared/reference|\b(?:tests|src|crates)/\S*\.rs\b")
-            .unwrap();
-    let mut found = Vec::new();
-    for (name, page) in pages() {
-        for m in internal.find_iter(&page) {
-            let from = page[..m.start()].char_indices().rev().nth(50).map_or(0, |(i, _)| i);
-            let to = page[m.end()..].char_indices().nth(30).map_or(page.len(), |(i, _)| m.end() + i);
-            found.push(format!("{name}: ...{}...", &page[from..to]));
-        }
-    }
+    let found: Vec<String> = pages().iter().flat_map(|(name, page)| internal_names::find(name, page)).collect();
     assert!(found.is_empty(), "internal names on the documentation pages:\n{}", found.join("\n"));
 }
 
