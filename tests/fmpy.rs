@@ -45,7 +45,7 @@ fn fmpy_validates_and_runs_every_fmu() {
 fn fmpy_validates_and_runs_a_user_model() {
     let dir = tempfile::tempdir().unwrap();
     let library = mbfmu_package::locate_library().expect("the cdylib is built next to the test executable");
-    let content = mbfmu_package::FmuContent::from_description(include_str!("data/UserPendulum.json")).unwrap();
+    let content = mbfmu_package::FmuContent::from_description(include_str!("../docs/examples/pendulum.json")).unwrap();
     mbfmu_package::package_model(&content, &library, dir.path()).unwrap();
     fmpy_checks(dir.path(), 1, 0);
 }

@@ -256,7 +256,7 @@ fn docs_writes_the_page_the_archives_carry() {
     let err = fails(&["docs", path_str(&fmu(2)), "--fmi", "3", "--out", path_str(&other)]);
     assert!(err.contains("FMI 2.0 FMU"), "{err}");
     // A description of the user's (the repository's example, found from this package).
-    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/UserPendulum.json");
+    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/examples/pendulum.json");
     let stdout = ok(&["docs", path_str(&json), "--out", out]);
     let html = std::fs::read_to_string(stdout.trim()).unwrap();
     assert!(stdout.trim().ends_with("fmi3/UserPendulum.html") && html.contains("pivot.angle"), "{stdout}");

@@ -27,7 +27,7 @@ fn schema_goes_to_stdout_or_a_file() {
 #[test]
 fn a_misspelt_word_names_file_path_and_choices() {
     let dir = tempfile::tempdir().unwrap();
-    let json = include_str!("../../../tests/data/UserPendulum.json").replacen("\"revolute\"", "\"revolut\"", 1);
+    let json = include_str!("../../../docs/examples/pendulum.json").replacen("\"revolute\"", "\"revolut\"", 1);
     let file = dir.path().join("Pendulum.json");
     std::fs::write(&file, json).unwrap();
     let out =

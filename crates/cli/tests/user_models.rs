@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 /// A 1 m, 2 kg bar hanging from a revolute joint about the global x axis, set swinging
 /// with a small angular velocity. Body x runs along the bar; the joint axis is body z.
-const PENDULUM: &str = include_str!("../../../tests/data/UserPendulum.json");
+const PENDULUM: &str = include_str!("../../../docs/examples/pendulum.json");
 
 fn mbfmu(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_mbfmu")).args(args).output().expect("the mbfmu binary runs")

@@ -1,5 +1,5 @@
 //! The JSON Schema of descriptions (issue 16 item 1): the checked-in copy is current, it
-//! describes what the reader accepts (every catalog model and the user example validate,
+//! describes what the reader accepts (every catalog model and the examples validate,
 //! misspellings do not), and every field has a description and, where it has one, a unit.
 
 use mbfmu_model::catalog::CATALOG;
@@ -47,7 +47,7 @@ fn checked_in_schema_is_current() {
 #[test]
 fn every_catalog_model_and_the_user_example_validate() {
     let v = validator();
-    let user = std::fs::read_to_string(repository().join("tests/data/UserPendulum.json")).unwrap();
+    let user = std::fs::read_to_string(repository().join("docs/examples/pendulum.json")).unwrap();
     let mut checked = 0;
     for (name, json) in CATALOG.iter().map(|e| (e.name, e.json)).chain([("UserPendulum", user.as_str())]) {
         let instance: Value = serde_json::from_str(json).unwrap();
