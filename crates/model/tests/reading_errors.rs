@@ -318,3 +318,17 @@ fn method_and_formulation_words_are_the_fmu_item_names() {
     assert_eq!(old("trapezoidal_variable_step", "state_space"), old("trapezoidalVariableStep", "stateSpace"));
     assert_eq!(old("esdirk324l2sa", "index3").method, Method::Esdirk324L2Sa);
 }
+
+/// The index-3 and state-space formulations carry no circuit: a description with hydraulics
+/// there would run with its cylinders pushing nothing.
+#[test]
+fn hydraulics_need_a_semirecursive_formulation() {
+    let base: serde_json::Value =
+        serde_json::from_str(mbfmu_model::catalog::find("HydraulicFourBar").unwrap().json).unwrap();
+    for formulation in ["index3", "stateSpace"] {
+        let mut d = base.clone();
+        d["solver"]["formulation"] = formulation.into();
+        let e = mbfmu_model::format::parse(&d.to_string()).unwrap_err().to_string();
+        assert!(e.contains("solver.formulation") && e.contains("\"doubleStep\" or \"penalty\""), "{formulation}: {e}");
+    }
+}

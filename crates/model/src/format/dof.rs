@@ -1,4 +1,4 @@
-//! What a description implies for the state-space formulation (seed 001 Sect. 1): the number
+//! What a description implies for the state-space formulation (Negrut et al. Sect. 1): the number
 //! of scalar constraints the index-3 mechanism is compiled into and the degrees of freedom
 //! ndof = n - m, which fix the Model Exchange state vector (independent positions and
 //! velocities) before anything is built. The counts mirror `engine::index3::compile`; a test

@@ -1,4 +1,4 @@
-//! Lumped-fluid hydraulic circuits as description data (seed 004 Sect. 3 and 5): volumes
+//! Lumped-fluid hydraulic circuits as description data (Jaiswal et al. 2021 Sect. 3 and 5): volumes
 //! whose pressures are states (eqs. 22-23), constant-pressure sources (pump, tank), throttle
 //! valves (eqs. 24-25), 4/3 directional control valves with first-order spool dynamics
 //! (eqs. 26-27) and double-acting cylinders (eqs. 28-29, 42-43) attached to the mechanism or
@@ -23,7 +23,7 @@ pub struct Hydraulics {
     /// Constant-pressure nodes (pump, tank).
     #[serde(default)]
     pub sources: Vec<Source>,
-    /// Control volumes; their pressures are states of the model (seed 004 eq. 22).
+    /// Control volumes; their pressures are states of the model (Jaiswal et al. 2021 eq. 22).
     pub volumes: Vec<Volume>,
     /// Throttle and directional control valves between nodes.
     #[serde(default)]
@@ -37,13 +37,13 @@ pub struct Hydraulics {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Oil {
-    /// Bulk modulus of the oil B_oil \[Pa\] (seed 004 eq. 23).
+    /// Bulk modulus of the oil B_oil \[Pa\] (Jaiswal et al. 2021 eq. 23).
     pub bulk_modulus: f64,
-    /// Density rho [kg/m3] (throttle flow coefficient, seed 004 eq. 25).
+    /// Density rho [kg/m3] (throttle flow coefficient, Jaiswal et al. 2021 eq. 25).
     pub density: f64,
 }
 
-/// A node of constant pressure: the pump p_P or the tank p_T (seed 004 Sect. 5).
+/// A node of constant pressure: the pump p_P or the tank p_T (Jaiswal et al. 2021 Sect. 5).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
@@ -54,7 +54,7 @@ pub struct Source {
 }
 
 /// A control volume: a hose (V_h, B_h) plus the cylinder chambers connected to it
-/// (seed 004 eqs. 23, 42).
+/// (Jaiswal et al. 2021 eqs. 23, 42).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Volume {
@@ -74,11 +74,11 @@ const VALVES: Kinds =
     Kinds { what: "valve type", tag: Some("type"), words: &["throttle", "directional"], hint: |_| None };
 
 tagged! {
-    /// Valves (seed 004 Sect. 3.1).
+    /// Valves (Jaiswal et al. 2021 Sect. 3.1).
     #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
     pub enum Valve reads ValveTwin as "Valve" (VALVES) {
         /// Throttle between two nodes: Q = C_vt sgn(dp) sqrt|dp|, C_vt = C_d A_t sqrt(2/rho)
-        /// (seed 004 eqs. 24-25), linear below `laminar_limit`. Positive flow from `from` to `to`.
+        /// (Jaiswal et al. 2021 eqs. 24-25), linear below `laminar_limit`. Positive flow from `from` to `to`.
         Throttle {
             /// Unique name (a C identifier).
             name: String,
@@ -94,7 +94,7 @@ tagged! {
             #[serde(default = "default_laminar_limit")]
             laminar_limit: f64,
         },
-        /// 4/3 directional control valve (seed 004 eqs. 26-27): for U > 0 the pump feeds port A
+        /// 4/3 directional control valve (Jaiswal et al. 2021 eqs. 26-27): for U > 0 the pump feeds port A
         /// and port B drains to the tank, for U < 0 the reverse; Q = C_vd U sgn(dp) sqrt|dp|,
         /// linear below `laminar_limit`; spool U' = (U_ref - U)/tau.
         Directional {
@@ -137,7 +137,7 @@ impl Valve {
 }
 
 /// The spool reference U_ref: an FMU input plus, scaled by `work_cycle`, a piecewise-constant
-/// schedule (the seed's work cycles, eqs. 46-47). Held constant over each internal step.
+/// schedule (the paper's work cycles, eqs. 46-47). Held constant over each internal step.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reference {
@@ -174,17 +174,17 @@ impl Reference {
     }
 }
 
-/// Double-acting cylinder (seed 004 Sect. 3.2, eqs. 28-29, 42-43). The piston-side chamber
-/// length is l_A = |s| - `closed_length` and the rod-side one l_B = `stroke` - l_A; the seed's
+/// Double-acting cylinder (Jaiswal et al. 2021 Sect. 3.2, eqs. 28-29, 42-43). The piston-side chamber
+/// length is l_A = |s| - `closed_length` and the rod-side one l_B = `stroke` - l_A; the paper's
 /// l_20 = s_0 - l, l_30 = l - l_20 is the case `closed_length` = `stroke` = l.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cylinder {
     /// Unique name (a C identifier); outputs refer to it.
     pub name: String,
-    /// Volume the piston-side chamber belongs to (seed: V2).
+    /// Volume the piston-side chamber belongs to (V2 in Jaiswal et al. 2021).
     pub piston_side: String,
-    /// Volume the rod-side chamber belongs to (seed: V3).
+    /// Volume the rod-side chamber belongs to (V3 in Jaiswal et al. 2021).
     pub rod_side: String,
     /// Bore \[m\] (A_piston = pi D^2/4).
     pub piston_diameter: f64,
@@ -192,12 +192,12 @@ pub struct Cylinder {
     pub rod_diameter: f64,
     /// Stroke l \[m\]: l_A + l_B = l.
     pub stroke: f64,
-    /// Pin-to-pin length at l_A = 0 \[m\] (default: the stroke, as in seed 004 eq. 43).
+    /// Pin-to-pin length at l_A = 0 \[m\] (default: the stroke, as in Jaiswal et al. 2021 eq. 43).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub closed_length: Option<f64>,
-    /// Bulk modulus of the chamber walls \[Pa\] (a sub-volume in seed 004 eq. 23).
+    /// Bulk modulus of the chamber walls \[Pa\] (a sub-volume in Jaiswal et al. 2021 eq. 23).
     pub wall_bulk_modulus: f64,
-    /// Seal friction F_mu (seed 004 eq. 29), none if omitted.
+    /// Seal friction F_mu (Jaiswal et al. 2021 eq. 29), none if omitted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction: Option<SealFriction>,
     /// Attachment to the mechanism: the body (or `ground`) of the base `point1`. The force
@@ -220,7 +220,7 @@ pub struct Cylinder {
     /// Without a mechanism: the input giving the actuator velocity in m/s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity_input: Option<String>,
-    /// Start from static equilibrium (seed 004 Sect. 5): the cylinder force F_s0 that holds
+    /// Start from static equilibrium (Jaiswal et al. 2021 Sect. 5): the cylinder force F_s0 that holds
     /// the mechanism still is computed at the start, and the piston-side volume and the
     /// volumes connected to it through throttles start at p = (F_s0 + p_rod A_rod)/A_piston.
     #[serde(default, skip_serializing_if = "is_default")]
@@ -249,7 +249,7 @@ impl Cylinder {
     }
 }
 
-/// The LUT group's seal-friction law (benchmarks.md Sect. 5.4):
+/// The LUT group's seal-friction law:
 /// F_mu = F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / ((v/v_s)^2/4 + 3/4)^2 + sigma v.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -236,7 +236,7 @@ keyword! {
 keyword! {
     /// Outputs of a hydraulic volume.
     pub enum VolumeQuantity("volume quantity") {
-        /// Pressure \[Pa\] (seed 004 eq. 22).
+        /// Pressure \[Pa\] (Jaiswal et al. 2021 eq. 22).
         Pressure = "pressure",
     }
 }
@@ -244,7 +244,7 @@ keyword! {
 keyword! {
     /// Outputs of a directional valve.
     pub enum ValveQuantity("valve quantity") {
-        /// Spool position U \[V\] (seed 004 eq. 27).
+        /// Spool position U \[V\] (Jaiswal et al. 2021 eq. 27).
         Spool = "spool",
         /// Reference U_ref \[V\] held over the last internal step.
         Reference = "reference",
@@ -258,7 +258,7 @@ keyword! {
         Length = "length",
         /// Its rate [m/s].
         Velocity = "velocity",
-        /// Force F_s = p_A A_A - p_B A_B - F_mu \[N\] (seed 004 eq. 29), pushing the ends apart.
+        /// Force F_s = p_A A_A - p_B A_B - F_mu \[N\] (Jaiswal et al. 2021 eq. 29), pushing the ends apart.
         Force = "force",
         /// Work of F_s on the mechanism since the start \[J\].
         Work = "work",
@@ -277,7 +277,7 @@ keyword! {
         /// Work done on the system by applied torques/forces that are not potentials
         /// (actuators, inputs, dampers, friction), integrated over time \[J\].
         ExternalWork = "external_work",
-        /// Total energy minus its initial value minus the external work (seed 000 eq. 23) \[J\].
+        /// Total energy minus its initial value minus the external work (Zhang et al. 2022 eq. 23) \[J\].
         EnergyBalance = "energy_balance",
         /// Euclidean norm of the position constraints Phi [m or rad].
         ConstraintViolation = "constraint_violation",

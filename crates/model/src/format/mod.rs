@@ -1,4 +1,4 @@
-//! Models described as data (ARCHITECTURE.md principle 1).
+//! Models described as data.
 //!
 //! A [`Description`] is what a user writes (JSON): bodies, joints, drivers, force elements
 //! and the FMU interface. It is plain data: no formulation ever special-cases a model.
@@ -67,7 +67,7 @@ pub struct Description {
     /// One-line description shown in modelDescription.xml.
     #[serde(default)]
     pub description: String,
-    /// Where the model comes from (seed and equations, reference tables).
+    /// Where the model comes from (papers and equations, reference tables).
     #[serde(default)]
     pub source: String,
     /// Longer notes for documentation/index.html (assumptions, conventions).
@@ -99,7 +99,7 @@ pub struct Description {
     /// at the start time (instead of a gravity ramp with temporary damping).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub static_start: bool,
-    /// Lumped-fluid hydraulic circuit (seed 004 Sect. 3), if any.
+    /// Lumped-fluid hydraulic circuit (Jaiswal et al. 2021 Sect. 3), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hydraulics: Option<Hydraulics>,
     /// What the FMU exposes: parameters, inputs and outputs.
@@ -122,7 +122,7 @@ pub struct Plane {
     pub normal: [f64; 3],
 }
 
-/// A rigid body whose body frame is centred at the centre of mass (seed 003 Sect. 2).
+/// A rigid body whose body frame is centred at the centre of mass (Fang et al. 2023 Sect. 2).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
@@ -142,7 +142,7 @@ pub struct Body {
     #[serde(default)]
     pub velocity: [f64; 3],
     /// Initial angular velocity [rad/s]: global components, or `{"body": [..]}` for
-    /// body-frame components (the seeds' convention).
+    /// body-frame components (the papers' convention).
     #[serde(default)]
     pub angular_velocity: AngularVelocity,
 }
@@ -260,7 +260,7 @@ impl Default for AngularVelocity {
 }
 
 keyword! {
-    /// Kinematic joint kinds; each is a set of basic constraints (seed 003 Sect. 2.1, Ref. \[11\]).
+    /// Kinematic joint kinds; each is a set of basic constraints (Fang et al. 2023 Sect. 2.1, Ref. \[11\]).
     pub enum JointKind("joint type", hint = |word| {
         (word == "plane").then_some("a planar mechanism is the top-level field `plane`, not a joint")
     }) {
@@ -322,10 +322,10 @@ pub struct Joint {
     /// drivers and outputs refer to coordinates measured from this value.
     #[serde(default)]
     pub initial_coordinate: f64,
-    /// Coulomb friction in a translational joint (seed 003 Sect. 3.4).
+    /// Coulomb friction in a translational joint (Fang et al. 2023 Sect. 3.4).
     #[serde(default)]
     pub friction: Option<Friction>,
-    /// Cut joint of a closed loop in the semirecursive formulations (seed 004 Sect. 2: the
+    /// Cut joint of a closed loop in the semirecursive formulations (Jaiswal et al. 2021 Sect. 2: the
     /// loop is opened here and closed by constraint equations); ignored by the index-3
     /// formulation. Loops without a marked cut joint are cut where the spanning tree closes them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -333,13 +333,13 @@ pub struct Joint {
 }
 
 /// Coulomb friction in a translational joint, the normal force from the previous step's
-/// multipliers (seed 003 Sect. 3.4).
+/// multipliers (Fang et al. 2023 Sect. 3.4).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Friction {
     /// Friction coefficient mu [-].
     pub coefficient: f64,
-    /// Below this sliding speed the friction force is zero [m/s] (seed 003 code: 1e-5).
+    /// Below this sliding speed the friction force is zero [m/s] (Fang et al. 2023's published code: 1e-5).
     #[serde(default = "default_stiction_speed")]
     pub zero_speed: f64,
 }

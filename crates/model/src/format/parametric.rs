@@ -7,7 +7,7 @@
 //! the FMU evaluates the document again with the new value (a link length moves every point
 //! written in terms of it, and the assembly at initialization closes the loops).
 
-use super::expression::{self, FUNCTIONS};
+use super::expression::{self, ExpressionError, FUNCTIONS};
 use super::validate::{invalid, DescriptionError};
 use serde_json::Value;
 
@@ -94,7 +94,9 @@ fn walk(
             }
         }
         Value::Object(map) => {
-            for (key, item) in map.iter_mut() {
+            // Text, names and references are never numbers, even if they start with '='.
+            const TEXT: [&str; 8] = ["name", "description", "source", "notes", "unit", "path", "$schema", "type"];
+            for (key, item) in map.iter_mut().filter(|(key, _)| !TEXT.contains(&key.as_str())) {
                 if !location.is_empty() {
                     location.push('.');
                 }
@@ -125,7 +127,8 @@ fn evaluate(text: &str, params: &[(String, f64)]) -> Result<f64, String> {
             format!("unknown name '{name}'{hint} (parameters: {}; constant: pi)", names.join(", "))
         }
     };
-    expression::evaluate(text, &lookup, &unknown).map_err(|e| e.to_string())
+    // Columns count the '=' too, as the quoted text shows it.
+    expression::evaluate(text, &lookup, &unknown).map_err(|e| ExpressionError { column: e.column + 1, ..e }.to_string())
 }
 
 #[cfg(test)]
@@ -165,7 +168,12 @@ mod tests {
         let mut d = doc();
         d["bodies"][0]["mass"] = json!("=10 * crnk");
         let e = evaluate_document(&mut d, &named_parameters(&doc()).unwrap()).unwrap_err().to_string();
-        assert!(e.starts_with("bodies[0].mass: expression '=10 * crnk' at column 6"), "{e}");
+        assert!(e.starts_with("bodies[0].mass: expression '=10 * crnk' at column 7"), "{e}");
+        let mut d = doc();
+        d["bodies"][0]["name"] = json!("=not a number");
+        d["bodies"][0]["notes"] = json!(["=a note"]);
+        evaluate_document(&mut d, &named_parameters(&doc()).unwrap()).expect("text fields are not expressions");
+        assert_eq!(d["bodies"][0]["name"], json!("=not a number"));
         assert!(e.contains("did you mean 'crank'?") && e.contains("parameters: crank"), "{e}");
 
         let bad = |p: Value| named_parameters(&json!({"interface": {"parameters": [p]}})).unwrap_err().to_string();

@@ -9,17 +9,17 @@ keyword! {
     /// enumeration type `SolverFormulation`) and never change; the words are its item names.
     #[derive(Default)]
     pub enum Formulation("formulation") {
-        /// Index-3 DAE in absolute coordinates with Lie-group rotations (seed 003 Sect. 2.1).
+        /// Index-3 DAE in absolute coordinates with Lie-group rotations (Fang et al. 2023 Sect. 2.1).
         #[default]
         Index3 = "index3",
         /// Semirecursive relative joint coordinates, cut joints by double-step coordinate
-        /// partitioning (seed 004 Sect. 2.1-2.2).
+        /// partitioning (Jaiswal et al. 2021 Sect. 2.1-2.2).
         SemirecursiveDoubleStep = "doubleStep" | "semirecursive_double_step",
         /// Semirecursive relative joint coordinates, cut joints by the penalty-based augmented
-        /// Lagrangian with mass-damping-stiffness-orthogonal projections (seed 004 Sect. 2.3).
+        /// Lagrangian with mass-damping-stiffness-orthogonal projections (Jaiswal et al. 2021 Sect. 2.3).
         SemirecursivePenalty = "penalty" | "semirecursive_penalty",
         /// Ordinary differential equations in independent coordinates obtained by generalized
-        /// coordinate partitioning of the index-3 mechanism's constraints (seed 001 Sect. 1,
+        /// coordinate partitioning of the index-3 mechanism's constraints (Negrut et al. Sect. 1,
         /// eqs. 1-13); also offered as Model Exchange.
         StateSpace = "stateSpace" | "state_space",
     }
@@ -41,7 +41,7 @@ impl Formulation {
     }
 
     /// The integrators that work with this formulation (the `solver.method` items offered).
-    /// The semirecursive formulations of seed 004 integrate with the trapezoidal rule,
+    /// The semirecursive formulations of Jaiswal et al. 2021 integrate with the trapezoidal rule,
     /// positions and pressures as primary variables (Sect. 4); their penalty projections and
     /// coordinate partitioning are tied to it.
     pub fn methods(self) -> &'static [Method] {
@@ -99,14 +99,14 @@ impl Formulation {
 }
 
 keyword! {
-    /// How the semirecursive formulations obtain the Newton tangent of seed 004 eq. (37).
+    /// How the semirecursive formulations obtain the Newton tangent of Jaiswal et al. 2021 eq. (37).
     #[derive(Default)]
     pub enum Tangent("tangent") {
         /// The mass (M' or M' + penalty), damping, stiffness and hydraulic coupling blocks in
         /// closed form, the circuit's own derivatives included.
         #[default]
         Analytic = "analytic",
-        /// Every column by forward differences of the residual (seed 004 eqs. 40-41).
+        /// Every column by forward differences of the residual (Jaiswal et al. 2021 eqs. 40-41).
         Numerical = "numerical",
     }
 }
@@ -116,62 +116,62 @@ keyword! {
     /// enumeration type `SolverMethod`) and never change; the words are its item names.
     #[derive(Default)]
     pub enum Method("method") {
-        /// Half-implicit symplectic Euler for index-3 DAEs, quasi-Newton (seed 003 Sect. 2.2).
+        /// Half-implicit symplectic Euler for index-3 DAEs, quasi-Newton (Fang et al. 2023 Sect. 2.2).
         #[default]
         HalfImplicit = "halfImplicit" | "half_implicit",
-        /// Fully implicit backward Euler, constraints scaled by 1/h^2 (seed 003 Sect. 2.3).
+        /// Fully implicit backward Euler, constraints scaled by 1/h^2 (Fang et al. 2023 Sect. 2.3).
         Bdf1 = "bdf1",
-        /// Trapezoidal rule (seed 000 eq. 3), the start-up method of the multistep methods.
+        /// Trapezoidal rule (Zhang et al. 2022 eq. 3), the start-up method of the multistep methods.
         Trapezoidal = "trapezoidal",
-        /// Linear two-step method, variable step (seed 000 Sect. 2.1).
+        /// Linear two-step method, variable step (Zhang et al. 2022 Sect. 2.1).
         Lms2 = "lms2",
-        /// Linear three-step method (seed 000 Sect. 2.1).
+        /// Linear three-step method (Zhang et al. 2022 Sect. 2.1).
         Lms3 = "lms3",
-        /// Linear four-step method (seed 000 Sect. 2.1).
+        /// Linear four-step method (Zhang et al. 2022 Sect. 2.1).
         Lms4 = "lms4",
-        /// Single-step equivalent of LMS2 (seed 000 Sect. 2.2).
+        /// Single-step equivalent of LMS2 (Zhang et al. 2022 Sect. 2.2).
         Ss2 = "ss2",
-        /// Single-step equivalent of LMS3 (seed 000 Sect. 2.2).
+        /// Single-step equivalent of LMS3 (Zhang et al. 2022 Sect. 2.2).
         Ss3 = "ss3",
-        /// Single-step equivalent of LMS4 (seed 000 Sect. 2.2).
+        /// Single-step equivalent of LMS4 (Zhang et al. 2022 Sect. 2.2).
         Ss4 = "ss4",
-        /// rho_inf-Bathe two-sub-step method (seed 000 eq. 7).
+        /// rho_inf-Bathe two-sub-step method (Zhang et al. 2022 eq. 7).
         Bathe = "bathe",
-        /// Three-sub-step "conserving" method MSSTC(3) (seed 000 Sect. 2.3).
+        /// Three-sub-step "conserving" method MSSTC(3) (Zhang et al. 2022 Sect. 2.3).
         Msstc3 = "msstc3",
-        /// Four-sub-step "conserving" method MSSTC(4) (seed 000 Sect. 2.3).
+        /// Four-sub-step "conserving" method MSSTC(4) (Zhang et al. 2022 Sect. 2.3).
         Msstc4 = "msstc4",
-        /// Five-sub-step "conserving" method MSSTC(5) (seed 000 Sect. 2.3).
+        /// Five-sub-step "conserving" method MSSTC(5) (Zhang et al. 2022 Sect. 2.3).
         Msstc5 = "msstc5",
-        /// Three-sub-step higher-order method MSSTH(3), stage order 2 (seed 000 Sect. 2.3).
+        /// Three-sub-step higher-order method MSSTH(3), stage order 2 (Zhang et al. 2022 Sect. 2.3).
         Mssth3 = "mssth3",
         /// Four-sub-step higher-order method MSSTH(4); rho_inf in {0, 0.1, ..., 1} only.
         Mssth4 = "mssth4",
         /// Five-sub-step higher-order method MSSTH(5); rho_inf in {0, 0.1, ..., 1} only.
         Mssth5 = "mssth5",
-        /// Kennedy-Carpenter ESDIRK3(2)4L\[2\]SA (seed 000 Sect. 2.3, ref. \[21\]).
+        /// Kennedy-Carpenter ESDIRK3(2)4L\[2\]SA (Zhang et al. 2022 Sect. 2.3, ref. \[21\]).
         Esdirk324L2Sa = "esdirk324L2SA" | "esdirk324l2sa",
         /// Kennedy-Carpenter ESDIRK3(2)5L\[2\]SA.
         Esdirk325L2Sa = "esdirk325L2SA" | "esdirk325l2sa",
         /// Kennedy-Carpenter ESDIRK4(3)6L\[2\]SA2.
         Esdirk436L2Sa2 = "esdirk436L2SA2" | "esdirk436l2sa2",
         /// State-space formulation: implicit trapezoidal rule at constant step, Newton on the
-        /// independent accelerations (seed 001 Sect. 2-3, eqs. 14-19; IMPL_CSS).
+        /// independent accelerations (Negrut et al. Sect. 2-3, eqs. 14-19; IMPL_CSS).
         TrapezoidalConstantStep = "trapezoidalConstantStep" | "trapezoidal_constant_step",
         /// State-space formulation: implicit trapezoidal rule at variable step, embedded backward
-        /// Euler error estimate (seed 001 Sect. 3.2, eqs. 21-22; IMPL_VSS).
+        /// Euler error estimate (Negrut et al. Sect. 3.2, eqs. 21-22; IMPL_VSS).
         TrapezoidalVariableStep = "trapezoidalVariableStep" | "trapezoidal_variable_step",
         /// State-space formulation: explicit second-order Adams-Bashforth-Moulton predictor-corrector
-        /// at constant step (seed 001 eq. 20; EXPL).
+        /// at constant step (Negrut et al. eq. 20; EXPL).
         Abm2 = "abm2",
         /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
-        /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in seed 001 Sect. 3).
+        /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in Negrut et al. Sect. 3).
         Sdirk4 = "sdirk4",
     }
 }
 
 /// The rho_inf values at which MSSTH4 and MSSTH5 are defined (their stage abscissae are
-/// tabulated only, shared/reference/integrators.md Sect. 6.2 and 10.4).
+/// tabulated only).
 pub const TABULATED_RHO_INF: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 
 impl Method {
@@ -205,11 +205,11 @@ impl Method {
     /// The methods of the index-3 formulation: the first nineteen of [`Method::ALL`].
     pub const INDEX3: &'static [Method] = Self::ALL.split_at(19).0;
 
-    /// The methods of the state-space formulation (seed 001).
+    /// The methods of the state-space formulation (Negrut et al.).
     pub const STATE_SPACE: &'static [Method] =
         &[Method::TrapezoidalVariableStep, Method::TrapezoidalConstantStep, Method::Abm2, Method::Sdirk4];
 
-    /// The methods of seed 000 (the residual-form suite), in the order of its tables: the
+    /// The methods of Zhang et al. 2022 (the residual-form suite), in the order of its tables: the
     /// index-3 methods after half-implicit, BDF1 and trapezoidal.
     pub const SEED_000: &'static [Method] = Self::INDEX3.split_at(3).1;
 
@@ -252,7 +252,7 @@ impl Method {
         self.word()
     }
 
-    /// The name used in seed 000's text and tables.
+    /// The name used in Zhang et al. 2022's text and tables.
     pub fn paper_name(self) -> &'static str {
         match self {
             Method::HalfImplicit => "half-implicit",
@@ -350,7 +350,7 @@ impl Method {
         }
     }
 
-    /// Implicit solves (stages) per step: the n of seed 000's dt/n.
+    /// Implicit solves (stages) per step: the n of Zhang et al. 2022's dt/n.
     pub fn implicit_stages(self) -> u32 {
         match self {
             Method::Bathe => 2,
@@ -363,7 +363,7 @@ impl Method {
     }
 
     /// True for methods that choose their own steps under error control (absolute and
-    /// relative tolerances, seed 001 eq. 21).
+    /// relative tolerances, Negrut et al. eq. 21).
     pub fn variable_step(self) -> bool {
         matches!(self, Method::TrapezoidalVariableStep | Method::Sdirk4)
     }
@@ -427,7 +427,7 @@ pub struct SolverDefaults {
     /// Largest internal step \[s\]; each communication step is split into equal sub-steps.
     #[serde(default = "default_step")]
     pub step_size: f64,
-    /// Newton tolerance on the position-level correction norm [m or rad] (seed 003: ||dq|| < tol).
+    /// Newton tolerance on the position-level correction norm [m or rad] (Fang et al. 2023: ||dq|| < tol).
     #[serde(default = "default_tolerance")]
     pub tolerance: f64,
     /// Largest number of Newton iterations per nonlinear solve.
@@ -437,23 +437,23 @@ pub struct SolverDefaults {
     #[serde(default = "default_rho_inf")]
     pub rho_inf: f64,
     /// Variable-step methods: absolute tolerance Atol of the independent positions
-    /// [m or rad] (seed 001 eq. 21); default 1e-4.
+    /// [m or rad] (Negrut et al. eq. 21); default 1e-4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute_tolerance: Option<f64>,
     /// Variable-step methods: relative tolerance Rtol of the independent positions [-]
-    /// (seed 001 eq. 21); default 1e-4.
+    /// (Negrut et al. eq. 21); default 1e-4.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub relative_tolerance: Option<f64>,
     /// Variable-step methods: the velocity tolerances are this multiple of the position
-    /// tolerances [-] (seed 001 Sect. 4: "one order lower" accuracy at the velocity level);
+    /// tolerances [-] (Negrut et al. Sect. 4: "one order lower" accuracy at the velocity level);
     /// default 10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub velocity_tolerance_factor: Option<f64>,
     /// Penalty factor alpha of the penalty-based semirecursive formulation [model units]
-    /// (seed 004 eq. 18; the seed uses 1e11).
+    /// (Jaiswal et al. 2021 eq. 18; the paper uses 1e11).
     #[serde(default = "default_penalty", skip_serializing_if = "is_default_penalty")]
     pub penalty: f64,
-    /// Newton tolerance on pressure corrections \[Pa\] (seed 004 Sect. 5: 1e-2 Pa).
+    /// Newton tolerance on pressure corrections \[Pa\] (Jaiswal et al. 2021 Sect. 5: 1e-2 Pa).
     #[serde(default = "default_pressure_tolerance", skip_serializing_if = "is_default_pressure_tolerance")]
     pub pressure_tolerance: f64,
     /// Newton tangent of the semirecursive formulations.
@@ -461,9 +461,9 @@ pub struct SolverDefaults {
     pub tangent: Tangent,
 }
 
-/// Default Atol = Rtol of the variable-step methods (seed 001 runs with Atol = Rtol).
+/// Default Atol = Rtol of the variable-step methods (Negrut et al. runs with Atol = Rtol).
 pub const DEFAULT_TOLERANCE: f64 = 1e-4;
-/// Default ratio of velocity to position tolerances (seed 001 Sect. 4).
+/// Default ratio of velocity to position tolerances (Negrut et al. Sect. 4).
 pub const DEFAULT_VELOCITY_TOLERANCE_FACTOR: f64 = 10.0;
 
 impl SolverDefaults {
@@ -530,7 +530,7 @@ mod tests {
     use super::*;
 
     /// The method lists are slices of `ALL`: each formulation offers each method once, and
-    /// the seed-000 suite runs from LMS2 to the last ESDIRK.
+    /// the suite of Zhang et al. 2022 runs from LMS2 to the last ESDIRK.
     #[test]
     fn method_lists_partition_all() {
         assert_eq!(Method::INDEX3.first(), Some(&Method::HalfImplicit));

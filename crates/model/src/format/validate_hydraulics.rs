@@ -90,6 +90,14 @@ impl Description {
 
     pub(super) fn validate_hydraulics(&self) -> Result<(), DescriptionError> {
         let Some(h) = &self.hydraulics else { return Ok(()) };
+        // Only the semirecursive formulations carry the circuit's pressures (Jaiswal et al.
+        // 2021); elsewhere it would be ignored and the cylinders would push nothing.
+        if !self.solver.formulation.is_semirecursive() {
+            return Err(invalid(
+                "solver.formulation",
+                "a description with hydraulics needs a semirecursive formulation: \"doubleStep\" or \"penalty\"",
+            ));
+        }
         positive("hydraulics.oil", "bulk_modulus", h.oil.bulk_modulus)?;
         positive("hydraulics.oil", "density", h.oil.density)?;
         if h.volumes.is_empty() {
