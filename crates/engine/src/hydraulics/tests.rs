@@ -24,7 +24,8 @@ fn seed_circuit() -> (format::Description, Circuit) {
                 "length_input": "s", "velocity_input": "v"}]
         },
         "interface": {"inputs": [{"name": "s", "start": 1.4}, {"name": "v"}]},
-        "experiment": {"stop": 1.0, "step": 0.01}
+        "experiment": {"stop": 1.0, "step": 0.01},
+        "solver": {"formulation": "doubleStep", "method": "trapezoidal"}
     }"#;
     let d = format::parse(json).unwrap();
     let c = Circuit::from_description(&d).unwrap();
