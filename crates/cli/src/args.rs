@@ -28,9 +28,10 @@ pub enum Command {
     /// Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs
     #[command(long_about = "Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs.\n\n\
         Writes <OUT>/fmi2/<Model>.fmu and <OUT>/fmi3/<Model>.fmu. Each archive holds the\n\
-        modelDescription.xml, documentation/index.html and the shared library libmbfmu.so that\n\
-        the same cargo command built (found next to this executable), renamed to the model\n\
-        identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
+        modelDescription.xml, documentation/index.html (with a drawing of the machine), the\n\
+        icon (FMI 2: model.png, FMI 3: terminalsAndIcons/icon.png) and the shared library\n\
+        libmbfmu.so that the same cargo command built (found next to this executable), renamed\n\
+        to the model identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
         works but simulates much more slowly. Run from this project's repository, it also\n\
         refreshes the checked-in copies of the generated modelDescription.xml files\n\
         (elsewhere only with --model-descriptions).\n\n\
