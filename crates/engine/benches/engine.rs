@@ -114,7 +114,7 @@ fn main() {
         r.iterations
     );
 
-    println!("\n## N-link chain scaling (seed 003 Sect. 3.3; h = 1e-3; tol 1e-7 half-implicit, 1e-7 BDF1)\n");
+    println!("\n## N-link chain scaling (Fang et al. 2023, Sect. 3.3; h = 1e-3; tol 1e-7 half-implicit, 1e-7 BDF1)\n");
     println!("| N | unknowns | half-implicit time/step [us] | per body [us] | BDF1 time/step [us] | per body [us] |");
     println!("|---|---|---|---|---|---|");
     let max_n = if quick { 256 } else { 1024 };

@@ -42,8 +42,8 @@ fn run(model: &str, formulation: Formulation, tangent: Tangent, repeat: usize) -
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let repeat = if quick { 1 } else { 5 };
-    println!("## Seed 004: 10 s work cycle, dt = 1 ms, trapezoidal rule (tolerances 1e-7 rad, 1e-2 Pa)\n");
-    println!("| mechanism | formulation | Newton tangent | steps | avg iterations | max iterations | wall [ms] | seed (Matlab): avg / max / wall |");
+    println!("## Jaiswal et al. 2021: 10 s work cycle, dt = 1 ms, trapezoidal rule (tolerances 1e-7 rad, 1e-2 Pa)\n");
+    println!("| mechanism | formulation | Newton tangent | steps | avg iterations | max iterations | wall [ms] | paper (Matlab): avg / max / wall |");
     println!("|---|---|---|---|---|---|---|---|");
     let seed = |model: &str, f: Formulation| match (model, f) {
         ("HydraulicFourBar", Formulation::SemirecursiveDoubleStep) => "1.39 / 3 / 27.45 s",

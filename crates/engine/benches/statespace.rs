@@ -176,7 +176,7 @@ fn main() {
         } else {
             "largest error at the end over the generalized positions [rad] and velocities [rad/s]"
         };
-        println!("\n## seed 001 {}: {} ({} s); {measure_of}\n", fig.title, fig.model, fig.stop);
+        println!("\n## Negrut et al. {}: {} ({} s); {measure_of}\n", fig.title, fig.model, fig.stop);
         println!("| method | setting | position error | velocity error | steps | rejected | CPU / simulated time |");
         println!("|---|---|---|---|---|---|---|");
         let variable = |method: Method, tol: f64| {
