@@ -19,6 +19,7 @@ use mbfmu_model::Model;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
 use std::collections::BTreeMap;
+use std::ffi::c_void;
 use std::sync::Mutex;
 
 /// One model per formulation: index-3, semirecursive with hydraulics, state space.
@@ -277,33 +278,7 @@ unsafe fn run2(
                 let s = b.fmi2GetRealStatus(c, f2::fmi2StatusKind_fmi2LastSuccessfulTime, &mut x);
                 (s, oracle.last_successful_time(s, x))
             }
-            Op::Save(k) => {
-                // A non-NULL state is overwritten in place (FMI 2.0.4 Sect. 2.1.8).
-                let s = b.fmi2GetFMUstate(c, &mut states[k]);
-                let verdict = oracle.save(s).map(|o| saved[k] = o);
-                (s, verdict)
-            }
-            Op::Restore(k) => {
-                let s = b.fmi2SetFMUstate(c, states[k]);
-                (s, oracle.restore(saved[k].as_ref(), s))
-            }
-            Op::RoundTrip => {
-                let mut state = std::ptr::null_mut();
-                let s = b.fmi2GetFMUstate(c, &mut state);
-                let snapshot = match oracle.save(s) {
-                    Ok(o) => o,
-                    Err(e) => return (s, Err(e)),
-                };
-                let bytes = f.serialize(state);
-                f.free_state(state);
-                let (s, copy) = f.deserialize(&bytes);
-                if s != OK {
-                    return (s, Err(format!("fmi2DeSerializeFMUstate of fresh bytes: {s}")));
-                }
-                let s = b.fmi2SetFMUstate(c, copy);
-                f.free_state(copy);
-                (s, oracle.restore(snapshot.as_ref(), s))
-            }
+            Op::Save(_) | Op::Restore(_) | Op::RoundTrip => state_call(f, oracle, states, saved, o),
             Op::Reset => {
                 let s = b.fmi2Reset(c);
                 (s, oracle.reset(s))
@@ -445,32 +420,7 @@ unsafe fn run3(
                 let (s, x) = f.get_f64(0);
                 (s, oracle.get_real(&model.interface, 0, s, x))
             }
-            Op::Save(k) => {
-                let s = b.fmi3GetFMUState(c, &mut states[k]);
-                let verdict = oracle.save(s).map(|o| saved[k] = o);
-                (s, verdict)
-            }
-            Op::Restore(k) => {
-                let s = b.fmi3SetFMUState(c, states[k]);
-                (s, oracle.restore(saved[k].as_ref(), s))
-            }
-            Op::RoundTrip => {
-                let mut state = std::ptr::null_mut();
-                let s = b.fmi3GetFMUState(c, &mut state);
-                let snapshot = match oracle.save(s) {
-                    Ok(o) => o,
-                    Err(e) => return (s, Err(e)),
-                };
-                let bytes = f.serialize(state);
-                f.free_state(state);
-                let (s, copy) = f.deserialize(&bytes);
-                if s != OK {
-                    return (s, Err(format!("fmi3DeserializeFMUState of fresh bytes: {s}")));
-                }
-                let s = b.fmi3SetFMUState(c, copy);
-                f.free_state(copy);
-                (s, oracle.restore(snapshot.as_ref(), s))
-            }
+            Op::Save(_) | Op::Restore(_) | Op::RoundTrip => state_call(f, oracle, states, saved, o),
             Op::Reset => {
                 let s = b.fmi3Reset(c);
                 (s, oracle.reset(s))
@@ -494,5 +444,91 @@ unsafe fn run3(
                 (s, oracle.never_allowed("fmi3EnterEventMode (eventModeUsed = false)", s))
             }
         }
+    }
+}
+
+/// The FMU-state functions of either standard, as the sequences call them.
+trait FmuStates {
+    /// GetFMUState into `slot`; a non-NULL slot is overwritten in place (FMI 2.0.4 Sect.
+    /// 2.1.8, FMI 3.0 Sect. 2.2.7).
+    fn get_state_into(&self, slot: &mut *mut c_void) -> u32;
+    fn set_state(&self, state: *mut c_void) -> u32;
+    fn serialize_state(&self, state: *mut c_void) -> Vec<u8>;
+    fn deserialize_state(&self, bytes: &[u8]) -> (u32, *mut c_void);
+    fn free(&self, state: *mut c_void);
+}
+
+impl FmuStates for Fmu2 {
+    fn get_state_into(&self, slot: &mut *mut c_void) -> u32 {
+        unsafe { self.b.fmi2GetFMUstate(self.c, slot) }
+    }
+    fn set_state(&self, state: *mut c_void) -> u32 {
+        unsafe { self.b.fmi2SetFMUstate(self.c, state) }
+    }
+    fn serialize_state(&self, state: *mut c_void) -> Vec<u8> {
+        self.serialize(state)
+    }
+    fn deserialize_state(&self, bytes: &[u8]) -> (u32, *mut c_void) {
+        self.deserialize(bytes)
+    }
+    fn free(&self, state: *mut c_void) {
+        self.free_state(state)
+    }
+}
+
+impl FmuStates for Fmu3 {
+    fn get_state_into(&self, slot: &mut *mut c_void) -> u32 {
+        unsafe { self.b.fmi3GetFMUState(self.c, slot) }
+    }
+    fn set_state(&self, state: *mut c_void) -> u32 {
+        unsafe { self.b.fmi3SetFMUState(self.c, state) }
+    }
+    fn serialize_state(&self, state: *mut c_void) -> Vec<u8> {
+        self.serialize(state)
+    }
+    fn deserialize_state(&self, bytes: &[u8]) -> (u32, *mut c_void) {
+        self.deserialize(bytes)
+    }
+    fn free(&self, state: *mut c_void) {
+        self.free_state(state)
+    }
+}
+
+/// Save, Restore (a NULL slot included) and a serialize round trip, asked of the oracle.
+fn state_call(
+    f: &impl FmuStates,
+    oracle: &mut Oracle,
+    states: &mut [*mut c_void; 2],
+    saved: &mut [Option<Oracle>; 2],
+    o: Op,
+) -> (u32, Result<(), String>) {
+    match o {
+        Op::Save(k) => {
+            let s = f.get_state_into(&mut states[k]);
+            let verdict = oracle.save(s).map(|o| saved[k] = o);
+            (s, verdict)
+        }
+        Op::Restore(k) => {
+            let s = f.set_state(states[k]);
+            (s, oracle.restore(saved[k].as_ref(), s))
+        }
+        Op::RoundTrip => {
+            let mut state = std::ptr::null_mut();
+            let s = f.get_state_into(&mut state);
+            let snapshot = match oracle.save(s) {
+                Ok(o) => o,
+                Err(e) => return (s, Err(e)),
+            };
+            let bytes = f.serialize_state(state);
+            f.free(state);
+            let (s, copy) = f.deserialize_state(&bytes);
+            if s != OK {
+                return (s, Err(format!("deserializing fresh FMU-state bytes: status {s}")));
+            }
+            let s = f.set_state(copy);
+            f.free(copy);
+            (s, oracle.restore(snapshot.as_ref(), s))
+        }
+        _ => unreachable!("only FMU-state calls"),
     }
 }
