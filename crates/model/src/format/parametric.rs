@@ -153,7 +153,7 @@ mod tests {
         assert_eq!(params, [("crank".to_string(), 0.2)]);
         let found = evaluate_document(&mut d, &params).unwrap();
         assert_eq!(found, ["bodies[0].mass", "bodies[0].position[0]", "bodies[0].position[2]"]);
-        assert_eq!(d["bodies"][0]["position"], json!([0.1, 0, -0.04000000000000001]));
+        assert_eq!(d["bodies"][0]["position"], json!([0.2 / 2.0, 0, -(0.2f64.powf(2.0))]));
         assert_eq!(d["bodies"][0]["mass"], json!(2.0));
 
         let mut d = doc();
