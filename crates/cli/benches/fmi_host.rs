@@ -1,0 +1,369 @@
+//! The FMU library driven as a C host drives it (issue 17 item 6): the built cdylib is loaded
+//! in-process through its exported FMI 3 functions (fmi-sys's libloading bindings, not the
+//! Rust engine API) and stepped over the rows of the speed targets. For each row it prints
+//! the best wall time of several runs, the instructions per call counted by callgrind when
+//! valgrind is installed (only inside the measured function: `--toggle-collect`), and the
+//! ratio to the target (<= 1 meets it).
+//!
+//! Run: `cargo bench -p mbfmu-cli --bench fmi_host` (add `-- --no-valgrind` to skip the
+//! instruction counts, `-- --row NAME` for one row).
+
+use fmi_sys::fmi3 as f3;
+use mbfmu_model::catalog;
+use mbfmu_model::variables::VarType;
+use mbfmu_model::Model;
+use std::ffi::CString;
+use std::process::Command;
+use std::time::Instant;
+
+/// One measured configuration and its targets.
+struct Row {
+    name: &'static str,
+    model: &'static str,
+    /// `solver.*` parameters set before initialization (name, value as the FMI 3 type's i64
+    /// for enumerations and integers, f64 otherwise).
+    settings: &'static [(&'static str, Setting)],
+    stop: f64,
+    h: f64,
+    what: What,
+    target_ms: f64,
+    /// Instructions per call of the measured function.
+    target_instructions: Option<f64>,
+}
+
+#[derive(Clone, Copy)]
+enum Setting {
+    Enum(i64),
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum What {
+    /// fmi3DoStep over the whole run.
+    Steps,
+    /// fmi3DoStep calls whose step lies within the FMU's time tolerance: the cost of the
+    /// call itself (state machine, rollback point, bookkeeping) without internal steps.
+    CallOverhead,
+    /// fmi3GetFloat64 of every output after each step.
+    GetOutputs,
+    /// `mbfmu simulate` as a child process, CSV at every step.
+    Cli,
+}
+
+const DOUBLE_STEP: Setting = Setting::Enum(2);
+const PENALTY: Setting = Setting::Enum(3);
+
+const ROWS: &[Row] = &[
+    Row {
+        name: "DoublePendulum halfImplicit, h = 1 ms, 8 s",
+        model: "DoublePendulum",
+        settings: &[],
+        stop: 8.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 8.0,
+        target_instructions: Some(11e3),
+    },
+    Row {
+        name: "NLinkChain32 halfImplicit, h = 1 ms, 3 s",
+        model: "NLinkChain32",
+        settings: &[],
+        stop: 3.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 30.0,
+        target_instructions: Some(125e3),
+    },
+    Row {
+        name: "HydraulicFourBar doubleStep, 10 s at 1 ms",
+        model: "HydraulicFourBar",
+        settings: &[("solver.formulation", DOUBLE_STEP)],
+        stop: 10.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 15.0,
+        target_instructions: Some(15e3),
+    },
+    Row {
+        name: "HydraulicFourBar penalty, 10 s at 1 ms",
+        model: "HydraulicFourBar",
+        settings: &[("solver.formulation", PENALTY)],
+        stop: 10.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 15.0,
+        target_instructions: Some(15e3),
+    },
+    Row {
+        name: "HydraulicQuickReturn doubleStep, 10 s at 1 ms",
+        model: "HydraulicQuickReturn",
+        settings: &[("solver.formulation", DOUBLE_STEP)],
+        stop: 10.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 15.0,
+        target_instructions: Some(15e3),
+    },
+    Row {
+        name: "HydraulicQuickReturn penalty, 10 s at 1 ms",
+        model: "HydraulicQuickReturn",
+        settings: &[("solver.formulation", PENALTY)],
+        stop: 10.0,
+        h: 1e-3,
+        what: What::Steps,
+        target_ms: 15.0,
+        target_instructions: Some(15e3),
+    },
+    Row {
+        name: "doStep call itself (DoublePendulum, 100000 calls, us per call)",
+        model: "DoublePendulum",
+        settings: &[],
+        stop: 1e-5,
+        h: 1e-10,
+        what: What::CallOverhead,
+        // 0.25 us per call, expressed for the 100000 calls.
+        target_ms: 25.0,
+        target_instructions: None,
+    },
+    Row {
+        name: "GetFloat64 of all Float64 DoublePendulum outputs after each 1 ms step, 8 s",
+        model: "DoublePendulum",
+        settings: &[],
+        stop: 8.0,
+        h: 1e-3,
+        what: What::GetOutputs,
+        // A quarter of a step (the DoublePendulum step row's target).
+        target_ms: 2.0,
+        target_instructions: Some(11e3 / 4.0),
+    },
+    Row {
+        name: "mbfmu simulate DoublePendulum 8 s at 1 ms output (vs 1.5 x in-process loop)",
+        model: "DoublePendulum",
+        settings: &[],
+        stop: 8.0,
+        h: 1e-3,
+        what: What::Cli,
+        target_ms: f64::NAN, // 1.5 x the in-process loop, measured alongside
+        target_instructions: None,
+    },
+];
+
+fn library() -> &'static f3::Fmi3Binding {
+    static LIB: std::sync::OnceLock<f3::Fmi3Binding> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let path = mbfmu_package::locate_library().expect("the FMU library is built next to this bench");
+        unsafe { f3::Fmi3Binding::new(path).expect("FMI 3 symbols") }
+    })
+}
+
+/// Prints what the FMU logs (only errors and warnings: logging is off).
+unsafe extern "C" fn log_message(
+    _env: f3::fmi3InstanceEnvironment,
+    status: f3::fmi3Status,
+    category: f3::fmi3String,
+    message: f3::fmi3String,
+) {
+    let text = |p: f3::fmi3String| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
+    eprintln!("FMU [{status}] {}: {}", text(category), text(message));
+}
+
+/// An initialized co-simulation instance of a catalog model.
+struct Instance {
+    handle: f3::fmi3Instance,
+    outputs: Vec<u32>,
+}
+
+impl Instance {
+    fn new(row: &Row) -> Instance {
+        let entry = catalog::find(row.model).expect("catalog model");
+        let model = Model::from_catalog(entry).expect("catalog models build");
+        let lib = library();
+        let name = CString::new(row.model).unwrap();
+        let token = CString::new(entry.token).unwrap();
+        let handle = unsafe {
+            lib.fmi3InstantiateCoSimulation(
+                name.as_ptr(),
+                token.as_ptr(),
+                std::ptr::null(),
+                false,
+                std::env::var_os("MBFMU_BENCH_LOG").is_some(),
+                false,
+                false,
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+                Some(log_message),
+                None,
+            )
+        };
+        assert!(!handle.is_null(), "{}: instantiation failed", row.model);
+        for (setting, value) in row.settings {
+            let vr = model.interface.by_name(setting).expect("setting exists").value_reference;
+            let Setting::Enum(v) = *value;
+            assert_eq!(unsafe { lib.fmi3SetInt64(handle, &vr, 1, &v, 1) }, 0, "{setting}");
+        }
+        unsafe {
+            assert_eq!(lib.fmi3EnterInitializationMode(handle, false, 0.0, 0.0, true, row.stop.max(1.0)), 0);
+            assert!(lib.fmi3ExitInitializationMode(handle) <= 1, "{}: initialization failed", row.model);
+        }
+        let outputs = model.interface.outputs().filter(|v| v.ty == VarType::Real).map(|v| v.value_reference).collect();
+        Instance { handle, outputs }
+    }
+
+    /// Steps to the stop time; reads every output after each step if `read`.
+    fn run(&self, row: &Row, read: bool) -> usize {
+        let lib = library();
+        let n = (row.stop / row.h).round() as usize;
+        let mut values = vec![0.0; self.outputs.len()];
+        let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+        for i in 0..n {
+            let t = i as f64 * row.h;
+            let status = unsafe {
+                lib.fmi3DoStep(self.handle, t, row.h, true, &mut event, &mut terminate, &mut early, &mut last)
+            };
+            assert_eq!(status, 0, "{}: doStep at {t} failed", row.name);
+            if read {
+                let s = unsafe {
+                    lib.fmi3GetFloat64(
+                        self.handle,
+                        self.outputs.as_ptr(),
+                        self.outputs.len(),
+                        values.as_mut_ptr(),
+                        values.len(),
+                    )
+                };
+                assert_eq!(s, 0);
+            }
+        }
+        std::hint::black_box(&values);
+        n
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        unsafe { library().fmi3FreeInstance(self.handle) }
+    }
+}
+
+/// Best wall time [ms] of `repeat` runs of `f` (each on a new instance).
+fn best_of(repeat: usize, mut f: impl FnMut() -> f64) -> f64 {
+    (0..repeat).map(|_| f()).fold(f64::INFINITY, f64::min)
+}
+
+fn timed(row: &Row, read: bool) -> f64 {
+    let instance = Instance::new(row);
+    let start = Instant::now();
+    instance.run(row, read);
+    start.elapsed().as_secs_f64() * 1e3
+}
+
+/// The function whose instructions a row counts.
+fn measured_function(what: What) -> &'static str {
+    match what {
+        What::GetOutputs => "fmi3GetFloat64",
+        _ => "fmi3DoStep",
+    }
+}
+
+/// Instructions per call of the row's function, counted by callgrind in a child run of
+/// this bench (`--count ROW`); None without valgrind.
+fn instructions_per_call(index: usize, row: &Row) -> Option<f64> {
+    let out = std::env::temp_dir().join(format!("mbfmu-fmi-host-{}-{index}.callgrind", std::process::id()));
+    let exe = std::env::current_exe().ok()?;
+    let status = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg("--collect-atstart=no")
+        .arg(format!("--toggle-collect={}", measured_function(row.what)))
+        .arg(exe)
+        .args(["--count", &index.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    if !status.success() {
+        return None;
+    }
+    let total: f64 = text?.lines().find_map(|l| l.strip_prefix("summary:").or(l.strip_prefix("totals:")))?.trim().parse().ok()?;
+    Some(total / calls(row) as f64)
+}
+
+fn calls(row: &Row) -> usize {
+    (row.stop / row.h).round() as usize
+}
+
+/// `mbfmu simulate` of the row as a child process [ms], best of three after a warm-up run
+/// (which packages the catalog FMU into the cache if needed).
+fn cli_ms(row: &Row) -> f64 {
+    let csv = std::env::temp_dir().join(format!("mbfmu-fmi-host-{}.csv", std::process::id()));
+    let run = || {
+        let start = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_mbfmu"))
+            .args(["simulate", row.model, "--stop-time", &row.stop.to_string(), "--step", &row.h.to_string()])
+            .arg("--csv")
+            .arg(&csv)
+            .output()
+            .expect("mbfmu runs");
+        assert!(out.status.success(), "mbfmu simulate failed: {}", String::from_utf8_lossy(&out.stderr));
+        start.elapsed().as_secs_f64() * 1e3
+    };
+    run();
+    let best = best_of(3, run);
+    let _ = std::fs::remove_file(&csv);
+    best
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
+    // The child run under callgrind: one run of one row, nothing printed.
+    if let Some(index) = flag("--count") {
+        let row = &ROWS[index.parse::<usize>().expect("row index")];
+        let instance = Instance::new(row);
+        instance.run(row, row.what == What::GetOutputs);
+        return;
+    }
+    let only = flag("--row");
+    let valgrind = !args.iter().any(|a| a == "--no-valgrind")
+        && Command::new("valgrind").arg("--version").output().is_ok_and(|o| o.status.success());
+    println!("FMU library driven through its C ABI (fmi3*), best of 5 runs");
+    println!("{:<78} {:>10} {:>10} {:>12} {:>10}", "case", "time", "target", "instr/call", "ratio");
+    for (index, row) in ROWS.iter().enumerate() {
+        if only.as_deref().is_some_and(|o| !row.name.contains(o)) {
+            continue;
+        }
+        let (ms, target_ms, unit) = match row.what {
+            What::Steps => (best_of(5, || timed(row, false)), row.target_ms, "ms"),
+            What::CallOverhead => {
+                let ms = best_of(5, || timed(row, false));
+                let per_call = |ms: f64| ms * 1e3 / calls(row) as f64;
+                (per_call(ms), per_call(row.target_ms), "us")
+            }
+            What::GetOutputs => {
+                let with = best_of(5, || timed(row, true));
+                let without = best_of(5, || timed(row, false));
+                ((with - without).max(0.0), row.target_ms, "ms")
+            }
+            What::Cli => {
+                let in_process = best_of(5, || timed(row, true));
+                (cli_ms(row), 1.5 * in_process, "ms")
+            }
+        };
+        let instructions = if valgrind && row.what != What::Cli { instructions_per_call(index, row) } else { None };
+        let mut ratio = ms / target_ms;
+        if let (Some(i), Some(t)) = (instructions, row.target_instructions) {
+            ratio = ratio.max(i / t);
+        }
+        println!(
+            "{:<78} {:>7.3} {unit} {:>7.3} {unit} {:>12} {:>10.2}",
+            row.name,
+            ms,
+            target_ms,
+            instructions.map_or("-".to_string(), |i| format!("{:.0}", i)),
+            ratio
+        );
+    }
+    println!("ratio: the larger of time / target and instructions / target (<= 1 meets the target)");
+}
