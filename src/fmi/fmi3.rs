@@ -403,7 +403,8 @@ pub unsafe extern "C" fn fmi3DoStep(
             if !(h.is_finite() && h > 0.0) {
                 return Err(format!("communicationStepSize {h} must be a finite number > 0 (FMI 3.0 Sect. 4.2.1)"));
             }
-            let before = i.slave.snapshot();
+            // The state to return to on Discard, copied into preallocated storage.
+            i.slave.checkpoint();
             let counters = i.solver_counters();
             match i.slave.do_step(t, h) {
                 Ok(()) => {
@@ -413,7 +414,7 @@ pub unsafe extern "C" fn fmi3DoStep(
                     Ok(Status::Ok)
                 }
                 Err(SlaveError::Step { error, reached }) => {
-                    i.slave.restore(&before).map_err(|e| {
+                    i.slave.rollback().map_err(|e| {
                         format!("the step from {t} failed at {reached} ({error}) and the state before it cannot be restored: {e}")
                     })?;
                     i.last_successful_time = i.slave.time();
@@ -444,7 +445,7 @@ pub unsafe extern "C" fn fmi3DoStep(
                         );
                         return Ok(Status::Ok);
                     }
-                    i.slave.restore(&before).map_err(|r| {
+                    i.slave.rollback().map_err(|r| {
                         format!("the step from {t} stopped at {reached} ({e}) and the state before it cannot be restored: {r}")
                     })?;
                     i.last_successful_time = i.slave.time();

@@ -19,8 +19,10 @@ struct FmuState {
     /// Token of the model the state belongs to.
     token: String,
     snapshot: SlaveSnapshot,
-    /// Serialized form, computed on demand (size query, then serialization).
-    bytes: Option<Vec<u8>>,
+    /// Serialized form, computed on demand (size query, then serialization) when `serialized`
+    /// is false; its storage is kept when the state is overwritten.
+    bytes: Vec<u8>,
+    serialized: bool,
 }
 
 /// The state behind a pointer, if it is one of ours.
@@ -49,33 +51,56 @@ impl<S: Machine> Instance<S> {
         Ok(())
     }
 
-    /// Stores `snapshot` in `*slot`, reusing a previous state there (Sect. 2.1.8: "If
-    /// *FMUstate != NULL, it points to a previously returned FMUstate").
+    /// The state `*slot` to overwrite (Sect. 2.1.8: "If *FMUstate != NULL, it points to a
+    /// previously returned FMUstate"), or None for a new one.
     ///
     /// # Safety
     /// `slot` is NULL or writable; `*slot` is NULL or a state returned earlier.
-    unsafe fn put_state(&self, slot: *mut *mut c_void, snapshot: SlaveSnapshot) -> Outcome {
+    unsafe fn existing_state<'a>(&self, slot: *mut *mut c_void) -> Result<Option<&'a mut FmuState>, String> {
         let slot = unsafe { out_scalar(slot, "FMUstate") }?;
         if slot.is_null() {
-            let state = FmuState { magic: STATE_MAGIC, token: self.slave.model().token.clone(), snapshot, bytes: None };
-            *slot = Box::into_raw(Box::new(state)).cast();
-        } else {
-            let state = unsafe { state_ref(*slot, "*FMUstate") }?;
-            self.check_owner(state)?;
-            state.snapshot = snapshot;
-            state.bytes = None;
+            return Ok(None);
+        }
+        let state = unsafe { state_ref(*slot, "*FMUstate") }?;
+        self.check_owner(state)?;
+        Ok(Some(state))
+    }
+
+    /// Stores `snapshot` in `*slot`, reusing a previous state there.
+    ///
+    /// # Safety
+    /// As for [`Instance::existing_state`].
+    unsafe fn put_state(&self, slot: *mut *mut c_void, snapshot: SlaveSnapshot) -> Outcome {
+        match unsafe { self.existing_state(slot) }? {
+            Some(state) => {
+                state.snapshot = snapshot;
+                state.serialized = false;
+            }
+            None => unsafe { *slot = self.new_state(snapshot) },
         }
         Ok(Status::Ok)
     }
 
-    /// GetFMUstate.
+    fn new_state(&self, snapshot: SlaveSnapshot) -> *mut c_void {
+        let token = self.slave.model().token.clone();
+        let state = FmuState { magic: STATE_MAGIC, token, snapshot, bytes: Vec::new(), serialized: false };
+        Box::into_raw(Box::new(state)).cast()
+    }
+
+    /// GetFMUstate: into an existing state, the snapshot is copied into that state's storage
+    /// (no allocation once it has held a state of this instance).
     ///
     /// # Safety
-    /// `slot` is NULL or writable; `*slot` is NULL or a state returned earlier (the private
-    /// `Instance::put_state` stores it).
+    /// `slot` is NULL or writable; `*slot` is NULL or a state returned earlier.
     pub unsafe fn get_fmu_state(&mut self, slot: *mut *mut c_void) -> Outcome {
-        let snapshot = self.slave.snapshot();
-        unsafe { self.put_state(slot, snapshot) }
+        match unsafe { self.existing_state(slot) }? {
+            Some(state) => {
+                self.slave.snapshot_into(&mut state.snapshot);
+                state.serialized = false;
+            }
+            None => unsafe { *slot = self.new_state(self.slave.snapshot()) },
+        }
+        Ok(Status::Ok)
     }
 
     /// SetFMUstate: on failure the slave keeps its previous state.
@@ -113,10 +138,11 @@ impl<S: Machine> Instance<S> {
 
     fn serialized<'a>(&self, state: &'a mut FmuState) -> Result<&'a [u8], String> {
         self.check_owner(state)?;
-        if state.bytes.is_none() {
-            state.bytes = Some(self.slave.serialize_snapshot(&state.snapshot));
+        if !state.serialized {
+            state.bytes = self.slave.serialize_snapshot(&state.snapshot);
+            state.serialized = true;
         }
-        Ok(state.bytes.as_deref().expect("just computed"))
+        Ok(&state.bytes)
     }
 
     /// SerializedFMUstateSize.

@@ -3,6 +3,7 @@
 //! C ABI; the FMI layer maps its errors to statuses.
 
 mod model_exchange;
+mod outputs;
 mod snapshot;
 
 pub use model_exchange::EventUpdate;
@@ -13,6 +14,7 @@ use mbfmu_engine::{Progress, Simulation};
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
 use mbfmu_model::Model;
+use outputs::OutputCache;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -134,6 +136,10 @@ pub struct Slave {
     model_exchange: bool,
     /// Value reference of `solver.maxStepsPerCall`.
     max_steps_vr: Option<u32>,
+    /// Outputs of the current state, evaluated when first read (co-simulation).
+    outputs: OutputCache,
+    /// The time at the last [`Slave::checkpoint`].
+    saved_time: f64,
 }
 
 impl fmt::Debug for Slave {
@@ -164,6 +170,7 @@ impl Slave {
             .iter()
             .find(|v| v.binding == Binding::Solver(SolverSetting::MaxStepsPerCall))
             .map(|v| v.value_reference);
+        let outputs = OutputCache::new(&model.interface);
         Slave {
             model,
             phase: Phase::Instantiated,
@@ -176,6 +183,8 @@ impl Slave {
             messages: Vec::new(),
             model_exchange: false,
             max_steps_vr,
+            outputs,
+            saved_time: start_time,
         }
     }
 
@@ -342,6 +351,7 @@ impl Slave {
         }
         self.apply_inputs(&mut sim)?;
         self.sim = Some(sim);
+        self.outputs.invalidate();
         self.built_with = self.values.clone();
         self.time = self.start_time;
         Ok(())
@@ -381,6 +391,12 @@ impl Slave {
             return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
         }
         self.ensure_built()?;
+        if !self.model_exchange {
+            let sim = self.sim.as_ref().expect("built by ensure_built");
+            if let Some(x) = self.outputs.get(vr, sim) {
+                return Ok(x);
+            }
+        }
         let time = self.time;
         let sim = self.sim.as_mut().expect("built by ensure_built");
         // Model Exchange: bring the state to the host's time and continuous states first.
@@ -491,6 +507,7 @@ impl Slave {
             }
         }
         self.values[vr as usize] = value;
+        self.outputs.invalidate();
         Ok(())
     }
 
@@ -521,6 +538,7 @@ impl Slave {
             self.time = target;
             return Ok(());
         }
+        self.outputs.invalidate();
         // Bounded work per call: at most solver.maxStepsPerCall internal steps.
         let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let sim = self.sim.as_mut().expect("built at exit of initialization");
@@ -563,5 +581,25 @@ impl Slave {
     /// The simulation, once built.
     pub fn simulation(&self) -> Option<&Simulation> {
         self.sim.as_ref()
+    }
+
+    /// Remembers the current state in preallocated storage, for [`Slave::rollback`]: the
+    /// state before a communication step that may be discarded.
+    pub fn checkpoint(&mut self) {
+        self.saved_time = self.time;
+        if let Some(sim) = self.sim.as_mut() {
+            sim.checkpoint();
+        }
+    }
+
+    /// Returns to the last [`Slave::checkpoint`] (parameters and inputs are as they were: a
+    /// communication step does not change them), without allocation.
+    pub fn rollback(&mut self) -> Result<(), SlaveError> {
+        if let Some(sim) = self.sim.as_mut() {
+            sim.rollback().map_err(SlaveError::Snapshot)?;
+        }
+        self.time = self.saved_time;
+        self.outputs.invalidate();
+        Ok(())
     }
 }

@@ -42,6 +42,21 @@ impl Slave {
         }
     }
 
+    /// [`Slave::snapshot`] into `s`, reusing its storage: no allocation when `s` holds a
+    /// snapshot of this instance's simulation already (GetFMUState into an existing state).
+    pub fn snapshot_into(&self, s: &mut SlaveSnapshot) {
+        s.phase = self.phase;
+        s.start_time = self.start_time;
+        s.stop_time = self.stop_time;
+        s.time = self.time;
+        s.values.clone_from(&self.values);
+        s.built_with.clone_from(&self.built_with);
+        match (&self.sim, &mut s.sim) {
+            (Some(sim), Some(snap)) => sim.snapshot_into(snap),
+            (sim, slot) => *slot = sim.as_ref().map(|s| s.snapshot()),
+        }
+    }
+
     /// Restores a snapshot of this model; rebuilds the simulation when the snapshot was
     /// taken with other parameters.
     pub fn restore(&mut self, s: &SlaveSnapshot) -> Result<(), SlaveError> {
@@ -90,6 +105,7 @@ impl Slave {
         self.stop_time = s.stop_time;
         self.time = s.time;
         self.values.clone_from(&s.values);
+        self.outputs.invalidate();
         Ok(())
     }
 

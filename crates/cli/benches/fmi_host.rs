@@ -286,7 +286,8 @@ fn instructions_per_call(index: usize, row: &Row) -> Option<f64> {
     if !status.success() {
         return None;
     }
-    let total: f64 = text?.lines().find_map(|l| l.strip_prefix("summary:").or(l.strip_prefix("totals:")))?.trim().parse().ok()?;
+    let total: f64 =
+        text?.lines().find_map(|l| l.strip_prefix("summary:").or(l.strip_prefix("totals:")))?.trim().parse().ok()?;
     Some(total / calls(row) as f64)
 }
 

@@ -131,14 +131,40 @@ pub trait Formulation: Send {
     /// Value of an output quantity at the current state.
     fn quantity(&self, q: Quantity) -> f64;
 
+    /// Values of `quantities` at the current state into `out` (same length). Formulations
+    /// override it where quantities share work (a joint's reaction force and torque, the
+    /// energies), so that each shared part is computed once.
+    fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
+        for (q, x) in quantities.iter().zip(out.iter_mut()) {
+            *x = self.quantity(*q);
+        }
+    }
+
     fn dims(&self) -> Dims;
 
     /// What assembly of the initial conditions changed.
     fn assembly(&self) -> &AssemblyReport;
 
     /// Everything that influences the rest of the run besides the step counters, in the
-    /// formulation's own serialized snapshot type.
-    fn snapshot(&self) -> Vec<u8>;
+    /// formulation's own serialized snapshot type, written into `bytes` (cleared first; its
+    /// storage is reused, so a buffer of an earlier snapshot takes this one without allocation).
+    fn snapshot_into(&self, bytes: &mut Vec<u8>);
+
+    /// [`Formulation::snapshot_into`] a new buffer.
+    fn snapshot(&self) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        self.snapshot_into(&mut bytes);
+        bytes
+    }
+
+    /// Saves what a snapshot holds into storage the formulation keeps, for
+    /// [`Formulation::rollback`]: the constructor takes a first checkpoint, so later ones copy
+    /// into storage of the right size and allocate nothing.
+    fn checkpoint(&mut self);
+
+    /// Returns to the last [`Formulation::checkpoint`] as [`Formulation::restore`] of a snapshot
+    /// taken then would (the rollback of a failed communication step), without allocation.
+    fn rollback(&mut self) -> Result<(), String>;
 
     /// Restores a [`Formulation::snapshot`] of the same model and settings. All or nothing:
     /// on error the formulation is as before.
@@ -190,12 +216,16 @@ pub trait OdeSystem {
     fn event(&mut self) -> Result<bool, StepError>;
 }
 
-/// Serializes a formulation's snapshot (postcard: compact, self-delimiting, no schema).
-pub(crate) fn to_bytes<T: serde::Serialize>(snapshot: &T) -> Vec<u8> {
-    postcard::to_stdvec(snapshot).expect("snapshots serialize")
+/// Serializes a formulation's snapshot into `bytes` (postcard: compact, self-delimiting, no
+/// schema), reusing its storage. Formulations serialize a view of borrowed fields that writes
+/// the same bytes as their owned snapshot type, which [`from_bytes`] reads.
+pub(crate) fn to_bytes_into<T: serde::Serialize>(snapshot: &T, bytes: &mut Vec<u8>) {
+    bytes.clear();
+    let buffer = std::mem::take(bytes);
+    *bytes = postcard::to_extend(snapshot, buffer).expect("snapshots serialize");
 }
 
-/// Reads a snapshot written by [`to_bytes`].
+/// Reads a snapshot written by [`to_bytes_into`].
 pub(crate) fn from_bytes<'a, T: serde::Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     postcard::from_bytes(bytes).map_err(|e| format!("the snapshot does not belong to this formulation: {e}"))
 }

@@ -77,6 +77,8 @@ pub struct Simulation {
     formulation: Box<dyn Formulation>,
     kind: Kind,
     counters: StepCounters,
+    /// The counters at the last [`Simulation::checkpoint`].
+    saved_counters: StepCounters,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
 }
@@ -105,8 +107,17 @@ impl Simulation {
                     .map_err(BuildError::Semirecursive)?,
             ),
         };
+        let mut formulation = formulation;
+        // The first checkpoint sizes its storage; later ones reuse it.
+        formulation.checkpoint();
         let assembly = formulation.assembly().clone();
-        Ok(Simulation { formulation, kind: s.formulation, counters: StepCounters::default(), assembly })
+        Ok(Simulation {
+            formulation,
+            kind: s.formulation,
+            counters: StepCounters::default(),
+            saved_counters: StepCounters::default(),
+            assembly,
+        })
     }
 
     /// The formulation as its own type, e.g. `sim.formulation::<semirecursive::Semirecursive>()`.
@@ -191,6 +202,31 @@ impl Simulation {
         }
     }
 
+    /// [`Simulation::snapshot`] into `s`, reusing its storage: no allocation when `s` holds a
+    /// snapshot of this simulation already.
+    pub fn snapshot_into(&self, s: &mut SimulationSnapshot) {
+        s.formulation = self.kind;
+        self.formulation.snapshot_into(&mut s.state);
+        s.steps = self.counters.steps;
+        s.last_iterations = self.counters.last_iterations;
+        s.total_iterations = self.counters.total_iterations;
+    }
+
+    /// Remembers the current state (what a snapshot holds) in preallocated storage, for
+    /// [`Simulation::rollback`]: the state before a communication step.
+    pub fn checkpoint(&mut self) {
+        self.formulation.checkpoint();
+        self.saved_counters = self.counters;
+    }
+
+    /// Returns to the last [`Simulation::checkpoint`], as restoring a snapshot taken then
+    /// would, without allocation.
+    pub fn rollback(&mut self) -> Result<(), String> {
+        self.formulation.rollback()?;
+        self.counters = self.saved_counters;
+        Ok(())
+    }
+
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
         if s.formulation != self.kind {
@@ -214,6 +250,18 @@ impl Simulation {
             Quantity::NewtonIterations => f64::from(self.counters.last_iterations),
             Quantity::Steps => self.counters.steps as f64,
             q => self.formulation.quantity(q),
+        }
+    }
+
+    /// Values of `quantities` into `out` (same length), each shared part (a joint's
+    /// reaction, the energies) computed once.
+    pub fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
+        self.formulation.quantities(quantities, out);
+        for (q, x) in quantities.iter().zip(out.iter_mut()) {
+            match q {
+                Quantity::NewtonIterations | Quantity::Steps => *x = self.quantity(*q),
+                _ => {}
+            }
         }
     }
 

@@ -2,8 +2,8 @@
 //! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
 
 use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
-use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
-use crate::integrators::{DaeSystem, FloorReport, History, Integrator, StepError, StepStats};
+use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
+use crate::integrators::{Checkpoint, DaeSystem, FloorReport, History, HistoryView, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
 use crate::BuildError;
 use mbfmu_model::format::Quantity;
@@ -27,6 +27,22 @@ pub struct Index3Formulation {
     settings: Index3Settings,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
+    saved: Saved,
+    output_scratch: std::cell::RefCell<OutputScratch>,
+}
+
+/// The content of a snapshot, in storage sized at construction ([`Formulation::checkpoint`]).
+enum Saved {
+    HalfImplicit { state: MechState, inputs: Vec<f64> },
+    Implicit { integrator: Box<Checkpoint<MechState>>, inputs: Vec<f64> },
+}
+
+/// [`Index3Snapshot`] borrowed from the formulation (the same bytes).
+#[derive(Serialize)]
+struct Index3SnapshotView<'a> {
+    state: &'a MechState,
+    history: Option<HistoryView<'a, MechState>>,
+    inputs: &'a [f64],
 }
 
 /// The snapshot of [`Index3Formulation`].
@@ -58,13 +74,21 @@ impl Index3Formulation {
             assembly.initial_violation = positions.initial_violation;
             assembly.worst_constraint = positions.worst_constraint;
         }
-        let stepper = match settings.method.get() {
-            Method::HalfImplicit => Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state },
-            method => Stepper::Implicit(Box::new(
-                Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?,
-            )),
+        let inputs = dae.mech.inputs.clone();
+        let (stepper, saved) = match settings.method.get() {
+            Method::HalfImplicit => (
+                Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state: state.clone() },
+                Saved::HalfImplicit { state, inputs },
+            ),
+            method => {
+                let integrator =
+                    Box::new(Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?);
+                let saved = Saved::Implicit { integrator: Box::new(integrator.new_checkpoint()), inputs };
+                (Stepper::Implicit(integrator), saved)
+            }
         };
-        Ok(Index3Formulation { dae, stepper, settings, assembly })
+        let output_scratch = OutputScratch::new(&dae.mech);
+        Ok(Index3Formulation { dae, stepper, settings, assembly, saved, output_scratch })
     }
 
     pub fn settings(&self) -> &Index3Settings {
@@ -78,6 +102,81 @@ impl Index3Formulation {
             Stepper::HalfImplicit { .. } => None,
             Stepper::Implicit(i) => Some(i.history()),
         }
+    }
+}
+
+/// Storage for [`mechanism_quantities`], sized for its mechanism at construction so that
+/// evaluating outputs allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct OutputScratch {
+    friction: Vec<f64>,
+    phi: Vec<f64>,
+}
+
+impl OutputScratch {
+    pub(crate) fn new(m: &Mechanism) -> std::cell::RefCell<OutputScratch> {
+        std::cell::RefCell::new(OutputScratch {
+            friction: Vec::with_capacity(m.joints.len()),
+            phi: vec![0.0; m.n_constraints()],
+        })
+    }
+}
+
+/// [`Mechanism::quantity`] of each of `quantities` into `out`, with a joint's reaction force
+/// and torque evaluated once for consecutive reads of that joint, the kinetic and potential
+/// energies and the friction forces once per call (the same arithmetic, so the same bits).
+pub(crate) fn mechanism_quantities(
+    m: &Mechanism,
+    state: &MechState,
+    quantities: &[Quantity],
+    out: &mut [f64],
+    scratch: &mut OutputScratch,
+) {
+    let mut reaction: Option<(usize, ([f64; 3], [f64; 3]))> = None;
+    let mut energies: Option<(f64, f64)> = None;
+    let mut friction = false;
+    for (q, x) in quantities.iter().zip(out.iter_mut()) {
+        let mut reaction_of = |joint: usize| match reaction {
+            Some((j, r)) if j == joint => r,
+            _ => {
+                let r = m.joint_reaction(joint, state);
+                reaction = Some((joint, r));
+                r
+            }
+        };
+        let mut energy = || {
+            *energies.get_or_insert_with(|| {
+                (m.kinetic_energy(&state.bodies), m.potential_energy(&state.bodies, &state.angles))
+            })
+        };
+        *x = match *q {
+            Quantity::JointReactionForce { joint, axis } => reaction_of(joint).0[axis],
+            Quantity::JointReactionTorque { joint, axis } => reaction_of(joint).1[axis],
+            Quantity::KineticEnergy => energy().0,
+            Quantity::PotentialEnergy => energy().1,
+            Quantity::TotalEnergy => {
+                let (k, p) = energy();
+                k + p
+            }
+            // Seed 000 eq. (23): dE = E - E0 - W.
+            Quantity::EnergyBalance => {
+                let (k, p) = energy();
+                k + p - state.energy0 - state.work
+            }
+            Quantity::JointFrictionForce { joint } => {
+                if !friction {
+                    super::friction_forces(m, state, &mut scratch.friction);
+                    friction = true;
+                }
+                scratch.friction[joint]
+            }
+            Quantity::ConstraintViolation => {
+                scratch.phi.resize(m.n_constraints(), 0.0);
+                m.constraint_values(state.t, state, &state.bodies, &mut scratch.phi);
+                scratch.phi.iter().map(|x| x * x).sum::<f64>().sqrt()
+            }
+            q => m.quantity(q, state),
+        };
     }
 }
 
@@ -148,6 +247,11 @@ impl Formulation for Index3Formulation {
         self.dae.mech.quantity(q, self.state())
     }
 
+    fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        mechanism_quantities(&self.dae.mech, self.state(), quantities, out, scratch);
+    }
+
     fn dims(&self) -> Dims {
         let m = &self.dae.mech;
         Dims {
@@ -157,12 +261,43 @@ impl Formulation for Index3Formulation {
         }
     }
 
-    fn snapshot(&self) -> Vec<u8> {
-        to_bytes(&Index3Snapshot {
-            state: self.state().clone(),
-            history: self.history(),
-            inputs: self.dae.mech.inputs.clone(),
-        })
+    fn snapshot_into(&self, bytes: &mut Vec<u8>) {
+        let history = match &self.stepper {
+            Stepper::HalfImplicit { .. } => None,
+            Stepper::Implicit(i) => Some(i.history_view()),
+        };
+        to_bytes_into(&Index3SnapshotView { state: self.state(), history, inputs: &self.dae.mech.inputs }, bytes);
+    }
+
+    fn checkpoint(&mut self) {
+        match (&self.stepper, &mut self.saved) {
+            (Stepper::HalfImplicit { state, .. }, Saved::HalfImplicit { state: saved, inputs }) => {
+                saved.clone_from(state);
+                inputs.copy_from_slice(&self.dae.mech.inputs);
+            }
+            (Stepper::Implicit(i), Saved::Implicit { integrator, inputs }) => {
+                i.save(integrator);
+                inputs.copy_from_slice(&self.dae.mech.inputs);
+            }
+            // The checkpoint is made for the stepper at construction: never taken.
+            _ => {}
+        }
+    }
+
+    fn rollback(&mut self) -> Result<(), String> {
+        match (&mut self.stepper, &self.saved) {
+            (Stepper::HalfImplicit { state, .. }, Saved::HalfImplicit { state: saved, inputs }) => {
+                state.clone_from(saved);
+                self.dae.mech.inputs.copy_from_slice(inputs);
+            }
+            (Stepper::Implicit(i), Saved::Implicit { integrator, inputs }) => {
+                i.load(integrator);
+                self.dae.mech.inputs.copy_from_slice(inputs);
+            }
+            _ => return Err("the checkpoint belongs to another solver method".into()),
+        }
+        self.dae.invalidate_caches();
+        Ok(())
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {

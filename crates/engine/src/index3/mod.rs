@@ -27,6 +27,7 @@ pub use compile_beams::Beams;
 pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
+pub(crate) use formulation::{mechanism_quantities, OutputScratch};
 pub use half_implicit::HalfImplicit;
 
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};

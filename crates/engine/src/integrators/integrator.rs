@@ -50,6 +50,25 @@ pub struct History<St> {
     pub aux: Vec<f64>,
 }
 
+/// [`History`] borrowed from an integrator: the same serialized form without copies.
+#[derive(Serialize)]
+pub struct HistoryView<'a, St> {
+    pub previous: &'a [St],
+    pub steps: &'a [f64],
+    pub aux: &'a [f64],
+}
+
+/// An integrator's state and history in storage sized once ([`Integrator::new_checkpoint`]),
+/// so that saving and loading it per communication step allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Checkpoint<St> {
+    current: St,
+    pool: Vec<St>,
+    n_prev: usize,
+    steps: Vec<f64>,
+    aux: Vec<f64>,
+}
+
 impl<St> Default for History<St> {
     fn default() -> Self {
         History { previous: Vec::new(), steps: Vec::new(), aux: Vec::new() }
@@ -213,6 +232,46 @@ impl<S: DaeSystem> Integrator<S> {
             steps: self.steps[..self.n_prev].to_vec(),
             aux: self.aux.clone(),
         }
+    }
+
+    /// The history a snapshot needs, borrowed: serializes to the bytes of [`History`].
+    pub fn history_view(&self) -> HistoryView<'_, S::State> {
+        HistoryView { previous: &self.pool[..self.n_prev], steps: &self.steps[..self.n_prev], aux: &self.aux }
+    }
+
+    /// A checkpoint of the current state and history, sized for this integrator.
+    pub fn new_checkpoint(&self) -> Checkpoint<S::State> {
+        Checkpoint {
+            current: self.current.clone(),
+            pool: self.pool.clone(),
+            n_prev: self.n_prev,
+            steps: self.steps.clone(),
+            aux: self.aux.clone(),
+        }
+    }
+
+    /// Copies the current state and history into `c` (made by [`Integrator::new_checkpoint`]
+    /// of this integrator: no allocation).
+    pub fn save(&self, c: &mut Checkpoint<S::State>) {
+        c.current.clone_from(&self.current);
+        for (slot, s) in c.pool.iter_mut().zip(&self.pool[..self.n_prev]) {
+            slot.clone_from(s);
+        }
+        c.n_prev = self.n_prev;
+        c.steps.copy_from_slice(&self.steps);
+        c.aux.copy_from_slice(&self.aux);
+    }
+
+    /// Returns to a checkpoint [`Integrator::save`]d from this integrator, as
+    /// [`Integrator::restore`] of the same state and history would.
+    pub fn load(&mut self, c: &Checkpoint<S::State>) {
+        self.current.clone_from(&c.current);
+        for (slot, s) in self.pool.iter_mut().zip(&c.pool[..c.n_prev]) {
+            slot.clone_from(s);
+        }
+        self.n_prev = c.n_prev;
+        self.steps.copy_from_slice(&c.steps);
+        self.aux.copy_from_slice(&c.aux);
     }
 
     /// Replaces the current state and the history (restoring a snapshot).

@@ -15,7 +15,7 @@ mod integrator;
 mod newton;
 
 pub use convergence::{Convergence, FloorReport, Verdict};
-pub use integrator::{History, Integrator};
+pub use integrator::{Checkpoint, History, HistoryView, Integrator};
 pub use newton::{correct, NewtonSettings, NewtonStats};
 
 use std::fmt;

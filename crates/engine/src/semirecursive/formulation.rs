@@ -3,7 +3,7 @@
 //! trapezoidal rule.
 
 use super::{SemiState, Semirecursive};
-use crate::formulation::{from_bytes, to_bytes, Dims, Formulation};
+use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
 use crate::index3::AssemblyReport;
 use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
@@ -16,6 +16,61 @@ use std::any::Any;
 struct Snapshot {
     state: SemiState,
     inputs: Vec<f64>,
+}
+
+/// [`Snapshot`] borrowed from the formulation (the same bytes).
+#[derive(Serialize)]
+struct SnapshotView<'a> {
+    state: &'a SemiState,
+    inputs: &'a [f64],
+}
+
+impl Clone for SemiState {
+    fn clone(&self) -> Self {
+        let mut copy = SemiState {
+            t: 0.0,
+            z: Vec::new(),
+            zd: Vec::new(),
+            zdd: Vec::new(),
+            lambda: Vec::new(),
+            p: Vec::new(),
+            pd: Vec::new(),
+            pdd: Vec::new(),
+            spools: Vec::new(),
+            references: Vec::new(),
+            independent: Vec::new(),
+            work: 0.0,
+            cylinder_work: Vec::new(),
+            energy0: 0.0,
+            input_time: 0.0,
+            partitions: 0,
+            pivot_reference: 0.0,
+        };
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field-wise, reusing the vectors' storage (the derived version reallocates): the
+    /// per-step checkpoint copies without allocation.
+    fn clone_from(&mut self, s: &Self) {
+        self.t = s.t;
+        self.z.clone_from(&s.z);
+        self.zd.clone_from(&s.zd);
+        self.zdd.clone_from(&s.zdd);
+        self.lambda.clone_from(&s.lambda);
+        self.p.clone_from(&s.p);
+        self.pd.clone_from(&s.pd);
+        self.pdd.clone_from(&s.pdd);
+        self.spools.clone_from(&s.spools);
+        self.references.clone_from(&s.references);
+        self.independent.clone_from(&s.independent);
+        self.work = s.work;
+        self.cylinder_work.clone_from(&s.cylinder_work);
+        self.energy0 = s.energy0;
+        self.input_time = s.input_time;
+        self.partitions = s.partitions;
+        self.pivot_reference = s.pivot_reference;
+    }
 }
 
 impl Formulation for Semirecursive {
@@ -69,8 +124,26 @@ impl Formulation for Semirecursive {
         Dims { coordinates: self.n_coordinates(), constraints: self.n_constraints(), unknowns: self.n_unknowns() }
     }
 
-    fn snapshot(&self) -> Vec<u8> {
-        to_bytes(&Snapshot { state: self.state.clone(), inputs: self.inputs.clone() })
+    fn snapshot_into(&self, bytes: &mut Vec<u8>) {
+        to_bytes_into(&SnapshotView { state: &self.state, inputs: &self.inputs }, bytes);
+    }
+
+    fn checkpoint(&mut self) {
+        match &mut self.saved {
+            Some(saved) => {
+                saved.0.clone_from(&self.state);
+                saved.1.copy_from_slice(&self.inputs);
+            }
+            None => self.saved = Some(Box::new((self.state.clone(), self.inputs.clone()))),
+        }
+    }
+
+    fn rollback(&mut self) -> Result<(), String> {
+        let saved = self.saved.take().ok_or("no checkpoint to return to")?;
+        self.state.clone_from(&saved.0);
+        self.inputs.copy_from_slice(&saved.1);
+        self.saved = Some(saved);
+        self.refresh()
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {

@@ -41,8 +41,8 @@ use mbfmu_model::format::Formulation;
 use nalgebra::{Vector3, Vector6};
 use serde::{Deserialize, Serialize};
 
-/// Everything that determines the rest of a run.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Everything that determines the rest of a run (Clone: field-wise, in formulation.rs).
+#[derive(Debug, PartialEq, Serialize, Deserialize)]
 pub struct SemiState {
     pub t: f64,
     /// Relative joint coordinates z and their first and second derivatives.
@@ -162,6 +162,8 @@ pub struct Semirecursive {
     /// Steps whose Newton iteration was accepted at the round-off floor (cumulative, not in
     /// snapshots).
     pub floor: FloorReport,
+    /// The state and inputs of the last checkpoint ([`crate::Formulation::checkpoint`]).
+    saved: Option<Box<(SemiState, Vec<f64>)>>,
 }
 
 impl Semirecursive {
@@ -259,6 +261,7 @@ impl Semirecursive {
             assembly: AssemblyReport::default(),
             static_forces: vec![None; nc],
             floor: FloorReport::default(),
+            saved: None,
         };
         s.assemble()?;
         Ok(s)

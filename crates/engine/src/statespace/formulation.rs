@@ -3,7 +3,7 @@
 //! events that re-choose the partition; seed 001 Sect. 1).
 
 use super::{Chart, Counters, Partition, StateSpace};
-use crate::formulation::{from_bytes, to_bytes, Dims, Formulation, OdeSystem, Progress, StepCounters};
+use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
 use crate::integrators::{FloorReport, NewtonSettings, StepError, StepStats};
 use crate::settings::StateSpaceSettings;
@@ -34,13 +34,52 @@ pub struct StateSpaceSnapshot {
     pub counters: Counters,
 }
 
+/// [`StateSpaceSnapshot`] borrowed from the solver (the same bytes).
+#[derive(Serialize)]
+struct StateSpaceSnapshotView<'a> {
+    chart: &'a Chart,
+    partition: &'a Partition,
+    base: &'a MechState,
+    y: &'a [f64],
+    a: &'a [f64],
+    anchor: &'a [f64],
+    d_v: Columns<'a>,
+    d_vd: Columns<'a>,
+    jacobian_stale: bool,
+    h_next: f64,
+    kappa0: f64,
+    stale: bool,
+    counters: Counters,
+}
+
+/// A matrix serialized as the sequence of its entries column by column (as [`to_vec`]).
+struct Columns<'a>(&'a Mat<f64>);
+
+impl Serialize for Columns<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let m = self.0;
+        let mut seq = serializer.serialize_seq(Some(m.nrows() * m.ncols()))?;
+        for j in 0..m.ncols() {
+            for i in 0..m.nrows() {
+                seq.serialize_element(&m[(i, j)])?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// The entries of `m` column by column into `v` (storage reused).
+fn copy_columns(m: &Mat<f64>, v: &mut Vec<f64>) {
+    v.clear();
+    for j in 0..m.ncols() {
+        v.extend((0..m.nrows()).map(|i| m[(i, j)]));
+    }
+}
+
 fn to_vec(m: &Mat<f64>) -> Vec<f64> {
     let mut v = Vec::with_capacity(m.nrows() * m.ncols());
-    for j in 0..m.ncols() {
-        for i in 0..m.nrows() {
-            v.push(m[(i, j)]);
-        }
-    }
+    copy_columns(m, &mut v);
     v
 }
 
@@ -72,6 +111,44 @@ impl StateSpace {
         }
     }
 
+    /// The snapshot, borrowed (for serialization without copies).
+    fn snapshot_view(&self) -> StateSpaceSnapshotView<'_> {
+        StateSpaceSnapshotView {
+            chart: &self.chart,
+            partition: &self.red.partition,
+            base: &self.base,
+            y: &self.y,
+            a: &self.a,
+            anchor: self.red.anchor(),
+            d_v: Columns(&self.jac.d_v),
+            d_vd: Columns(&self.jac.d_vd),
+            jacobian_stale: self.jac.stale,
+            h_next: self.h_next,
+            kappa0: self.kappa0,
+            stale: self.stale,
+            counters: self.counters,
+        }
+    }
+
+    /// [`StateSpace::snapshot`] into `s`, reusing its storage (a checkpoint per step).
+    pub fn save_into(&self, s: &mut StateSpaceSnapshot) {
+        s.chart.reference.clone_from(&self.chart.reference);
+        s.partition.dependent.clone_from(&self.red.partition.dependent);
+        s.partition.independent.clone_from(&self.red.partition.independent);
+        s.base.clone_from(&self.base);
+        s.y.clone_from(&self.y);
+        s.a.clone_from(&self.a);
+        s.anchor.clear();
+        s.anchor.extend_from_slice(self.red.anchor());
+        copy_columns(&self.jac.d_v, &mut s.d_v);
+        copy_columns(&self.jac.d_vd, &mut s.d_vd);
+        s.jacobian_stale = self.jac.stale;
+        s.h_next = self.h_next;
+        s.kappa0 = self.kappa0;
+        s.stale = self.stale;
+        s.counters = self.counters;
+    }
+
     /// Restores a snapshot of a solver of the same mechanism; `current` is the state the
     /// simulation snapshot holds.
     pub fn restore(&mut self, current: &MechState, s: &StateSpaceSnapshot) -> Result<(), String> {
@@ -97,8 +174,15 @@ impl StateSpace {
         {
             return Err("the snapshot does not belong to this model's state-space solver".into());
         }
-        self.chart = s.chart.clone();
-        self.red.set_partition(s.partition.clone());
+        self.load(current, s);
+        Ok(())
+    }
+
+    /// Returns to a snapshot of this solver that fits (checked by [`StateSpace::restore`], or
+    /// saved by [`StateSpace::save_into`]), reusing the storage.
+    pub fn load(&mut self, current: &MechState, s: &StateSpaceSnapshot) {
+        self.chart.reference.clone_from(&s.chart.reference);
+        self.red.set_partition_from(&s.partition);
         self.red.set_anchor_to(&s.anchor);
         self.base.clone_from(&s.base);
         self.current.clone_from(current);
@@ -113,7 +197,6 @@ impl StateSpace {
         // `current` is exact; the reduced equations are evaluated again when needed.
         self.stale = s.stale;
         self.evaluated = false;
-        Ok(())
     }
 
     /// Inputs or parameters of the current point changed.
@@ -224,6 +307,9 @@ pub struct StateSpaceFormulation {
     settings: StateSpaceSettings,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
+    /// The last checkpoint ([`Formulation::checkpoint`]).
+    saved: Option<Box<Snapshot>>,
+    output_scratch: std::cell::RefCell<crate::index3::OutputScratch>,
 }
 
 /// The snapshot of [`StateSpaceFormulation`].
@@ -232,6 +318,14 @@ struct Snapshot {
     state: MechState,
     solver: StateSpaceSnapshot,
     inputs: Vec<f64>,
+}
+
+/// [`Snapshot`] borrowed from the formulation (the same bytes).
+#[derive(Serialize)]
+struct SnapshotView<'a> {
+    state: &'a MechState,
+    solver: StateSpaceSnapshotView<'a>,
+    inputs: &'a [f64],
 }
 
 impl StateSpaceFormulation {
@@ -243,7 +337,8 @@ impl StateSpaceFormulation {
         let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
         let solver = StateSpace::new(&mech, state, settings.method.get(), settings.control, &settings.newton)
             .map_err(|e| BuildError::Solver(format!("state-space formulation: {e}")))?;
-        Ok(StateSpaceFormulation { mech, solver, settings, assembly })
+        let output_scratch = crate::index3::OutputScratch::new(&mech);
+        Ok(StateSpaceFormulation { mech, solver, settings, assembly, saved: None, output_scratch })
     }
 
     /// The state-space solver (partition, charts, counters).
@@ -322,18 +417,45 @@ impl Formulation for StateSpaceFormulation {
         self.mech.quantity(q, self.solver.state())
     }
 
+    fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        crate::index3::mechanism_quantities(&self.mech, self.solver.state(), quantities, out, scratch);
+    }
+
     fn dims(&self) -> Dims {
         let m = &self.mech;
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         Dims { coordinates: nb, constraints: nc, unknowns: 6 * nb + nc }
     }
 
-    fn snapshot(&self) -> Vec<u8> {
-        to_bytes(&Snapshot {
-            state: self.solver.state().clone(),
-            solver: self.solver.snapshot(),
-            inputs: self.mech.inputs.clone(),
-        })
+    fn snapshot_into(&self, bytes: &mut Vec<u8>) {
+        let view =
+            SnapshotView { state: self.solver.state(), solver: self.solver.snapshot_view(), inputs: &self.mech.inputs };
+        to_bytes_into(&view, bytes);
+    }
+
+    fn checkpoint(&mut self) {
+        match &mut self.saved {
+            Some(saved) => {
+                saved.state.clone_from(self.solver.state());
+                self.solver.save_into(&mut saved.solver);
+                saved.inputs.copy_from_slice(&self.mech.inputs);
+            }
+            None => {
+                self.saved = Some(Box::new(Snapshot {
+                    state: self.solver.state().clone(),
+                    solver: self.solver.snapshot(),
+                    inputs: self.mech.inputs.clone(),
+                }))
+            }
+        }
+    }
+
+    fn rollback(&mut self) -> Result<(), String> {
+        let saved = self.saved.as_ref().ok_or("no checkpoint to return to")?;
+        self.solver.load(&saved.state, &saved.solver);
+        self.mech.inputs.copy_from_slice(&saved.inputs);
+        Ok(())
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {

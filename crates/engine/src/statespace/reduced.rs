@@ -120,13 +120,17 @@ impl Reduced {
     pub fn set_partition(&mut self, p: Partition) {
         assert_eq!(p.dependent.len(), self.m);
         assert_eq!(p.independent.len(), self.nd);
-        for (k, &j) in p.dependent.iter().enumerate() {
+        self.partition = p;
+        self.assign_roles();
+    }
+
+    fn assign_roles(&mut self) {
+        for (k, &j) in self.partition.dependent.iter().enumerate() {
             self.role[j] = Role::Dependent(k);
         }
-        for (c, &j) in p.independent.iter().enumerate() {
+        for (c, &j) in self.partition.independent.iter().enumerate() {
             self.role[j] = Role::Independent(c);
         }
-        self.partition = p;
     }
 
     /// The next position solves start from the current coordinates.
@@ -136,6 +140,15 @@ impl Reduced {
 
     pub fn anchor(&self) -> &[f64] {
         &self.anchor
+    }
+
+    /// [`Reduced::set_partition`] from a borrowed partition, reusing the storage.
+    pub fn set_partition_from(&mut self, p: &Partition) {
+        assert_eq!(p.dependent.len(), self.m);
+        assert_eq!(p.independent.len(), self.nd);
+        self.partition.dependent.clone_from(&p.dependent);
+        self.partition.independent.clone_from(&p.independent);
+        self.assign_roles();
     }
 
     pub fn set_anchor_to(&mut self, q: &[f64]) {

@@ -1,0 +1,201 @@
+//! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
+//! GetFloat64/GetReal of every output, SetFloat64/SetReal of the inputs and GetFMUState into
+//! an existing state, called through the exported C functions of the FMU library (linked
+//! into this test, so that a counting global allocator sees every allocation they make),
+//! for one model of each formulation and integrator family, FMI 3 and FMI 2. Counting starts
+//! after the first communication step: its calls size a few buffers on first use.
+
+use fmi_sys::{fmi2 as f2, fmi3 as f3};
+use mbfmu::fmi::{fmi2, fmi3};
+use mbfmu_model::catalog;
+use mbfmu_model::variables::{Causality, VarType};
+use mbfmu_model::Model;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::ffi::CString;
+
+/// Counts the allocations of the calling thread (tests run in parallel threads).
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// A model with the solver settings to run it with (name, FMI 3 Int64 value).
+struct Case {
+    model: &'static str,
+    settings: &'static [(&'static str, i64)],
+}
+
+const CASES: &[Case] = &[
+    // Index-3, half-implicit; reaction-force outputs.
+    Case { model: "DoublePendulum", settings: &[] },
+    // Index-3 with a Real input.
+    Case { model: "FourLink", settings: &[] },
+    // Index-3 with an integrator of the residual-form suite (history of previous states).
+    Case { model: "FourLink", settings: &[("solver.method", 8)] },
+    // Friction force outputs.
+    Case { model: "SliderCrankFriction", settings: &[] },
+    // State-space formulation.
+    Case { model: "FourLinkStateSpace", settings: &[] },
+    // Semirecursive, double-step and penalty, with the hydraulic circuit and a Real input.
+    Case { model: "HydraulicFourBar", settings: &[("solver.formulation", 2)] },
+    Case { model: "HydraulicFourBar", settings: &[("solver.formulation", 3)] },
+];
+
+/// Value references of the Real outputs and inputs (with their start values).
+fn variables(model: &Model) -> (Vec<u32>, Vec<(u32, f64)>) {
+    let reals =
+        |c: Causality| model.interface.variables.iter().filter(move |v| v.causality == c && v.ty == VarType::Real);
+    let outputs = reals(Causality::Output).map(|v| v.value_reference).collect();
+    let inputs = reals(Causality::Input)
+        .map(|v| {
+            let start = match v.start {
+                Some(mbfmu_model::variables::Start::Real(x)) => x,
+                _ => 0.0,
+            };
+            (v.value_reference, start)
+        })
+        .collect();
+    (outputs, inputs)
+}
+
+const STEPS: usize = 200;
+const H: f64 = 1e-3;
+
+#[test]
+fn fmi3_calls_of_a_running_instance_allocate_nothing() {
+    for case in CASES {
+        let entry = catalog::find(case.model).expect("catalog model");
+        let model = Model::from_catalog(entry).expect("catalog models build");
+        let (outputs, inputs) = variables(&model);
+        let (name, token) = (CString::new(case.model).unwrap(), CString::new(entry.token).unwrap());
+        unsafe {
+            let c = fmi3::fmi3InstantiateCoSimulation(
+                name.as_ptr(),
+                token.as_ptr(),
+                std::ptr::null(),
+                false,
+                false,
+                false,
+                false,
+                std::ptr::null(),
+                0,
+                std::ptr::null_mut(),
+                None,
+                None,
+            );
+            assert!(!c.is_null());
+            for &(setting, value) in case.settings {
+                let vr = model.interface.by_name(setting).expect("setting").value_reference;
+                assert_eq!(fmi3::fmi3SetInt64(c, &vr, 1, &value, 1), f3::fmi3Status_fmi3OK);
+            }
+            assert_eq!(fmi3::fmi3EnterInitializationMode(c, false, 0.0, 0.0, true, 1.0), f3::fmi3Status_fmi3OK);
+            assert!(fmi3::fmi3ExitInitializationMode(c) <= f3::fmi3Status_fmi3Warning);
+            let mut state: f3::fmi3FMUState = std::ptr::null_mut();
+            assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
+            let mut values = vec![0.0; outputs.len()];
+            let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+
+            let mut before = allocations();
+            for i in 0..STEPS {
+                if i == 1 {
+                    before = allocations();
+                }
+                for &(vr, start) in &inputs {
+                    assert_eq!(fmi3::fmi3SetFloat64(c, &vr, 1, &start, 1), f3::fmi3Status_fmi3OK);
+                }
+                let status =
+                    fmi3::fmi3DoStep(c, i as f64 * H, H, true, &mut event, &mut terminate, &mut early, &mut last);
+                assert_eq!(status, f3::fmi3Status_fmi3OK, "{}: step {i}", case.model);
+                let s = fmi3::fmi3GetFloat64(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr(), values.len());
+                assert_eq!(s, f3::fmi3Status_fmi3OK);
+                if i % 50 == 1 {
+                    assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
+                }
+            }
+            let made = allocations() - before;
+            assert!(values.iter().all(|x| x.is_finite()), "{}: outputs {values:?}", case.model);
+            assert_eq!(made, 0, "{} {:?}: {made} allocations in {STEPS} FMI 3 steps", case.model, case.settings);
+
+            assert_eq!(fmi3::fmi3FreeFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
+            fmi3::fmi3FreeInstance(c);
+        }
+    }
+}
+
+#[test]
+fn fmi2_calls_of_a_running_instance_allocate_nothing() {
+    let callbacks = f2::fmi2CallbackFunctions {
+        logger: None,
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut(),
+    };
+    for case in CASES.iter().filter(|c| c.settings.is_empty()) {
+        let entry = catalog::find(case.model).expect("catalog model");
+        let model = Model::from_catalog(entry).expect("catalog models build");
+        let (outputs, inputs) = variables(&model);
+        let (name, token) = (CString::new(case.model).unwrap(), CString::new(entry.token).unwrap());
+        unsafe {
+            let c = fmi2::fmi2Instantiate(
+                name.as_ptr(),
+                f2::fmi2Type_fmi2CoSimulation,
+                token.as_ptr(),
+                std::ptr::null(),
+                &callbacks,
+                0,
+                0,
+            );
+            assert!(!c.is_null());
+            assert_eq!(fmi2::fmi2SetupExperiment(c, 0, 0.0, 0.0, 1, 1.0), f2::fmi2Status_fmi2OK);
+            assert_eq!(fmi2::fmi2EnterInitializationMode(c), f2::fmi2Status_fmi2OK);
+            assert!(fmi2::fmi2ExitInitializationMode(c) <= f2::fmi2Status_fmi2Warning);
+            let mut state: f2::fmi2FMUstate = std::ptr::null_mut();
+            assert_eq!(fmi2::fmi2GetFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
+            let mut values = vec![0.0; outputs.len()];
+
+            let mut before = allocations();
+            for i in 0..STEPS {
+                if i == 1 {
+                    before = allocations();
+                }
+                for &(vr, start) in &inputs {
+                    assert_eq!(fmi2::fmi2SetReal(c, &vr, 1, &start), f2::fmi2Status_fmi2OK);
+                }
+                assert_eq!(fmi2::fmi2DoStep(c, i as f64 * H, H, 1), f2::fmi2Status_fmi2OK, "{}: step {i}", case.model);
+                assert_eq!(fmi2::fmi2GetReal(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr()), 0);
+                if i % 50 == 1 {
+                    assert_eq!(fmi2::fmi2GetFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
+                }
+            }
+            let made = allocations() - before;
+            assert_eq!(made, 0, "{}: {made} allocations in {STEPS} FMI 2 steps", case.model);
+
+            assert_eq!(fmi2::fmi2FreeFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
+            fmi2::fmi2FreeInstance(c);
+        }
+    }
+}
