@@ -15,9 +15,9 @@ STATS = ("min", "max", "mean", "final")
 
 def format_float(x):
     """The shortest representation that reads back as x, positional from 1e-5 to 1e16 and in
-    exponent form outside (0, 8, 0.07, 1e-10, 6.02e23), like the Rust command's CSV."""
+    exponent form outside (0, -0, 8, 0.07, 1e-10, 6.02e23), like the Rust command's CSV."""
     if x == 0.0:
-        return "0"
+        return "-0" if str(x).startswith("-") else "0"
     if x != x:
         return "NaN"
     if x in (float("inf"), float("-inf")):

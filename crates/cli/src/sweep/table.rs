@@ -123,6 +123,16 @@ pub fn series(time_name: &str, outputs: &[&Variable], results: &[RunResult]) -> 
     Table { names, columns: all, rows }
 }
 
+/// The shortest text that reads back as x, with the sign of a negative zero kept (a value of
+/// -0.0 is the FMU's, and the CSV table holds the same bits as the Parquet one).
+fn number(x: f64) -> String {
+    if x == 0.0 && x.is_sign_negative() {
+        "-0".to_string()
+    } else {
+        format_float(x)
+    }
+}
+
 /// RFC 4180 CSV with a header; floats in their shortest round-trip form, missing cells empty.
 fn write_csv(file: File, table: &Table) -> Result<()> {
     let mut out = ::csv::Writer::from_writer(std::io::BufWriter::new(file));
@@ -133,7 +143,7 @@ fn write_csv(file: File, table: &Table) -> Result<()> {
         cells.extend(table.columns.iter().map(|column| match column {
             Column::Int(v) => v[i].to_string(),
             Column::Real { present: Some(p), .. } if !p[i] => String::new(),
-            Column::Real { values, .. } => format_float(values[i]),
+            Column::Real { values, .. } => number(values[i]),
             Column::Text(v) => v[i].clone(),
         }));
         out.write_record(&cells).context("CSV")?;
