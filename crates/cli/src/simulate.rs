@@ -72,7 +72,7 @@ pub(crate) fn parse_value(info: &ModelInfo, var: &Variable, text: &str, origin: 
 }
 
 /// Representable values of an integer type (UInt64 is limited to what i64 holds).
-fn integer_range(ty: VarType) -> (i64, i64) {
+pub(crate) fn integer_range(ty: VarType) -> (i64, i64) {
     match ty {
         VarType::Int8 => (i8::MIN.into(), i8::MAX.into()),
         VarType::Int16 => (i16::MIN.into(), i16::MAX.into()),
