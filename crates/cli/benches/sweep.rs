@@ -12,7 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 const RUNS: &str = "1000";
-const REPEATS: usize = 3;
+const REPEATS: usize = 5;
 const MODELS: [(&str, &str); 2] =
     [("DoublePendulum", "bar2.mass=30:50"), ("HydraulicFourBar", "oil_bulk_modulus=1e9:2e9")];
 
@@ -44,6 +44,7 @@ fn main() {
     let table = dir.path().join("bench.parquet");
     let table = table.to_str().unwrap();
     let python = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python");
+    println!("load average (1, 5, 15 min) at the start: {}", load_average());
     println!("sweep throughput: {RUNS} runs of 0.2 s (20 communication steps), FMI 3.0, best of {REPEATS}");
     println!(
         "{:<18} {:>12} {:>12} {:>11} {:>13} {:>16}",
@@ -73,8 +74,16 @@ fn main() {
             100.0 * two / (2.0 * one)
         );
     }
+    println!("load average (1, 5, 15 min) at the end: {}", load_average());
     println!("efficiency: runs/s with 2 threads / (2 x runs/s with 1 thread); ideal 100% (needs 2 idle cores)");
     println!("Dask overhead: 2 workers' time per run minus 1 thread's time per run (FMPy calls from Python, tasks)");
+}
+
+/// The machine's load: on a shared machine the thread-scaling figures mean little when it
+/// exceeds the idle cores.
+fn load_average() -> String {
+    let text = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    text.split_whitespace().take(3).collect::<Vec<_>>().join(", ")
 }
 
 /// Runs/s of the same sweep through python/mbfmu_sweep on 2 local worker processes (cluster
