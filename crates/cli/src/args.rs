@@ -51,6 +51,22 @@ pub enum Command {
         fails (Discard, Error), the CSV keeps the rows up to the last completed communication\n\
         point, the error names the time reached, and the exit status is 1.")]
     Simulate(SimulateArgs),
+    /// Run many simulations of one FMU over parameter sets, in parallel, into one table
+    #[command(long_about = "Run many simulations of one FMU over parameter sets, in parallel, into one table.\n\n\
+        The parameter sets come from a CSV file (--parameters), a full grid (--grid, repeatable)\n\
+        or random samples (--samples with --uniform / --normal and --seed). Every run is a new\n\
+        instance, simulated as `mbfmu simulate` does (same time grid and calls) on --jobs threads.\n\
+        Names, values (within the variables' min and max) and output paths are checked before\n\
+        any run starts.\n\n\
+        The table (Parquet or CSV, by --output's extension) has one row per run, in parameter-set\n\
+        order: run (the set's index from 0), the parameters, status (ok, terminated, discard,\n\
+        error, fatal), message (why a run failed), end_time (the last communication point\n\
+        reached), and for every output <name>:min, <name>:max, <name>:mean (over the\n\
+        communication points, start included) and <name>:final (at end_time); these are empty\n\
+        for a run that failed. --series writes every run's time series as well.\n\n\
+        A failed run does not stop the sweep. Ctrl-C stops it: runs under way are abandoned, the\n\
+        finished ones are written, and the exit status is 130.")]
+    Sweep(SweepArgs),
     /// Show an FMU's interface: default experiment, parameters, inputs, outputs
     Info(InfoArgs),
     /// List the built-in models that `package` turns into FMUs
@@ -105,24 +121,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u8).range(2..=3))]
     pub fmi: Option<u8>,
 
-    /// Start time [s]. Default: the FMU's DefaultExperiment startTime, else 0
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
-    pub start_time: Option<f64>,
-
-    /// Stop time [s]. Default: the FMU's DefaultExperiment stopTime, else start time + 1
-    #[arg(long, value_name = "T", allow_negative_numbers = true)]
-    pub stop_time: Option<f64>,
-
-    /// Communication step size [s]: the FMU is advanced and its outputs are recorded every H
-    /// seconds (a last, shorter step ends exactly at the stop time). Default: the FMU's
-    /// DefaultExperiment stepSize, else (stop - start) / 500
-    #[arg(long, value_name = "H", allow_negative_numbers = true)]
-    pub step: Option<f64>,
-
-    /// Relative tolerance handed to the FMU at initialization (FMUs with a fixed-step solver may
-    /// ignore it). Default: the FMU's DefaultExperiment tolerance, else none
-    #[arg(long, value_name = "TOL")]
-    pub tolerance: Option<f64>,
+    #[command(flatten)]
+    pub experiment: ExperimentArgs,
 
     /// Set a parameter or input before initialization (repeatable). Reals take a number in the
     /// variable's unit, Integers an integer, Booleans true/false/1/0, Enumerations an item name
@@ -169,6 +169,99 @@ pub struct SimulateArgs {
     /// Print neither progress nor the summary (errors and FMU warnings are still printed)
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The .fmu archive (FMI 2.0 or 3.0, co-simulation), or the name of a built-in model
+    /// (`mbfmu list`), whose FMU is taken from ./fmus or packaged on the fly
+    #[arg(value_name = "FMU")]
+    pub fmu: PathBuf,
+
+    /// FMI version of a built-in model named instead of an archive: 3 (default) or 2
+    #[arg(long, value_name = "VERSION", value_parser = clap::value_parser!(u8).range(2..=3))]
+    pub fmi: Option<u8>,
+
+    #[command(flatten)]
+    pub experiment: ExperimentArgs,
+
+    /// Parameter sets from a CSV file: a header of variable names and one row per run.
+    /// Cells take what --set takes (numbers, true/false, enumeration item names)
+    #[arg(long, value_name = "FILE.csv", conflicts_with_all = ["grid", "samples"])]
+    pub parameters: Option<PathBuf>,
+
+    /// A parameter's values on an evenly spaced grid from START to STOP (COUNT values, both
+    /// ends included). Repeatable: the runs are every combination, the first --grid varying
+    /// slowest
+    #[arg(long, value_name = "NAME=START:STOP:COUNT", value_parser = parse_assignment, conflicts_with = "samples")]
+    pub grid: Vec<(String, String)>,
+
+    /// Number of random parameter sets, drawn from the --uniform and --normal distributions
+    #[arg(long, value_name = "N")]
+    pub samples: Option<usize>,
+
+    /// With --samples: draw a parameter uniformly from [LOW, HIGH) (repeatable)
+    #[arg(long, value_name = "NAME=LOW:HIGH", value_parser = parse_assignment, requires = "samples")]
+    pub uniform: Vec<(String, String)>,
+
+    /// With --samples: draw a parameter from a normal distribution (repeatable); every drawn
+    /// value must lie within the parameter's min and max
+    #[arg(long, value_name = "NAME=MEAN:SD", value_parser = parse_assignment, requires = "samples")]
+    pub normal: Vec<(String, String)>,
+
+    /// Seed of the random samples: the same seed gives the same parameter sets
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+
+    /// Set a parameter to the same value in every run (repeatable), as `simulate --set` does
+    #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
+    pub set: Vec<(String, String)>,
+
+    /// Comma-separated output variables to summarize (repeatable). Default: every variable
+    /// with causality "output" that is a numeric scalar
+    #[arg(long, value_name = "A,B,...")]
+    pub outputs: Vec<String>,
+
+    /// Results table to write: FILE.parquet or FILE.csv (repeatable, to write both).
+    /// Default: <modelName>_sweep.parquet in the current directory
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Vec<PathBuf>,
+
+    /// Also write every run's time series as one long table (FILE.parquet or FILE.csv):
+    /// run, time, then the outputs, one row per run and communication point
+    #[arg(long, value_name = "FILE")]
+    pub series: Option<PathBuf>,
+
+    /// Runs simulated at once, each on its own thread. Default: the number of cores
+    #[arg(long, short, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub jobs: Option<u32>,
+
+    /// Print neither progress nor the summary (errors are still printed)
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// The time grid and tolerance of a run (simulate and sweep).
+#[derive(Args, Debug)]
+pub struct ExperimentArgs {
+    /// Start time [s]. Default: the FMU's DefaultExperiment startTime, else 0
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub start_time: Option<f64>,
+
+    /// Stop time [s]. Default: the FMU's DefaultExperiment stopTime, else start time + 1
+    #[arg(long, value_name = "T", allow_negative_numbers = true)]
+    pub stop_time: Option<f64>,
+
+    /// Communication step size [s]: the FMU is advanced and its outputs are recorded every H
+    /// seconds (a last, shorter step ends exactly at the stop time). Default: the FMU's
+    /// DefaultExperiment stepSize, else (stop - start) / 500
+    #[arg(long, value_name = "H", allow_negative_numbers = true)]
+    pub step: Option<f64>,
+
+    /// Relative tolerance handed to the FMU at initialization (FMUs with a fixed-step solver may
+    /// ignore it). Default: the FMU's DefaultExperiment tolerance, else none
+    #[arg(long, value_name = "TOL")]
+    pub tolerance: Option<f64>,
 }
 
 #[derive(Args, Debug)]

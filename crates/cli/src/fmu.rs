@@ -12,6 +12,7 @@ use fmi::traits::FmiImport;
 use std::ffi::CString;
 use std::io::Read;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A value given on the command line, already converted to the variable's kind.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,6 +89,25 @@ pub fn peek(path: &Path) -> Result<ModelInfo> {
 
 /// Loads the FMU's binary and instantiates it for co-simulation.
 pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slave>> {
+    let fmu = load(path, info)?;
+    fmu.instantiate(info, &fmu.identifier, debug_logging)
+}
+
+/// An unpacked co-simulation FMU from which instances are created (on any thread): a sweep
+/// unpacks and loads the archive once, not once per run.
+pub struct Fmu {
+    import: Import,
+    identifier: String,
+    path: std::path::PathBuf,
+}
+
+enum Import {
+    V2(Arc<Fmi2Import>),
+    V3(Arc<Fmi3Import>),
+}
+
+/// Unpacks the archive and checks that it has a co-simulation binary for this platform.
+pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
     let identifier = info.cs_identifier.as_deref().ok_or_else(|| {
         let kinds: Vec<&str> =
             [(info.has_model_exchange, "Model Exchange"), (info.has_scheduled_execution, "Scheduled Execution")]
@@ -95,7 +115,7 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
                 .filter_map(|(has, name)| has.then_some(name))
                 .collect();
         Error::msg(format!(
-            "{} is not a co-simulation FMU (it offers {}); mbfmu simulate runs co-simulation FMUs only",
+            "{} is not a co-simulation FMU (it offers {}); mbfmu runs co-simulation FMUs only",
             path.display(),
             if kinds.is_empty() { "no interface".to_string() } else { kinds.join(" and ") }
         ))
@@ -103,30 +123,50 @@ pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result
     let load_error = |e: fmi::Error| Error::msg(format!("cannot load {}: {e}", path.display()));
     let dir = unpack(path)?;
     let identity = identity_xml(info, identifier);
-    let slave: Box<dyn Slave> = match info.version {
+    let import = match info.version {
         FmiVersion::V2 => {
             let import = Fmi2Import::new(dir, &identity).map_err(load_error)?;
             check_binary(&import, identifier)?;
-            let mut instance =
-                import.instantiate_cs(identifier, false, debug_logging).map_err(|e| instantiation_error(e, path))?;
-            if let Some(categories) = logging_categories(info, debug_logging) {
-                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi2SetDebugLogging", e))?;
-            }
-            Box::new(Fmi2Slave { instance, _import: import })
+            Import::V2(Arc::new(import))
         }
         FmiVersion::V3 => {
             let import = Fmi3Import::new(dir, &identity).map_err(load_error)?;
             check_binary(&import, identifier)?;
-            let mut instance = import
-                .instantiate_cs(identifier, false, debug_logging, false, false, &[])
-                .map_err(|e| instantiation_error(e, path))?;
-            if let Some(categories) = logging_categories(info, debug_logging) {
-                instance.set_debug_logging(true, &categories).map_err(|e| status_error("fmi3SetDebugLogging", e))?;
-            }
-            Box::new(Fmi3Slave { instance, _import: import })
+            Import::V3(Arc::new(import))
         }
     };
-    Ok(slave)
+    Ok(Fmu { import, identifier: identifier.to_string(), path: path.to_path_buf() })
+}
+
+impl Fmu {
+    /// A new instance named `name` (the name FMI 2 log messages carry).
+    pub fn instantiate(&self, info: &ModelInfo, name: &str, debug_logging: bool) -> Result<Box<dyn Slave>> {
+        let path = &self.path;
+        let slave: Box<dyn Slave> = match &self.import {
+            Import::V2(import) => {
+                let mut instance =
+                    import.instantiate_cs(name, false, debug_logging).map_err(|e| instantiation_error(e, path))?;
+                if let Some(categories) = logging_categories(info, debug_logging) {
+                    instance
+                        .set_debug_logging(true, &categories)
+                        .map_err(|e| status_error("fmi2SetDebugLogging", e))?;
+                }
+                Box::new(Fmi2Slave { instance, _import: Arc::clone(import) })
+            }
+            Import::V3(import) => {
+                let mut instance = import
+                    .instantiate_cs(name, false, debug_logging, false, false, &[])
+                    .map_err(|e| instantiation_error(e, path))?;
+                if let Some(categories) = logging_categories(info, debug_logging) {
+                    instance
+                        .set_debug_logging(true, &categories)
+                        .map_err(|e| status_error("fmi3SetDebugLogging", e))?;
+                }
+                Box::new(Fmi3Slave { instance, _import: Arc::clone(import) })
+            }
+        };
+        Ok(slave)
+    }
 }
 
 /// The log categories to switch on: all with --debug-logging (an empty list means all),
@@ -210,7 +250,7 @@ fn cstring(s: &str) -> Result<CString> {
 struct Fmi2Slave {
     // Field order = drop order: free the instance before the import deletes the unpacked files.
     instance: Fmi2Instance,
-    _import: Fmi2Import,
+    _import: Arc<Fmi2Import>,
 }
 
 impl Slave for Fmi2Slave {
@@ -307,7 +347,7 @@ fn fmi2_type(ty: VarType) -> &'static str {
 
 struct Fmi3Slave {
     instance: Fmi3Instance,
-    _import: Fmi3Import,
+    _import: Arc<Fmi3Import>,
 }
 
 /// One `fmi3Get<Type>` call converted to f64 columns.

@@ -4,10 +4,26 @@
 
 use indicatif::ProgressBar;
 use log::{Level, LevelFilter, Log, Metadata, Record};
+use std::cell::RefCell;
 use std::sync::Mutex;
 
 /// The progress bar being drawn, if any: log lines are printed above it.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+thread_local! {
+    /// Lines this thread logs while a capture is on (a sweep's run keeps its FMU's messages).
+    static CAPTURED: RefCell<Option<Vec<String>>> = const { RefCell::new(None) };
+}
+
+/// From now on, keep the lines this thread logs instead of printing them.
+pub fn begin_capture() {
+    CAPTURED.with(|c| *c.borrow_mut() = Some(Vec::new()));
+}
+
+/// Ends the capture and returns the lines kept since `begin_capture`.
+pub fn end_capture() -> Vec<String> {
+    CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default()
+}
 
 struct StderrLogger;
 
@@ -36,7 +52,16 @@ impl Log for StderrLogger {
         } else {
             return;
         };
-        print_line(&line);
+        let unkept = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+            Some(lines) => {
+                lines.push(line);
+                None
+            }
+            None => Some(line),
+        });
+        if let Some(line) = unkept {
+            print_line(&line);
+        }
     }
 
     fn flush(&self) {}

@@ -16,6 +16,8 @@ mod package;
 mod plot;
 mod progress;
 mod simulate;
+mod stepping;
+mod sweep;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Package(a) => package::run(a),
         Command::Simulate(a) => simulate::run(a),
+        Command::Sweep(a) => sweep::run(a),
         Command::Info(a) => info::info(a),
         Command::List => info::list(),
         Command::Docs(a) => docs::run(a),

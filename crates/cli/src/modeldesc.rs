@@ -135,6 +135,9 @@ pub struct Variable {
     pub unit: Option<String>,
     pub declared_type: Option<String>,
     pub start: Option<String>,
+    /// Bounds of the value (the variable's, else its declared type's), for numeric variables.
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     /// FMI 3 arrays (a `<Dimension>` child): the CLI handles scalars only.
     pub is_array: bool,
 }
@@ -161,6 +164,8 @@ impl Variable {
 #[derive(Clone, Debug, Default)]
 pub struct TypeDef {
     pub unit: Option<String>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
     pub items: Vec<EnumItem>,
 }
 
@@ -275,6 +280,12 @@ fn number(attrs: &HashMap<String, String>, key: &str) -> Result<Option<f64>> {
         .transpose()
 }
 
+/// A min or max attribute; one that is not a number is ignored (it bounds nothing the CLI
+/// can check) rather than making the whole FMU unreadable.
+fn bound(attrs: &HashMap<String, String>, key: &str) -> Option<f64> {
+    attrs.get(key).and_then(|s| s.trim().parse::<f64>().ok())
+}
+
 /// Parses modelDescription.xml (FMI 2.0 or 3.0).
 pub fn parse(xml: &str) -> Result<ModelInfo> {
     parse_inner(xml).map_err(|e| e.context("cannot read modelDescription.xml"))
@@ -383,12 +394,19 @@ fn read_element(
         (Some("TypeDefinitions"), Some("SimpleType"), _) => {
             if let Some(t) = current_type.as_ref().and_then(|t| info.types.get_mut(t)) {
                 t.unit = attrs.get("unit").cloned();
+                (t.min, t.max) = (bound(attrs, "min"), bound(attrs, "max"));
             }
         }
         // FMI 3: <Float64Type name=.. unit=..>, <EnumerationType name=..><Item/></EnumerationType>.
         (_, Some("TypeDefinitions"), _) => {
             let type_name = attrs.get("name").cloned().unwrap_or_default();
-            info.types.insert(type_name.clone(), TypeDef { unit: attrs.get("unit").cloned(), items: Vec::new() });
+            let def = TypeDef {
+                unit: attrs.get("unit").cloned(),
+                min: bound(attrs, "min"),
+                max: bound(attrs, "max"),
+                items: Vec::new(),
+            };
+            info.types.insert(type_name.clone(), def);
             *current_type = Some(type_name);
         }
         (_, Some("Enumeration") | Some("EnumerationType"), "Item") => {
@@ -420,6 +438,7 @@ fn read_element(
             var.declared_type = attrs.get("declaredType").cloned();
             var.unit = attrs.get("unit").cloned();
             var.start = attrs.get("start").cloned();
+            (var.min, var.max) = (bound(attrs, "min"), bound(attrs, "max"));
             if var.variability.is_empty() {
                 var.variability = default_variability(var.ty).into();
             }
@@ -431,12 +450,12 @@ fn read_element(
         }
         _ => {}
     }
-    // A variable's unit defaults to its declared type's; FMI 2 types precede the variables.
+    // A variable's unit and bounds default to its declared type's; types precede the variables.
     if let Some(var) = info.variables.last_mut() {
-        if var.unit.is_none() {
-            if let Some(t) = var.declared_type.as_ref().and_then(|t| info.types.get(t)) {
-                var.unit = t.unit.clone();
-            }
+        if let Some(t) = var.declared_type.as_ref().and_then(|t| info.types.get(t)) {
+            var.unit = var.unit.take().or_else(|| t.unit.clone());
+            var.min = var.min.or(t.min);
+            var.max = var.max.or(t.max);
         }
     }
     Ok(())
@@ -477,6 +496,8 @@ fn new_variable(attrs: &HashMap<String, String>, ty: VarType, version: FmiVersio
         unit: attrs.get("unit").cloned(),
         declared_type: attrs.get("declaredType").cloned(),
         start: attrs.get("start").cloned(),
+        min: bound(attrs, "min"),
+        max: bound(attrs, "max"),
         is_array: false,
     })
 }
@@ -489,7 +510,7 @@ mod tests {
 <fmiModelDescription fmiVersion="2.0" modelName="M" guid="{x}">
   <CoSimulation modelIdentifier="M_id"/>
   <TypeDefinitions>
-    <SimpleType name="Length"><Real unit="m"/></SimpleType>
+    <SimpleType name="Length"><Real unit="m" min="0"/></SimpleType>
     <SimpleType name="Method"><Enumeration><Item name="a" value="1"/><Item name="b" value="2"/></Enumeration></SimpleType>
   </TypeDefinitions>
   <LogCategories><Category name="logStatusError"/><Category name="logAll"/></LogCategories>
@@ -499,6 +520,7 @@ mod tests {
     <ScalarVariable name="m" valueReference="1" causality="parameter" variability="fixed"><Enumeration declaredType="Method" start="1"/></ScalarVariable>
     <ScalarVariable name="x" valueReference="2" causality="output"><Real declaredType="Length"/></ScalarVariable>
     <ScalarVariable name="n" valueReference="3" causality="output"><Integer/></ScalarVariable>
+    <ScalarVariable name="k" valueReference="4" causality="parameter"><Real declaredType="Length" start="1" min="0.5" max="2"/></ScalarVariable>
   </ModelVariables>
   <ModelStructure/>
 </fmiModelDescription>"#;
@@ -518,6 +540,9 @@ mod tests {
         assert_eq!(e.ty, VarType::Enumeration);
         let items: Vec<_> = m.enum_items(e).iter().map(|i| (i.name.as_str(), i.value)).collect();
         assert_eq!(items, [("a", 1), ("b", 2)]);
+        assert_eq!((x.min, x.max), (Some(0.0), None), "bounds of the declared type");
+        let k = m.variable("k").unwrap();
+        assert_eq!((k.min, k.max), (Some(0.5), Some(2.0)), "the variable's own bounds win");
         assert_eq!(m.outputs().count(), 2);
         assert!(m.variable("time").unwrap().settable().is_err());
         assert!(e.settable().is_ok());
@@ -532,6 +557,7 @@ mod tests {
     <Float64 name="time" valueReference="0" causality="independent" variability="continuous"/>
     <Float64 name="v" valueReference="1" causality="output" declaredType="V"/>
     <Enumeration name="e" valueReference="2" causality="parameter" variability="fixed" declaredType="E" start="3"/>
+    <Int32 name="i" valueReference="4" causality="parameter" variability="fixed" start="3" min="1" max="x"/>
     <Float64 name="arr" valueReference="3" causality="output"><Dimension start="2"/></Float64>
   </ModelVariables>
 </fmiModelDescription>"#;
@@ -541,6 +567,8 @@ mod tests {
         assert_eq!(m.variable("v").unwrap().unit.as_deref(), Some("m/s"));
         assert_eq!(m.enum_items(m.variable("e").unwrap())[0].value, 3);
         assert!(m.variable("arr").unwrap().is_array);
+        let i = m.variable("i").unwrap();
+        assert_eq!((i.min, i.max), (Some(1.0), None), "a bound that is not a number bounds nothing");
         assert!(!m.variable("v").unwrap().is_array);
     }
 

@@ -3,92 +3,21 @@
 use crate::args::{split_names, SimulateArgs};
 use crate::csv::{format_float, CsvWriter};
 use crate::error::{Error, Result};
-use crate::fmu::{self, read_groups, StepOutcome, Value};
+use crate::fmu::{self, read_groups, Value};
 use crate::inputs::InputTable;
 use crate::modeldesc::{Causality, ModelInfo, VarType, Variable};
 use crate::plot;
 use crate::progress::Progress;
+use crate::stepping::{step_failure, step_through, termination_note, Ending};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// More communication steps than this is almost certainly a typo in --step.
-const MAX_STEPS: f64 = 1e9;
 /// Outputs plotted when --plot-vars is not given.
 const DEFAULT_PLOT_VARS: usize = 4;
 
-/// The communication grid: t_i = start + i * step, the last point exactly at stop.
-#[derive(Debug, PartialEq)]
-pub struct Grid {
-    pub start: f64,
-    pub stop: f64,
-    pub step: f64,
-    pub steps: u64,
-    /// Decimal places to which grid times are rounded (None: no rounding).
-    decimals: Option<i32>,
-}
-
-impl Grid {
-    pub fn new(start: f64, stop: f64, step: f64) -> Result<Grid> {
-        for (name, v) in [("start time", start), ("stop time", stop), ("step", step)] {
-            if !v.is_finite() {
-                return Err(Error::msg(format!("the {name} must be a finite number, got {v}")));
-            }
-        }
-        if stop <= start {
-            return Err(Error::msg(format!("the stop time ({stop}) must be greater than the start time ({start})")));
-        }
-        if step <= 0.0 {
-            return Err(Error::msg(format!("the communication step must be positive, got {step}")));
-        }
-        let ratio = (stop - start) / step;
-        if ratio > MAX_STEPS {
-            return Err(Error::msg(format!(
-                "{ratio:.3e} communication steps of {step} from {start} to {stop} are too many; use a larger --step"
-            )));
-        }
-        // A ratio within rounding of an integer is that integer: 8 / 0.01 is 800 steps, not 801.
-        let nearest = ratio.round();
-        let steps = if (ratio - nearest).abs() <= 1e-9 * nearest.max(1.0) { nearest } else { ratio.ceil() };
-        let decimals = match (decimal_places(start), decimal_places(step)) {
-            (Some(a), Some(b)) => Some(a.max(b)),
-            _ => None,
-        };
-        Ok(Grid { start, stop, step, steps: steps.max(1.0) as u64, decimals })
-    }
-
-    /// Communication point i. Rounded to the decimals of start and step so that the times the
-    /// FMU receives and the CSV shows are the decimal numbers a user expects (0.3, not
-    /// 0.30000000000000004).
-    pub fn time(&self, i: u64) -> f64 {
-        if i >= self.steps {
-            return self.stop;
-        }
-        let t = self.start + i as f64 * self.step;
-        match self.decimals {
-            Some(d) => {
-                let scale = 10f64.powi(d);
-                let scaled = t * scale;
-                if scaled.abs() < 2f64.powi(52) {
-                    scaled.round() / scale
-                } else {
-                    t
-                }
-            }
-            None => t,
-        }
-    }
-}
-
-/// Number of decimal places of x's shortest representation, if it has few enough to matter.
-fn decimal_places(x: f64) -> Option<i32> {
-    let s = format!("{x}");
-    let places = s.split_once('.').map_or(0, |(_, frac)| frac.len() as i32);
-    (places <= 15).then_some(places)
-}
-
-/// Converts a --set value to the variable's type.
-fn parse_value(info: &ModelInfo, var: &Variable, text: &str) -> Result<Value> {
-    let bad = |what: &str| Error::msg(format!("--set {}={text}: {} expects {what}", var.name, var.name));
+/// Converts a value given as text (`origin`: where, e.g. "--set") to the variable's type.
+pub(crate) fn parse_value(info: &ModelInfo, var: &Variable, text: &str, origin: &str) -> Result<Value> {
+    let bad = |what: &str| Error::msg(format!("{origin} {}={text}: {} expects {what}", var.name, var.name));
     let trimmed = text.trim();
     match var.ty {
         VarType::Float64 | VarType::Float32 => trimmed.parse::<f64>().map(Value::Real).map_err(|_| bad("a number")),
@@ -110,13 +39,13 @@ fn parse_value(info: &ModelInfo, var: &Variable, text: &str) -> Result<Value> {
             match trimmed.parse::<i64>() {
                 Ok(n) if items.is_empty() || items.iter().any(|i| i.value == n) => Ok(Value::Int(n)),
                 Ok(n) => Err(Error::msg(format!(
-                    "--set {}={text}: {n} is not an item of {}; items: {}",
+                    "{origin} {}={text}: {n} is not an item of {}; items: {}",
                     var.name,
                     var.name,
                     listing()
                 ))),
                 Err(_) => Err(Error::msg(format!(
-                    "--set {}={text}: \"{trimmed}\" is not an item of {}; items: {}",
+                    "{origin} {}={text}: \"{trimmed}\" is not an item of {}; items: {}",
                     var.name,
                     var.name,
                     listing()
@@ -125,14 +54,14 @@ fn parse_value(info: &ModelInfo, var: &Variable, text: &str) -> Result<Value> {
         }
         VarType::String => Ok(Value::Str(text.to_string())),
         VarType::Binary | VarType::Clock => {
-            Err(Error::msg(format!("--set {}: {} variables cannot be set", var.name, var.ty.name())))
+            Err(Error::msg(format!("{origin} {}: {} variables cannot be set", var.name, var.ty.name())))
         }
         ty => {
             let n = trimmed.parse::<i64>().map_err(|_| bad("an integer"))?;
             let (lo, hi) = integer_range(ty);
             if !(lo..=hi).contains(&n) {
                 return Err(Error::msg(format!(
-                    "--set {}={text}: {n} is out of range for {} ({lo} .. {hi})",
+                    "{origin} {}={text}: {n} is out of range for {} ({lo} .. {hi})",
                     var.name,
                     ty.name()
                 )));
@@ -143,7 +72,7 @@ fn parse_value(info: &ModelInfo, var: &Variable, text: &str) -> Result<Value> {
 }
 
 /// Representable values of an integer type (UInt64 is limited to what i64 holds).
-fn integer_range(ty: VarType) -> (i64, i64) {
+pub(crate) fn integer_range(ty: VarType) -> (i64, i64) {
     match ty {
         VarType::Int8 => (i8::MIN.into(), i8::MAX.into()),
         VarType::Int16 => (i16::MIN.into(), i16::MAX.into()),
@@ -156,7 +85,12 @@ fn integer_range(ty: VarType) -> (i64, i64) {
     }
 }
 
-fn unknown_variable(info: &ModelInfo, name: &str, option: &str, filter: impl Fn(&Variable) -> bool) -> Error {
+pub(crate) fn unknown_variable(
+    info: &ModelInfo,
+    name: &str,
+    option: &str,
+    filter: impl Fn(&Variable) -> bool,
+) -> Error {
     let similar = info.similar_names(name, filter);
     let hint = if similar.is_empty() {
         String::new()
@@ -170,7 +104,10 @@ fn unknown_variable(info: &ModelInfo, name: &str, option: &str, filter: impl Fn(
 }
 
 /// The --set assignments, checked against the model description before the FMU is loaded.
-fn resolve_overrides<'a>(info: &'a ModelInfo, assignments: &[(String, String)]) -> Result<Vec<(&'a Variable, Value)>> {
+pub(crate) fn resolve_overrides<'a>(
+    info: &'a ModelInfo,
+    assignments: &[(String, String)],
+) -> Result<Vec<(&'a Variable, Value)>> {
     assignments
         .iter()
         .map(|(name, text)| {
@@ -178,13 +115,13 @@ fn resolve_overrides<'a>(info: &'a ModelInfo, assignments: &[(String, String)]) 
                 info.variable(name).ok_or_else(|| unknown_variable(info, name, "--set", |v| v.settable().is_ok()))?;
             var.settable()
                 .map_err(|why| Error::msg(format!("--set {name}: cannot set '{name}' before the run: {why}")))?;
-            Ok((var, parse_value(info, var, text)?))
+            Ok((var, parse_value(info, var, text, "--set")?))
         })
         .collect()
 }
 
 /// Variables named in --outputs / --plot-vars; each must be a numeric scalar.
-fn resolve_recorded<'a>(info: &'a ModelInfo, names: &[String], option: &str) -> Result<Vec<&'a Variable>> {
+pub(crate) fn resolve_recorded<'a>(info: &'a ModelInfo, names: &[String], option: &str) -> Result<Vec<&'a Variable>> {
     names
         .iter()
         .map(|name| {
@@ -206,7 +143,7 @@ fn resolve_recorded<'a>(info: &'a ModelInfo, names: &[String], option: &str) -> 
 }
 
 /// Every recordable output, and a note on those skipped.
-fn default_outputs(info: &ModelInfo) -> (Vec<&Variable>, Vec<String>) {
+pub(crate) fn default_outputs(info: &ModelInfo) -> (Vec<&Variable>, Vec<String>) {
     let mut skipped = Vec::new();
     let outputs = info
         .outputs()
@@ -221,19 +158,14 @@ fn default_outputs(info: &ModelInfo) -> (Vec<&Variable>, Vec<String>) {
     (outputs, skipped)
 }
 
-fn file_stem(name: &str) -> String {
+pub(crate) fn file_stem(name: &str) -> String {
     name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
 }
 
 pub fn run(args: SimulateArgs) -> Result<()> {
     let fmu_path = crate::catalog_fmu::resolve(&args.fmu, args.fmi)?;
     let info = fmu::peek(&fmu_path)?;
-    let de = &info.experiment;
-    let start = args.start_time.or(de.start).unwrap_or(0.0);
-    let stop = args.stop_time.or(de.stop).unwrap_or(start + 1.0);
-    let step = args.step.or(de.step).unwrap_or((stop - start) / 500.0);
-    let tolerance = args.tolerance.or(de.tolerance);
-    let grid = Grid::new(start, stop, step)?;
+    let (grid, tolerance) = args.experiment.resolve(&info.experiment)?;
 
     // Check every name before loading the binary, so mistakes fail fast.
     let overrides = resolve_overrides(&info, &args.set)?;
@@ -270,13 +202,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         slave.set(var, value)?;
     }
     // Inputs at time t, before the step from t (and before initialization at the start).
-    let set_inputs = |slave: &mut Box<dyn fmu::Slave>, t: f64| -> Result<()> {
+    let set_inputs = |slave: &mut dyn fmu::Slave, t: f64| -> Result<()> {
         for (var, value) in inputs.iter().flat_map(|table| table.values_at(t)) {
             slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
         }
         Ok(())
     };
-    set_inputs(&mut slave, grid.start)?;
+    set_inputs(&mut *slave, grid.start)?;
     slave.enter_initialization(tolerance, grid.start, grid.stop)?;
     slave.exit_initialization()?;
 
@@ -304,44 +236,24 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     record(grid.start, &row, &mut csv)?;
     let wall = Instant::now();
     let mut progress = Progress::new(!args.quiet, grid.start, grid.stop, grid.steps);
-    let mut failure = None;
-    let mut reached = grid.start;
-    for i in 0..grid.steps {
-        let (t, t_next) = (grid.time(i), grid.time(i + 1));
-        if let Err(e) = set_inputs(&mut slave, t) {
-            failure = Some(e);
-            break;
+    let (ending, reached) = step_through(&mut *slave, &grid, &groups, &mut row, &set_inputs, |step, t, row| {
+        record(t, row, &mut csv)?;
+        progress.update(step, t);
+        Ok(())
+    });
+    let failure = match ending {
+        Ending::Completed => None,
+        Ending::Terminated { t, at } => {
+            crate::log::print_line(&format!("note: {}", termination_note(t, at)));
+            None
         }
-        match slave.step(t, t_next - t) {
-            StepOutcome::Ok => {}
-            StepOutcome::Terminated { at } => {
-                crate::log::print_line(&format!(
-                    "note: the FMU ended the simulation during the step from t = {t} (terminateSimulation{}); results end at t = {t}",
-                    at.map_or(String::new(), |a| format!(", last successful time {a}"))
-                ));
-                break;
-            }
-            StepOutcome::Failed { status, last_successful_time } => {
-                let reached_note = match last_successful_time {
-                    Some(last) => format!("; the FMU reached t = {last} (its last successful time)"),
-                    None => String::new(),
-                };
-                failure = Some(Error::msg(format!(
-                    "the FMU returned {status} in the communication step from t = {t} to {t_next}{reached_note}. \
-                     {} holds the results up to t = {t}",
-                    csv_path.display()
-                )));
-                break;
-            }
-        }
-        if let Err(e) = slave.read(&groups, &mut row) {
-            failure = Some(e.context(format!("after the step to t = {t_next}")));
-            break;
-        }
-        record(t_next, &row, &mut csv)?;
-        reached = t_next;
-        progress.update(i + 1, t_next);
-    }
+        Ending::Failed { t, t_next, status, last_successful_time } => Some(Error::msg(format!(
+            "{}. {} holds the results up to t = {t}",
+            step_failure(t, t_next, status, last_successful_time),
+            csv_path.display()
+        ))),
+        Ending::Error(e) => Some(e),
+    };
     progress.finish();
     let elapsed = wall.elapsed().as_secs_f64();
     let rows = csv.rows;
@@ -450,28 +362,6 @@ fn default_plot_columns(history: &[Vec<f64>], names: &[&str]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn grid_has_decimal_times_and_ends_at_stop() {
-        let g = Grid::new(0.0, 8.0, 0.01).unwrap();
-        assert_eq!(g.steps, 800);
-        assert_eq!(g.time(7), 0.07);
-        assert_eq!(g.time(30), 0.3);
-        assert_eq!(g.time(800), 8.0);
-        let g = Grid::new(0.0, 1.0, 0.3).unwrap();
-        assert_eq!(g.steps, 4);
-        assert_eq!((g.time(3), g.time(4)), (0.9, 1.0));
-        let g = Grid::new(-1.0, 1.0, 0.1).unwrap();
-        assert_eq!((g.steps, g.time(3)), (20, -0.7));
-    }
-
-    #[test]
-    fn grid_rejects_bad_experiments() {
-        assert!(Grid::new(1.0, 1.0, 0.1).is_err());
-        assert!(Grid::new(0.0, 1.0, 0.0).is_err());
-        assert!(Grid::new(0.0, 1.0, f64::NAN).is_err());
-        assert!(Grid::new(0.0, 1e6, 1e-6).is_err());
-    }
 
     #[test]
     fn default_plot_prefers_changing_outputs_of_every_owner() {
