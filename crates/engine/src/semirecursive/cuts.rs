@@ -4,7 +4,7 @@
 //! sum G . b_j over the ends that z_j moves) and the velocity-product term kappa such that
 //! Phi'' = sum G . Z' + kappa (so Phi_z' z' = sum G . Z'_0 + kappa with Z'_0 at z'' = 0).
 
-use super::kinematics::BodyKin;
+use super::kinematics::{dot6, BodyKin};
 use super::tree::BodyPoint;
 use nalgebra::{Vector3, Vector6};
 
@@ -51,7 +51,7 @@ pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
             let k = &kin[b];
             let p = k.point(&end.1);
             let v = k.velocity_at(&p);
-            PointKin { p, v, wv: k.omega().cross(&v) }
+            PointKin { p, v, wv: k.omega_cross(&v) }
         }
         None => PointKin { p: end.1, v: Vector3::zeros(), wv: Vector3::zeros() },
     }
@@ -129,7 +129,7 @@ impl Cut {
             }
             CutKind::Rotation { .. } => 0.0,
             CutKind::Slide { across } => {
-                let m = self.ends[0].0.map_or(*across, |k| kin[k].rot * across);
+                let m = self.ends[0].0.map_or(*across, |k| kin[k].rotate(across));
                 self.slide_kappa(kin, &m, &point_kin(kin, &self.ends[1]))
             }
             CutKind::Distance { .. } => line_kappa(kin, &self.ends),
@@ -151,7 +151,8 @@ impl Cut {
         let at = |end: &BodyPoint| if RATES { point_kin(kin, end) } else { point_position(kin, end) };
         let points = || (at(&self.ends[0]), at(&self.ends[1]));
         let body = |i: usize| self.ends[i].0;
-        let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
+        // A_i v (ground: v).
+        let rotate = |i: usize, v: &Vector3<f64>| self.ends[i].0.map_or(*v, |k| kin[k].rotate(v));
         match &self.kind {
             CutKind::Coincide { direction: e } => {
                 let (a, b) = points();
@@ -162,8 +163,8 @@ impl Cut {
                 }
             }
             CutKind::Rotation { normal: n, reference } => {
-                let f = rot(0) * reference[0];
-                let g = rot(1) * reference[1];
+                let f = rotate(0, &reference[0]);
+                let g = rotate(1, &reference[1]);
                 RowEval {
                     value: n.dot(&f.cross(&g)).atan2(f.dot(&g)),
                     g: [
@@ -175,7 +176,7 @@ impl Cut {
             }
             CutKind::Slide { across } => {
                 let (a, b) = points();
-                let m = rot(0) * across;
+                let m = rotate(0, across);
                 let kappa = if RATES { self.slide_kappa(kin, &m, &b) } else { 0.0 };
                 RowEval {
                     value: m.dot(&(b.p - a.p)),
@@ -208,12 +209,12 @@ pub fn add_jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval
         for &j in &tree.bodies[*k].path {
             let b = &kin[j].b;
             // A planar tree's b has only the components x, y and w_z (`planar.rs`).
-            out[j] += if tree.planar { g[0] * b[0] + g[1] * b[1] + g[5] * b[5] } else { g.dot(b) };
+            out[j] += dot6(tree.planar, g, b);
         }
     }
 }
 
 /// sum G . Z' over the ends (with the accelerations currently in `kin`).
 pub fn g_dot_acc(kin: &[BodyKin], row: &RowEval) -> f64 {
-    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].acc)).sum()
+    row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_acc(g)).sum()
 }

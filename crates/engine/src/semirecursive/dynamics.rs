@@ -5,7 +5,7 @@
 //! matrix T produces are accumulated from the leaves to the base (the "semirecursive" part).
 
 use super::cuts::{line, point_kin, RowEval};
-use super::kinematics::BodyKin;
+use super::kinematics::{dot6, BodyKin};
 use super::tree::{Element, JointRole, Tree};
 use nalgebra::{Matrix3, Vector3, Vector6};
 
@@ -175,7 +175,7 @@ impl Tree {
                 let child = acc[t];
                 acc[p] += child;
             }
-            out[t] = kin[t].b.dot(&acc[t]);
+            out[t] = dot6(self.planar, &kin[t].b, &acc[t]);
         }
     }
 
@@ -273,5 +273,5 @@ impl Inertia {
 
 /// Rate of a line or row: sum G . Z.
 pub fn row_rate(kin: &[BodyKin], row: &super::cuts::RowEval) -> f64 {
-    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].vel)).sum()
+    row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_vel(g)).sum()
 }

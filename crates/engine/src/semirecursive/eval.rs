@@ -14,15 +14,30 @@ use mbfmu_model::format::{Formulation, Tangent};
 pub(super) struct Step {
     pub t: f64,
     pub dt: f64,
+    /// 2/dt, 4/dt^2 and 4/dt, the coefficients of eq. (33).
+    two_over_dt: f64,
+    four_over_dt2: f64,
+    four_over_dt: f64,
 }
 
 impl Step {
+    pub fn new(t: f64, dt: f64) -> Step {
+        Step { t, dt, two_over_dt: 2.0 / dt, four_over_dt2: 4.0 / (dt * dt), four_over_dt: 4.0 / dt }
+    }
+
     /// z' and z'' at t_{k+1} for z_{k+1} (eq. 33 with eq. 34, written with the increment).
+    #[inline(always)]
     pub fn rates(&self, z1: f64, z0: f64, zd0: f64, zdd0: f64) -> (f64, f64) {
         let dz = z1 - z0;
-        let zd = 2.0 / self.dt * dz - zd0;
-        let zdd = 4.0 / (self.dt * self.dt) * dz - 4.0 / self.dt * zd0 - zdd0;
+        let zd = self.two_over_dt * dz - zd0;
+        let zdd = self.four_over_dt2 * dz - self.four_over_dt * zd0 - zdd0;
         (zd, zdd)
+    }
+
+    /// p' at t_{k+1} for p_{k+1} (the trapezoidal rule, eq. 33's first row for the pressures).
+    #[inline(always)]
+    pub fn pressure_rate(&self, p1: f64, p0: f64, pd0: f64) -> f64 {
+        self.two_over_dt * (p1 - p0) - pd0
     }
 }
 
@@ -236,20 +251,26 @@ impl Semirecursive {
     /// rule (eqs. 33-34 for the coordinates, the pressure rates likewise).
     pub(super) fn load_unknowns(&mut self, s: Step) {
         let n = self.tree.n_coordinates();
-        let penalty = self.is_penalty();
         let st = &self.state;
         let w = &mut self.w;
-        let nm = if penalty { n } else { w.ind.len() };
-        for k in 0..nm {
-            let j = if penalty { k } else { w.ind[k] };
-            w.z[j] = w.x[k];
-            let (zd, zdd) = s.rates(w.x[k], st.z[j], st.zd[j], st.zdd[j]);
-            w.zd[j] = zd;
-            w.zdd[j] = zdd;
-        }
-        for (i, p) in w.p.iter_mut().enumerate() {
-            *p = w.x[nm + i];
-            w.pd[i] = 2.0 / s.dt * (*p - st.p[i]) - st.pd[i];
+        let (z, zd, zdd) = (&mut w.z[..n], &mut w.zd[..n], &mut w.zdd[..n]);
+        let (z0, zd0, zdd0) = (&st.z[..n], &st.zd[..n], &st.zdd[..n]);
+        let nm = if self.settings.formulation == Formulation::SemirecursivePenalty {
+            for (j, &x) in w.x[..n].iter().enumerate() {
+                z[j] = x;
+                (zd[j], zdd[j]) = s.rates(x, z0[j], zd0[j], zdd0[j]);
+            }
+            n
+        } else {
+            for (&j, &x) in w.ind.iter().zip(&w.x) {
+                z[j] = x;
+                (zd[j], zdd[j]) = s.rates(x, z0[j], zd0[j], zdd0[j]);
+            }
+            w.ind.len()
+        };
+        for (((p, pd), &x), (&p0, &pd0)) in w.p.iter_mut().zip(&mut w.pd).zip(&w.x[nm..]).zip(st.p.iter().zip(&st.pd)) {
+            *p = x;
+            *pd = s.pressure_rate(x, p0, pd0);
         }
     }
 
@@ -291,10 +312,15 @@ impl Semirecursive {
         let scale = 0.25 * s.dt * s.dt;
         if penalty {
             // M' z'' + Phi_z^T (alpha Phi + lambda) - Q' (eq. 39).
-            for (j, fj) in f[..n].iter_mut().enumerate() {
-                let mut r = w.res[j];
-                for c in 0..m {
-                    r += w.phiz[c * n + j] * (self.settings.penalty * w.phi[c] + w.lambda[c]);
+            let alpha = self.settings.penalty;
+            let forces = &mut w.tmp_m[..m];
+            for ((g, phi), lambda) in forces.iter_mut().zip(&w.phi).zip(&w.lambda) {
+                *g = alpha * phi + lambda;
+            }
+            for (j, (fj, &res)) in f[..n].iter_mut().zip(&w.res[..n]).enumerate() {
+                let mut r = res;
+                for (row, g) in w.phiz.chunks_exact(n).zip(forces.iter()) {
+                    r += row[j] * g;
                 }
                 *fj = scale * r;
             }
@@ -313,10 +339,10 @@ impl Semirecursive {
                 *fj = scale * r;
             }
         }
-        for i in 0..w.p.len() {
-            f[nm + i] = scale * (w.pd[i] - w.h[i]);
+        for ((fi, pd), h) in f[nm..].iter_mut().zip(&w.pd).zip(&w.h) {
+            *fi = scale * (pd - h);
         }
-        if f.iter().any(|x| !x.is_finite()) {
+        if !f.iter().all(|x| x.is_finite()) {
             return Err(StepError::NonFinite { time: s.t, what: "Newton residual".into() });
         }
         Ok(())

@@ -49,6 +49,7 @@ impl Tree {
             k.rot = Matrix3::new(c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0);
             k.point = point;
             k.axis = axis;
+            k.planar = true;
             // b = [P x u; u] with u = (0, 0, turn), or [u; 0].
             k.b = if b.prismatic {
                 Vector6::new(axis.x, axis.y, 0.0, 0.0, 0.0, 0.0)

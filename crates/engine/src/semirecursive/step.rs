@@ -31,7 +31,7 @@ impl Semirecursive {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::BadStep { time: t0, h: dt });
         }
-        let s = Step { t: t1, dt };
+        let s = Step::new(t1, dt);
         let n = self.tree.n_coordinates();
         let penalty = self.is_penalty();
         self.advance_spools(t0, t1);
