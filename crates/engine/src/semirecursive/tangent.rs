@@ -12,6 +12,7 @@
 
 use super::cuts::{line, RowEval};
 use super::eval::{line_jacobians, Step};
+use super::kinematics::dot6;
 use super::tree::{Element, JointRole};
 use super::{Semirecursive, Work};
 use crate::integrators::StepError;
@@ -80,12 +81,25 @@ impl Semirecursive {
         let tree = &self.tree;
         let w = &mut self.w;
         let nm = w.ind.len();
-        // Per column a and body t: centre-of-mass velocity, angular velocity, J w.
+        // Per column a and body t: centre-of-mass velocity, angular velocity, J w. A planar
+        // tree's fields have only the components x, y and w_z: w = (0, 0, w_z), g' = s' + w x g
+        // in the plane and J w = (.., .., J_zz w_z), whose x and y meet zeros of w below.
         for a in 0..nm {
             for (t, b) in tree.bodies.iter().enumerate() {
                 let k = &w.kin[t];
+                let x = w.rz[t * nm + a];
                 let parent = b.parent.map_or(Vector6::zeros(), |p| w.twists[a * n + p]);
-                let twist = parent + k.b * w.rz[t * nm + a];
+                if tree.planar {
+                    let (vx, vy, wz) = (parent[0] + k.b[0] * x, parent[1] + k.b[1] * x, parent[5] + k.b[5] * x);
+                    w.twists[a * n + t] = Vector6::new(vx, vy, 0.0, 0.0, 0.0, wz);
+                    w.column_kin[a * n + t] = [
+                        Vector3::new(vx - wz * k.r.y, vy + wz * k.r.x, 0.0),
+                        Vector3::new(0.0, 0.0, wz),
+                        Vector3::new(0.0, 0.0, b.inertia[(2, 2)] * wz),
+                    ];
+                    continue;
+                }
+                let twist = parent + k.b * x;
                 w.twists[a * n + t] = twist;
                 let omega = Vector3::new(twist[3], twist[4], twist[5]);
                 let velocity = Vector3::new(twist[0], twist[1], twist[2]) + omega.cross(&k.r);
@@ -99,7 +113,11 @@ impl Semirecursive {
                 for (t, b) in tree.bodies.iter().enumerate() {
                     let [va, oa, _] = &w.column_kin[a * n + t];
                     let [vc, _, joc] = &w.column_kin[c * n + t];
-                    m += b.mass * va.dot(vc) + oa.dot(joc);
+                    m += if tree.planar {
+                        b.mass * (va.x * vc.x + va.y * vc.y) + oa.z * joc.z
+                    } else {
+                        b.mass * va.dot(vc) + oa.dot(joc)
+                    };
                 }
                 *w.tangent.at(a, c) = m;
                 *w.tangent.at(c, a) = m;
@@ -107,7 +125,7 @@ impl Semirecursive {
         }
         // Rate of a line's length under column a: sum of G . Z_a over its ends.
         let rate = |w: &Work, row: &RowEval, a: usize| -> f64 {
-            row.g.iter().flatten().map(|(k, g)| g.dot(&w.twists[a * n + k])).sum()
+            row.g.iter().flatten().map(|(k, g)| dot6(tree.planar, g, &w.twists[a * n + k])).sum()
         };
         for c in 0..w.strokes.len() {
             // The row of the strokes at this point.
