@@ -66,9 +66,9 @@ impl Work {
     /// LU of Phi_z^d, the columns of the dependent coordinates `dep`.
     pub(super) fn factor_dependent(&mut self, n: usize) -> bool {
         let m = self.dep.len();
-        for r in 0..m {
-            for (c, &j) in self.dep.iter().enumerate() {
-                *self.lu_dep.at(r, c) = self.phiz[r * n + j];
+        for (dst, row) in self.lu_dep.a.chunks_exact_mut(m.max(1)).zip(self.phiz.chunks_exact(n.max(1))) {
+            for (d, &j) in dst.iter_mut().zip(&self.dep) {
+                *d = row[j];
             }
         }
         self.lu_dep.factor()
@@ -191,15 +191,17 @@ impl Semirecursive {
     /// Double-step: moves the dependent coordinates along the tangent of the constraint
     /// manifold after independent ones changed by `dzi` (first order, eq. 14), so that the
     /// next position problem starts next to its solution.
-    pub(super) fn follow_constraints(&mut self, dzi: &[f64]) {
+    /// The changes `dzi` of the independent coordinates are in `w.tmp_n[..nm]`.
+    pub(super) fn follow_constraints(&mut self) {
         let n = self.tree.n_coordinates();
         let w = &mut self.w;
         let m = w.dep.len();
         if m == 0 {
             return;
         }
-        for r in 0..m {
-            w.tmp_m[r] = -w.ind.iter().zip(dzi).map(|(&j, dz)| w.phiz[r * n + j] * dz).sum::<f64>();
+        let dzi = &w.tmp_n[..w.ind.len()];
+        for (t, row) in w.tmp_m[..m].iter_mut().zip(w.phiz.chunks_exact(n)) {
+            *t = -w.ind.iter().zip(dzi).map(|(&j, dz)| row[j] * dz).sum::<f64>();
         }
         w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
         for (k, &j) in w.dep.iter().enumerate() {

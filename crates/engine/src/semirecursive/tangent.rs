@@ -40,23 +40,13 @@ impl Semirecursive {
         let nc = w.strokes.len();
         for c in 0..nc {
             let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
-            let js = &w.js[c * n..(c + 1) * n];
-            for i in 0..n {
-                for j in 0..n {
-                    w.amat[i * n + j] += coefficient * js[i] * js[j];
-                }
-            }
+            add_outer(&mut w.amat, n, coefficient, &w.js[c * n..(c + 1) * n]);
         }
         for (e, el) in self.tree.elements.iter().enumerate() {
             match el {
                 Element::Line { stiffness, damping, .. } => {
                     let coefficient = h2 * damping + h4 * stiffness;
-                    let jl = &w.jl[e * n..(e + 1) * n];
-                    for i in 0..n {
-                        for j in 0..n {
-                            w.amat[i * n + j] += coefficient * jl[i] * jl[j];
-                        }
-                    }
+                    add_outer(&mut w.amat, n, coefficient, &w.jl[e * n..(e + 1) * n]);
                 }
                 Element::Rotary { joint, stiffness, damping, .. } => {
                     if let JointRole::Tree { body } = self.tree.roles[*joint] {
@@ -182,7 +172,7 @@ impl Semirecursive {
         if penalty {
             // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
             let nx = w.tangent.dim();
-            for (dst, src) in w.tangent.a.chunks_exact_mut(nx).zip(w.amat.chunks_exact(n)) {
+            for (dst, src) in w.tangent.a.chunks_exact_mut(nx.max(1)).zip(w.amat.chunks_exact(n.max(1))) {
                 dst[..n].copy_from_slice(src);
             }
             add_gram(&w.phiz, &self.tree.row_columns, n, self.settings.penalty * h4, &mut w.tangent.a, nx);
@@ -206,24 +196,27 @@ impl Semirecursive {
             self.reduced_mechanical_block(s);
         }
         let w = &mut self.w;
+        let t = &mut w.tangent.a[..nx * nx];
         for c in 0..nc {
             // g = R_z^T J_s of cylinder c (penalty: R_z = I; double-step: from the velocity
             // passes).
-            for a in 0..nm {
-                w.tmp_n[a] = if penalty { w.js[c * n + a] } else { w.gs[c * n + a] };
-            }
+            let g = if penalty { &w.js[c * n..c * n + nm] } else { &w.gs[c * n..c * n + nm] };
             for q in 0..np {
                 let column = h4 * w.jac.df_dp[c * np + q];
                 let row = h4 * (w.jac.dp_ds[q * nc + c] + two_over_dt * w.jac.dp_dv[q * nc + c]);
-                for a in 0..nm {
-                    *w.tangent.at(a, nm + q) -= column * w.tmp_n[a];
-                    *w.tangent.at(nm + q, a) -= row * w.tmp_n[a];
+                for (t_row, ga) in t.chunks_exact_mut(nx).zip(g) {
+                    t_row[nm + q] -= column * ga;
+                }
+                for (t, ga) in t[(nm + q) * nx..(nm + q) * nx + nm].iter_mut().zip(g) {
+                    *t -= row * ga;
                 }
             }
         }
-        for q in 0..np {
-            for r in 0..np {
-                *w.tangent.at(nm + q, nm + r) = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
+        for (q, (t_row, dp_dp)) in
+            t[nm * nx..].chunks_exact_mut(nx.max(1)).zip(w.jac.dp_dp.chunks_exact(np.max(1))).enumerate()
+        {
+            for (r, (t, d)) in t_row[nm..].iter_mut().zip(dp_dp).enumerate() {
+                *t = -h4 * d + if q == r { h2 } else { 0.0 };
             }
         }
         Ok(())
@@ -241,22 +234,34 @@ pub(super) fn add_gram(
     out: &mut [f64],
     stride: usize,
 ) {
-    for (row, cols) in phiz.chunks_exact(n).zip(columns) {
+    // Over every column of the rows i in `columns[r]`: the others of row r are zeros, so
+    // they add nothing, and a whole row runs without indirection.
+    for (row, cols) in phiz.chunks_exact(n.max(1)).zip(columns) {
         for &i in cols {
             let ci = coefficient * row[i];
-            let out_row = &mut out[i * stride..i * stride + n];
-            for &j in cols {
-                out_row[j] += ci * row[j];
+            for (o, x) in out[i * stride..i * stride + n].iter_mut().zip(row) {
+                *o += ci * x;
             }
+        }
+    }
+}
+
+/// out[a][b] += coefficient g_a g_b over the leading g.len() x g.len() block of the
+/// row-major `out` (row stride `stride`).
+fn add_outer(out: &mut [f64], stride: usize, coefficient: f64, g: &[f64]) {
+    if g.is_empty() {
+        return;
+    }
+    for (out_row, ga) in out.chunks_exact_mut(stride).zip(g) {
+        let ca = coefficient * ga;
+        for (o, gb) in out_row[..g.len()].iter_mut().zip(g) {
+            *o += ca * gb;
         }
     }
 }
 
 /// tangent[a][b] += coefficient g_a g_b over the leading block of size g.len().
 fn add_rank_one(tangent: &mut super::Lu, coefficient: f64, g: &[f64]) {
-    for (a, ga) in g.iter().enumerate() {
-        for (b, gb) in g.iter().enumerate() {
-            *tangent.at(a, b) += coefficient * ga * gb;
-        }
-    }
+    let stride = tangent.dim();
+    add_outer(&mut tangent.a, stride, coefficient, g);
 }
