@@ -7,6 +7,7 @@
 use super::cuts::{line, point_kin, RowEval};
 use super::kinematics::{dot6, BodyKin};
 use super::tree::{Element, JointRole, Tree};
+use crate::hydraulics::Stroke;
 use nalgebra::{Matrix3, Vector3, Vector6};
 
 fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
@@ -73,8 +74,10 @@ impl Tree {
 
     /// Applied wrenches about the origin on every body: gravity, force elements and the
     /// cylinder forces `cylinders` (pushing the ends apart) along their line rows
-    /// `cylinder_rows` (None: not attached to the mechanism). Returns the power of the
-    /// non-conservative forces (for the work and energy balance).
+    /// `cylinder_rows` (None: not attached to the mechanism), whose length rates are those of
+    /// `strokes`. Returns the power of the non-conservative forces (for the work and energy
+    /// balance). A planar tree's wrenches are formed in the components x, y and n_z only (the
+    /// others are never read, `planar.rs`).
     #[allow(clippy::too_many_arguments)]
     pub fn loads(
         &self,
@@ -84,10 +87,16 @@ impl Tree {
         inputs: &[f64],
         cylinders: &[f64],
         cylinder_rows: &[Option<RowEval>],
+        strokes: &[Stroke],
         out: &mut [Vector6<f64>],
     ) -> f64 {
         for ((o, b), k) in out.iter_mut().zip(&self.bodies).zip(kin) {
-            *o = wrench(&(self.gravity * b.mass), &k.r);
+            let f = self.gravity * b.mass;
+            *o = if self.planar {
+                Vector6::new(f.x, f.y, f.z, 0.0, 0.0, k.r.x * f.y - k.r.y * f.x)
+            } else {
+                wrench(&f, &k.r)
+            };
         }
         let mut power = 0.0;
         let at = |end: Option<usize>, f: Vector3<f64>, p: &Vector3<f64>, out: &mut [Vector6<f64>]| {
@@ -135,12 +144,13 @@ impl Tree {
         }
         // The row's G of each end is the wrench of a unit tension along the line (pushing
         // the ends apart for f > 0).
-        for (row, &f) in cylinder_rows.iter().zip(cylinders) {
+        for ((row, &f), stroke) in cylinder_rows.iter().zip(cylinders).zip(strokes) {
             let Some(row) = row else { continue };
             for (k, g) in row.g.iter().flatten() {
                 out[*k] += g * f;
             }
-            power += f * row_rate(kin, row);
+            // The stroke's rate is the row's rate at these kinematics.
+            power += f * stroke.velocity;
         }
         power
     }

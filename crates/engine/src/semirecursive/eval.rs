@@ -151,12 +151,13 @@ impl Semirecursive {
         }
         if m > 0 {
             // Phi_z^d z'^d = -Phi_z^i z'^i (eq. 13).
-            for r in 0..m {
-                w.tmp_m[r] = -w.ind.iter().map(|&j| w.phiz[r * n + j] * w.zd[j]).sum::<f64>();
+            let zd = &w.zd[..n];
+            for (t, row) in w.tmp_m[..m].iter_mut().zip(w.phiz.chunks_exact(n)) {
+                *t = -w.ind.iter().map(|&j| row[j] * zd[j]).sum::<f64>();
             }
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
-            for (k, &j) in w.dep.iter().enumerate() {
-                w.zd[j] = w.tmp_m[k];
+            for (&j, &x) in w.dep.iter().zip(&w.tmp_m) {
+                w.zd[j] = x;
             }
         }
         self.tree.velocities(&w.zd, &mut w.kin);
@@ -164,13 +165,12 @@ impl Semirecursive {
         self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         if m > 0 {
             // The rows' G are those of the position evaluation (`w.rows`, same positions).
-            for (r, cut) in self.tree.cuts.iter().enumerate() {
-                w.tmp_m[r] = -(g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin));
+            for ((t, cut), row) in w.tmp_m[..m].iter_mut().zip(&self.tree.cuts).zip(&w.rows) {
+                *t = -(g_dot_acc(&w.kin, row) + cut.kappa(&w.kin));
             }
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
-            for (k, &d) in w.dep.iter().enumerate() {
-                let x = w.tmp_m[k];
+            for (&d, &x) in w.dep.iter().zip(&w.tmp_m) {
                 w.zdd[d] = x;
                 let b = w.kin[d].b;
                 for &body in &self.tree.subtree[d] {
@@ -245,7 +245,7 @@ impl Semirecursive {
             c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
-        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &mut w.wrenches))
+        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &w.strokes, &mut w.wrenches))
     }
 
     /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty
