@@ -45,6 +45,7 @@ pub struct PointKin {
     pub wv: Vector3<f64>,
 }
 
+#[inline(always)]
 pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
     match end.0 {
         Some(b) => {
@@ -58,7 +59,7 @@ pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
 }
 
 /// Position of a body point only.
-#[inline]
+#[inline(always)]
 fn point_position(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
     let p = match end.0 {
         Some(b) => kin[b].point(&end.1),
@@ -72,6 +73,7 @@ fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
 }
 
 /// G of a force-like direction `e` acting at the global point `p`: [e; p x e].
+#[inline(always)]
 pub fn wrench_row(e: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
     six(*e, p.cross(e))
 }
@@ -94,6 +96,7 @@ pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
 
 /// kappa of a line's length (needs the velocities): u . (w2 x v2 - w1 x v1) plus the
 /// curvature term (|d'|^2 - (u . d')^2) / l of the unit vector's rotation.
+#[inline]
 fn line_kappa(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> f64 {
     let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
     let d = b.p - a.p;
@@ -121,6 +124,7 @@ impl Cut {
 
     /// kappa alone (needs the velocities in `kin`), for a row whose value and G are known
     /// from [`Cut::evaluate_position`] at the same positions.
+    #[inline]
     pub fn kappa(&self, kin: &[BodyKin]) -> f64 {
         match &self.kind {
             CutKind::Coincide { direction: e } => {
@@ -137,6 +141,7 @@ impl Cut {
     }
 
     /// kappa of a slide row: m = A1 m_bar, `b` the point on body 2.
+    #[inline]
     fn slide_kappa(&self, kin: &[BodyKin], m: &Vector3<f64>, b: &PointKin) -> f64 {
         let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
         let w1 = omega(0);
@@ -146,7 +151,7 @@ impl Cut {
     }
 
     /// With `RATES` a constant, the position-only evaluation compiles without the rates.
-    #[inline]
+    #[inline(always)]
     fn evaluate_with<const RATES: bool>(&self, kin: &[BodyKin]) -> RowEval {
         let at = |end: &BodyPoint| if RATES { point_kin(kin, end) } else { point_position(kin, end) };
         let points = || (at(&self.ends[0]), at(&self.ends[1]));
@@ -204,6 +209,7 @@ pub fn jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, ou
 }
 
 /// [`jacobian_row`] added to `out` (for callers that clear several rows at once).
+#[inline]
 pub fn add_jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, out: &mut [f64]) {
     for (k, g) in row.g.iter().flatten() {
         for &j in &tree.bodies[*k].path {
@@ -215,6 +221,7 @@ pub fn add_jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval
 }
 
 /// sum G . Z' over the ends (with the accelerations currently in `kin`).
+#[inline]
 pub fn g_dot_acc(kin: &[BodyKin], row: &RowEval) -> f64 {
     row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_acc(g)).sum()
 }

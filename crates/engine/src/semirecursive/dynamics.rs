@@ -282,6 +282,7 @@ impl Inertia {
 }
 
 /// Rate of a line or row: sum G . Z.
+#[inline]
 pub fn row_rate(kin: &[BodyKin], row: &super::cuts::RowEval) -> f64 {
     row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_vel(g)).sum()
 }
