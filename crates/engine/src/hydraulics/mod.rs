@@ -367,11 +367,11 @@ impl Circuit {
         input + v.reference.work_cycle * v.reference.cycle_value(0.5 * (t0 + t1))
     }
 
-    /// Spool positions at `t1` from `spools` at `t0` (trapezoidal rule, reference held).
-    pub fn advance_spools(&self, spools: &[f64], t0: f64, t1: f64, inputs: &[f64], out: &mut [f64]) {
-        for (k, v) in self.valves.iter().enumerate() {
-            let r = self.reference(k, t0, t1, inputs);
-            out[k] = laws::spool_step(spools[k], r, v.time_constant, t1 - t0);
+    /// Spool positions after a step of `dt` from `spools`, with the step's `references`
+    /// ([`Circuit::reference`] of every spool) held (trapezoidal rule).
+    pub fn advance_spools(&self, spools: &[f64], references: &[f64], dt: f64, out: &mut [f64]) {
+        for (((o, v), &u), &r) in out.iter_mut().zip(&self.valves).zip(spools).zip(references) {
+            *o = laws::spool_step(u, r, v.time_constant, dt);
         }
     }
 

@@ -199,7 +199,10 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivot
                 *uc = m[k][c];
             }
         }
-        for (r, mr) in m.iter_mut().enumerate() {
+        // At 8 rows, visiting only the rows below the pivot is cheaper than masking
+        // (callgrind: 8 x 8 2342 -> 2177 instructions; 7 x 7 1524 -> 1732, so not below).
+        let first = if N >= 8 { k + 1 } else { 0 };
+        for (r, mr) in m.iter_mut().enumerate().skip(first) {
             if r > k {
                 let l = mr[k] * inverse;
                 for (x, uc) in mr.iter_mut().zip(&u) {

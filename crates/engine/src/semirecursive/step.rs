@@ -132,7 +132,7 @@ impl Semirecursive {
             for k in 0..c.n_spools() {
                 self.w.references[k] = c.reference(k, t0, t1, &self.inputs);
             }
-            c.advance_spools(&self.state.spools, t0, t1, &self.inputs, &mut self.w.spools);
+            c.advance_spools(&self.state.spools, &self.w.references, t1 - t0, &mut self.w.spools);
         }
     }
 
