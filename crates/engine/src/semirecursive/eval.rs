@@ -54,12 +54,15 @@ impl Work {
     /// Phi and Phi_z at the positions in `kin`.
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
+        if n == 0 {
+            return;
+        }
         self.phiz.fill(0.0);
-        for (r, cut) in tree.cuts.iter().enumerate() {
-            self.rows[r] = cut.evaluate_position(&self.kin);
-            let row = &self.rows[r];
-            self.phi[r] = row.value;
-            add_jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
+        let rows = self.rows.iter_mut().zip(self.phi.iter_mut().zip(self.phiz.chunks_exact_mut(n)));
+        for (cut, (row, (phi, jacobian))) in tree.cuts.iter().zip(rows) {
+            *row = cut.evaluate_position(&self.kin);
+            *phi = row.value;
+            add_jacobian_row(tree, &self.kin, row, jacobian);
         }
     }
 
