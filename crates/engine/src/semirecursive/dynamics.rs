@@ -5,7 +5,7 @@
 //! matrix T produces are accumulated from the leaves to the base (the "semirecursive" part).
 
 use super::cuts::{line, point_kin, RowEval};
-use super::kinematics::{dot6, BodyKin};
+use super::kinematics::BodyKin;
 use super::tree::{Element, JointRole, Tree};
 use crate::hydraulics::Stroke;
 use nalgebra::{Matrix3, Vector3, Vector6};
@@ -166,12 +166,11 @@ impl Tree {
         acc: &mut [Vector6<f64>],
         out: &mut [f64],
     ) {
+        if self.planar {
+            return self.generalized_residual_planar(kin, loads, acc, out);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
-            if self.planar {
-                acc[t] = self.body_residual_planar(t, k, &loads[t]);
-                continue;
-            }
             let w = k.omega();
             let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
             // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
@@ -185,7 +184,7 @@ impl Tree {
                 let child = acc[t];
                 acc[p] += child;
             }
-            out[t] = dot6(self.planar, &kin[t].b, &acc[t]);
+            out[t] = kin[t].b.dot(&acc[t]);
         }
     }
 
