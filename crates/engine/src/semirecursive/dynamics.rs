@@ -77,7 +77,8 @@ impl Tree {
     /// `cylinder_rows` (None: not attached to the mechanism), whose length rates are those of
     /// `strokes`. Returns the power of the non-conservative forces (for the work and energy
     /// balance). A planar tree's wrenches are formed in the components x, y and n_z only (the
-    /// others are never read, `planar.rs`).
+    /// others are never read, `planar.rs`). Unless `wrenches`, only the power is formed and
+    /// `out` is left as it is.
     #[allow(clippy::too_many_arguments)]
     pub fn loads(
         &self,
@@ -88,8 +89,10 @@ impl Tree {
         cylinders: &[f64],
         cylinder_rows: &[Option<RowEval>],
         strokes: &[Stroke],
+        wrenches: bool,
         out: &mut [Vector6<f64>],
     ) -> f64 {
+        let out = if wrenches { out } else { &mut [] };
         for ((o, b), k) in out.iter_mut().zip(&self.bodies).zip(kin) {
             let f = self.gravity * b.mass;
             *o = if self.planar {
@@ -100,7 +103,7 @@ impl Tree {
         }
         let mut power = 0.0;
         let at = |end: Option<usize>, f: Vector3<f64>, p: &Vector3<f64>, out: &mut [Vector6<f64>]| {
-            if let Some(k) = end {
+            if let (Some(k), true) = (end, wrenches) {
                 out[k] += wrench(&f, p);
             }
         };
@@ -121,10 +124,10 @@ impl Tree {
                     let active = -damping * rate + value + Self::input(inputs, *input);
                     let torque = -stiffness * (theta - rest) + active;
                     let (pair, u) = self.joint_bodies(*joint, kin);
-                    if let Some(k) = pair[1] {
+                    if let (Some(k), true) = (pair[1], wrenches) {
                         out[k] += six(Vector3::zeros(), u * torque);
                     }
-                    if let Some(k) = pair[0] {
+                    if let (Some(k), true) = (pair[0], wrenches) {
                         out[k] -= six(Vector3::zeros(), u * torque);
                     }
                     power += active * rate;
@@ -137,7 +140,9 @@ impl Tree {
                 }
                 Element::Torque { body, axis, value, input, .. } => {
                     let n = axis * (value + Self::input(inputs, *input));
-                    out[*body] += six(Vector3::zeros(), n);
+                    if wrenches {
+                        out[*body] += six(Vector3::zeros(), n);
+                    }
                     power += n.dot(&kin[*body].omega());
                 }
             }
@@ -146,8 +151,10 @@ impl Tree {
         // the ends apart for f > 0).
         for ((row, &f), stroke) in cylinder_rows.iter().zip(cylinders).zip(strokes) {
             let Some(row) = row else { continue };
-            for (k, g) in row.g.iter().flatten() {
-                out[*k] += g * f;
+            if wrenches {
+                for (k, g) in row.g.iter().flatten() {
+                    out[*k] += g * f;
+                }
             }
             // The stroke's rate is the row's rate at these kinematics.
             power += f * stroke.velocity;

@@ -233,22 +233,32 @@ impl Semirecursive {
 
     /// Hydraulics (rates h and forces) and R^T (M_bar Z' - Q_bar) at the trial point.
     pub(super) fn dynamics(&mut self, t: f64) -> Result<f64, StepError> {
-        let power = self.applied(t)?;
+        let power = self.applied(t, true)?;
         let w = &mut self.w;
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         Ok(power)
     }
 
-    /// Hydraulics and applied wrenches at the trial point; the power of the
+    /// Hydraulics and (if `wrenches`) applied wrenches at the trial point; the power of the
     /// non-conservative forces.
-    pub(super) fn applied(&mut self, t: f64) -> Result<f64, StepError> {
+    pub(super) fn applied(&mut self, t: f64, wrenches: bool) -> Result<f64, StepError> {
         self.cylinder_strokes(t);
         let w = &mut self.w;
         if let Some(c) = &self.tree.circuit {
             c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
-        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &w.strokes, &mut w.wrenches))
+        Ok(self.tree.loads(
+            &w.kin,
+            &w.z,
+            &w.zd,
+            &self.inputs,
+            &w.forces,
+            &w.cylinder_rows,
+            &w.strokes,
+            wrenches,
+            &mut w.wrenches,
+        ))
     }
 
     /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty

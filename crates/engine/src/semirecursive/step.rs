@@ -193,7 +193,8 @@ impl Semirecursive {
             self.tree.velocities(&w.zd, &mut w.kin);
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
-        let power = self.applied(s.t)?;
+        // Only the power: the wrenches are formed afresh by every residual.
+        let power = self.applied(s.t, false)?;
         // The last fallible part: the state is committed only after it.
         self.review_partition(s.t)?;
         // Work: trapezoidal rule on the power of the non-conservative forces.
