@@ -80,34 +80,12 @@ impl SmallLu {
 
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let (a, perm, inv) = (&self.a, &self.perm, &self.inverse_pivots);
-        match self.n {
-            1 => solve_fixed::<1, false>(a, perm, inv, b),
-            2 => solve_fixed::<2, false>(a, perm, inv, b),
-            3 => solve_fixed::<3, false>(a, perm, inv, b),
-            4 => solve_fixed::<4, false>(a, perm, inv, b),
-            5 => solve_fixed::<5, false>(a, perm, inv, b),
-            6 => solve_fixed::<6, false>(a, perm, inv, b),
-            7 => solve_fixed::<7, false>(a, perm, inv, b),
-            8 => solve_fixed::<8, false>(a, perm, inv, b),
-            n => solve_in_place(a, perm, inv, b, tmp, n),
-        }
+        by_size!(self.n, solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp))
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
     pub fn solve_transpose(&self, b: &mut [f64], tmp: &mut [f64]) {
-        let (a, perm, inv) = (&self.a, &self.perm, &self.inverse_pivots);
-        match self.n {
-            1 => solve_fixed::<1, true>(a, perm, inv, b),
-            2 => solve_fixed::<2, true>(a, perm, inv, b),
-            3 => solve_fixed::<3, true>(a, perm, inv, b),
-            4 => solve_fixed::<4, true>(a, perm, inv, b),
-            5 => solve_fixed::<5, true>(a, perm, inv, b),
-            6 => solve_fixed::<6, true>(a, perm, inv, b),
-            7 => solve_fixed::<7, true>(a, perm, inv, b),
-            8 => solve_fixed::<8, true>(a, perm, inv, b),
-            n => solve_transpose_in_place(a, perm, inv, b, tmp, n),
-        }
+        by_size!(self.n, solve_transpose_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp))
     }
 }
 
@@ -217,56 +195,6 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivot
     }
     perm[..N].copy_from_slice(&p);
     (true, min_pivot)
-}
-
-/// [`solve_in_place`] (or, if `TRANSPOSE`, [`solve_transpose_in_place`]) for a size known at
-/// compile time, on a stack copy of b: the same operations in the same order.
-#[inline(always)]
-fn solve_fixed<const N: usize, const TRANSPOSE: bool>(a: &[f64], perm: &[usize], inv: &[f64], b: &mut [f64]) {
-    let (a, perm, inv, b) = (&a[..N * N], &perm[..N], &inv[..N], &mut b[..N]);
-    // Entry (i, j) of A, or of A^T.
-    let at = |i: usize, j: usize| if TRANSPOSE { a[j * N + i] } else { a[i * N + j] };
-    let mut x = [0.0; N];
-    if TRANSPOSE {
-        x.copy_from_slice(b);
-        // U^T, then the unit L^T.
-        for i in 0..N {
-            let mut s = x[i];
-            for j in 0..i {
-                s -= at(i, j) * x[j];
-            }
-            x[i] = s * inv[i];
-        }
-        for i in (0..N).rev() {
-            let mut s = x[i];
-            for j in i + 1..N {
-                s -= at(i, j) * x[j];
-            }
-            x[i] = s;
-        }
-        for i in 0..N {
-            b[perm[i]] = x[i];
-        }
-    } else {
-        for i in 0..N {
-            x[i] = b[perm[i]];
-        }
-        for i in 1..N {
-            let mut s = x[i];
-            for j in 0..i {
-                s -= at(i, j) * x[j];
-            }
-            x[i] = s;
-        }
-        for i in (0..N).rev() {
-            let mut s = x[i];
-            for j in i + 1..N {
-                s -= at(i, j) * x[j];
-            }
-            x[i] = s * inv[i];
-        }
-        b.copy_from_slice(&x);
-    }
 }
 
 /// Forward and back substitution with the factors of [`factor_in_place`]: b becomes x.
