@@ -215,12 +215,13 @@ impl Semirecursive {
     /// Cylinder lengths and rates at the trial kinematics and time `t`.
     pub(super) fn cylinder_strokes(&mut self, t: f64) {
         let Some(circuit) = &self.tree.circuit else { return };
-        for (c, cyl) in circuit.cylinders.iter().enumerate() {
-            self.w.strokes[c] = match (&self.tree.cylinder_ends[c], &cyl.attachment) {
+        let w = &mut self.w;
+        let cylinders = circuit.cylinders.iter().zip(&self.tree.cylinder_ends);
+        for ((cyl, ends), (stroke, row)) in cylinders.zip(w.strokes.iter_mut().zip(w.cylinder_rows.iter_mut())) {
+            *stroke = match (ends, &cyl.attachment) {
                 (Some(ends), _) => {
-                    self.w.cylinder_rows[c] = Some(line(&self.w.kin, ends).0);
-                    let row = self.w.cylinder_rows[c].as_ref().expect("just set");
-                    Stroke { length: row.value, velocity: row_rate(&self.w.kin, row) }
+                    let row = row.insert(line(&w.kin, ends).0);
+                    Stroke { length: row.value, velocity: row_rate(&w.kin, row) }
                 }
                 (None, Attachment::Inputs { length, velocity }) => {
                     let v = self.inputs[*velocity];
