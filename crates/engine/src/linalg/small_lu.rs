@@ -62,9 +62,9 @@ impl SmallLu {
     /// Factors in place; false if a pivot is zero or not finite.
     pub fn factor(&mut self) -> bool {
         // Up to 2 unknowns the in-place kernel unrolls completely; from 3 on the stack copy
-        // with array rows and masked constant-length loops takes fewer instructions
-        // (callgrind per factorization, in-place -> fixed: 3: 335 -> 276, 4: 678 -> 398,
-        // 5: 1017 -> 776, 8: 2652 -> 2342; 2: 116 -> 161, so 2 stays in place).
+        // with array rows, one call per column with constant loop bounds, takes fewer
+        // instructions (callgrind per factorization, in-place -> fixed: 3: 335 -> 267,
+        // 4: 678 -> 362, 5: 1017 -> 527, 8: 2652 -> 1311; 2: 116 -> 169, so 2 stays in place).
         let (ok, min_pivot) = match self.n {
             3 => factor_fixed::<3>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
             4 => factor_fixed::<4>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
@@ -138,10 +138,9 @@ fn factor_in_place(a: &mut [f64], perm: &mut [usize], inverse_pivots: &mut [f64]
 }
 
 /// [`factor_in_place`] for a size known at compile time, on a stack copy whose rows are
-/// arrays, every loop over all N rows or columns with the ones outside the active block masked
-/// out: constant trip counts, which LLVM unrolls and vectorizes, where the triangular loops'
-/// set-up and bounds checks dominated. The active entries see the same operations in the same
-/// order, so the factors are the same bit for bit; a masked entry x becomes x - l * 0 = x.
+/// arrays, column by column ([`eliminate`]) with the column a constant: every loop has constant
+/// bounds and unrolls, where the triangular loops' set-up and bounds checks dominated. The same
+/// operations in the same order, so the same factors bit for bit.
 fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivots: &mut [f64]) -> (bool, f64) {
     let mut m = [[0.0; N]; N];
     for (row, src) in m.iter_mut().zip(a.chunks_exact(N)) {
@@ -152,49 +151,61 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivot
         *pk = k;
     }
     let mut min_pivot = f64::INFINITY;
-    for k in 0..N {
-        // Partial pivoting as in [`pivot`]: the first of the largest |entries| wins.
-        let (mut best, mut row) = (m[k][k].abs(), k);
-        for (r, mr) in m.iter().enumerate() {
-            if r > k && mr[k].abs() > best {
-                best = mr[k].abs();
-                row = r;
-            }
-        }
-        if !(best > 0.0 && best.is_finite()) {
-            return (false, 0.0);
-        }
-        if row != k {
-            m.swap(k, row);
-            p.swap(k, row);
-        }
-        min_pivot = min_pivot.min(best);
-        let inverse = 1.0 / m[k][k];
-        inverse_pivots[k] = inverse;
-        let mut u = [0.0; N];
-        for (c, uc) in u.iter_mut().enumerate() {
-            if c > k {
-                *uc = m[k][c];
-            }
-        }
-        // At 8 rows, visiting only the rows below the pivot is cheaper than masking
-        // (callgrind: 8 x 8 2342 -> 2177 instructions; 7 x 7 1524 -> 1732, so not below).
-        let first = if N >= 8 { k + 1 } else { 0 };
-        for (r, mr) in m.iter_mut().enumerate().skip(first) {
-            if r > k {
-                let l = mr[k] * inverse;
-                for (x, uc) in mr.iter_mut().zip(&u) {
-                    *x -= l * uc;
+    // One call per column with the column a constant, so that every loop has constant bounds
+    // and unrolls completely.
+    macro_rules! columns {
+        ($($k:literal)*) => {
+            $(
+                if $k < N && !eliminate::<N, $k>(&mut m, &mut p, inverse_pivots, &mut min_pivot) {
+                    return (false, 0.0);
                 }
-                mr[k] = l;
-            }
-        }
+            )*
+        };
     }
+    columns!(0 1 2 3 4 5 6 7);
     for (dst, row) in a.chunks_exact_mut(N).zip(&m) {
         dst.copy_from_slice(row);
     }
     perm[..N].copy_from_slice(&p);
     (true, min_pivot)
+}
+
+/// Column K of [`factor_fixed`]: partial pivoting as in [`pivot`] (the first of the largest
+/// |entries| wins), then the rows below the pivot eliminated; false if the pivot is zero or not
+/// finite.
+#[inline(always)]
+fn eliminate<const N: usize, const K: usize>(
+    m: &mut [[f64; N]; N],
+    p: &mut [usize; N],
+    inverse_pivots: &mut [f64],
+    min_pivot: &mut f64,
+) -> bool {
+    let (mut best, mut row) = (m[K][K].abs(), K);
+    for (r, mr) in m.iter().enumerate().skip(K + 1) {
+        if mr[K].abs() > best {
+            best = mr[K].abs();
+            row = r;
+        }
+    }
+    if !(best > 0.0 && best.is_finite()) {
+        return false;
+    }
+    if row != K {
+        m.swap(K, row);
+        p.swap(K, row);
+    }
+    *min_pivot = min_pivot.min(best);
+    let pivot_row = m[K];
+    let inverse = 1.0 / pivot_row[K];
+    inverse_pivots[K] = inverse;
+    for mr in m.iter_mut().skip(K + 1) {
+        let l = mr[K] * inverse;
+        mr[K] = l;
+        for c in K + 1..N {
+            mr[c] -= l * pivot_row[c];
+        }
+    }
+    true
 }
 
 /// Forward and back substitution with the factors of [`factor_in_place`]: b becomes x.
