@@ -61,12 +61,13 @@ impl SmallLu {
 
     /// Factors in place; false if a pivot is zero or not finite.
     pub fn factor(&mut self) -> bool {
-        // Up to 2 unknowns the in-place kernel unrolls completely; from 3 on the stack copy
-        // with array rows, one call per column with constant loop bounds, takes fewer
-        // instructions (callgrind per factorization, in-place -> fixed: 3: 335 -> 267,
-        // 4: 678 -> 362, 5: 1017 -> 527, 8: 2652 -> 1311; 2: 116 -> 169, so 2 stays in place).
+        // Up to 3 unknowns the in-place kernel unrolls completely; from 4 on the stack copy
+        // with array rows, one call per column with constant loop bounds, is faster
+        // (callgrind per factorization, in-place -> fixed: 4: 678 -> 362, 5: 1017 -> 527,
+        // 8: 2652 -> 1311; the bench's factor + solve 4: 109 -> 84 ns, 8: 270 -> 244 ns. At 3
+        // the fixed kernel takes fewer instructions, 335 -> 267, but 60 instead of 38 ns, and
+        // at 2 more of both, 116 -> 169).
         let (ok, min_pivot) = match self.n {
-            3 => factor_fixed::<3>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
             4 => factor_fixed::<4>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
             5 => factor_fixed::<5>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
             6 => factor_fixed::<6>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
@@ -290,7 +291,7 @@ mod tests {
 
     #[test]
     fn every_size_kernel_solves_a_system_that_needs_pivoting() {
-        // Sizes 1-2 and 9-10 take the in-place kernels, 3-8 the fixed-size ones; the matrix
+        // Sizes 1-3 and 9-10 take the in-place kernel, 4-8 the fixed-size one; the matrix
         // has a zero leading diagonal entry, so pivoting is required from the first column.
         for n in 1..=10 {
             let a: Vec<f64> = (0..n * n)
