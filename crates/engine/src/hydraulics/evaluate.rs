@@ -34,6 +34,18 @@ impl Circuit {
         }
     }
 
+    /// The flow through one orifice (eqs. 24, 26) taken from `from` and added to `to`.
+    #[inline(always)]
+    fn orifice_flow(&self, p: &[f64], flows: &mut [f64], from: Node, to: Node, coefficient: f64, laminar: f64) {
+        let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
+        if let Node::Volume(i) = from {
+            flows[i] -= q;
+        }
+        if let Node::Volume(i) = to {
+            flows[i] += q;
+        }
+    }
+
     /// Net flows Q into every volume (eqs. 24, 26, 28) into `flows`, and the cylinder forces.
     #[inline(always)]
     fn flows(
@@ -45,15 +57,20 @@ impl Circuit {
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
         flows.iter_mut().for_each(|q| *q = 0.0);
-        self.orifices(spools, |from, to, coefficient, laminar| {
-            let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
-            if let Node::Volume(i) = from {
-                flows[i] -= q;
+        // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
+        for t in &self.throttles {
+            self.orifice_flow(p, flows, t.from, t.to, t.coefficient, t.laminar);
+        }
+        for (v, &u) in self.valves.iter().zip(spools) {
+            let k = v.flow_constant * u.abs();
+            if u >= 0.0 {
+                self.orifice_flow(p, flows, v.pump, v.port_a, k, v.laminar);
+                self.orifice_flow(p, flows, v.port_b, v.tank, k, v.laminar);
+            } else {
+                self.orifice_flow(p, flows, v.port_a, v.tank, k, v.laminar);
+                self.orifice_flow(p, flows, v.pump, v.port_b, k, v.laminar);
             }
-            if let Node::Volume(i) = to {
-                flows[i] += q;
-            }
-        });
+        }
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
             let (la, lb) = c.chambers(s.length);
             if !(la > 0.0 && lb > 0.0) {
