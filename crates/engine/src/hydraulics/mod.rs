@@ -7,6 +7,7 @@
 //! differences (eqs. 40-41). Spools follow eq. (27) with the reference held over each step,
 //! integrated by the trapezoidal rule in closed form ([`laws::spool_step`]).
 
+mod evaluate;
 pub mod laws;
 
 use mbfmu_model::format::{self, Reference, SealFriction, Valve};
@@ -140,6 +141,60 @@ pub struct Circuit {
     pub cylinders: Vec<CylinderSpec>,
     /// Spool index of each valve of the description (None for throttles).
     pub spool_of_valve: Vec<Option<usize>>,
+    /// Constants of the evaluation, derived once from the above (`evaluate.rs`).
+    compiled: Compiled,
+}
+
+/// A cylinder chamber inside a volume: the cylinder and which side.
+#[derive(Clone, Copy, Debug)]
+struct Chamber {
+    cylinder: usize,
+    piston: bool,
+}
+
+/// What [`Circuit::evaluate`] and the Jacobians need per volume and cylinder, formed once so
+/// that an evaluation does not search the cylinders of every volume.
+#[derive(Clone, Debug, Default)]
+struct Compiled {
+    /// V_hose / B_hose of every volume.
+    hose_compliance: Vec<f64>,
+    /// The cylinder chambers in every volume, in cylinder order, piston side first.
+    chambers: Vec<Vec<Chamber>>,
+    /// d V / d|s| of volume i for cylinder c (A_A if its piston side, minus A_B if its rod
+    /// side), np x nc row-major.
+    volume_slope: Vec<f64>,
+    /// 1/B_oil + 1/B_wall of every cylinder.
+    wall_factor: Vec<f64>,
+}
+
+impl Compiled {
+    fn of(oil_modulus: f64, volumes: &[VolumeSpec], cylinders: &[CylinderSpec]) -> Compiled {
+        let mut volume_slope = Vec::with_capacity(volumes.len() * cylinders.len());
+        let mut chambers = Vec::with_capacity(volumes.len());
+        for i in 0..volumes.len() {
+            let mut inside = Vec::new();
+            for (c, cyl) in cylinders.iter().enumerate() {
+                // l_A grows with |s|, l_B shrinks.
+                let mut dv = 0.0;
+                if cyl.piston_side == i {
+                    dv += cyl.area_piston;
+                    inside.push(Chamber { cylinder: c, piston: true });
+                }
+                if cyl.rod_side == i {
+                    dv -= cyl.area_rod;
+                    inside.push(Chamber { cylinder: c, piston: false });
+                }
+                volume_slope.push(dv);
+            }
+            chambers.push(inside);
+        }
+        Compiled {
+            hose_compliance: volumes.iter().map(|v| v.hose / v.hose_modulus).collect(),
+            chambers,
+            volume_slope,
+            wall_factor: cylinders.iter().map(|c| 1.0 / oil_modulus + 1.0 / c.wall_modulus).collect(),
+        }
+    }
 }
 
 /// Jacobians of [`Circuit::evaluate`], row-major:
@@ -161,7 +216,11 @@ pub struct CircuitJacobian {
 }
 
 impl CircuitJacobian {
+    #[inline]
     fn resize(&mut self, np: usize, nc: usize) {
+        if self.dp_dp.len() == np * np && self.df_ds.len() == nc && self.rates.len() == np {
+            return;
+        }
         self.dp_dp.resize(np * np, 0.0);
         self.dp_ds.resize(np * nc, 0.0);
         self.dp_dv.resize(np * nc, 0.0);
@@ -238,7 +297,7 @@ impl Circuit {
         }
         let v3 = |a: [f64; 3]| Vector3::new(a[0], a[1], a[2]);
         let body = |name: &str| (name != format::GROUND).then(|| d.body_index(name).expect("validated body"));
-        let cylinders = h
+        let cylinders: Vec<CylinderSpec> = h
             .cylinders
             .iter()
             .map(|c| CylinderSpec {
@@ -264,23 +323,26 @@ impl Circuit {
                 initial_force: c.initial_force,
             })
             .collect();
+        let volumes: Vec<VolumeSpec> = h
+            .volumes
+            .iter()
+            .map(|v| VolumeSpec {
+                name: v.name.clone(),
+                hose: v.hose_volume,
+                hose_modulus: v.hose_bulk_modulus,
+                initial: v.initial_pressure,
+            })
+            .collect();
+        let compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders);
         Some(Circuit {
             oil_modulus: h.oil.bulk_modulus,
-            volumes: h
-                .volumes
-                .iter()
-                .map(|v| VolumeSpec {
-                    name: v.name.clone(),
-                    hose: v.hose_volume,
-                    hose_modulus: v.hose_bulk_modulus,
-                    initial: v.initial_pressure,
-                })
-                .collect(),
+            volumes,
             sources: h.sources.iter().map(|s| s.pressure).collect(),
             throttles,
             valves,
             cylinders,
             spool_of_valve,
+            compiled,
         })
     }
 
@@ -296,253 +358,6 @@ impl Circuit {
         self.cylinders.len()
     }
 
-    fn pressure(&self, p: &[f64], n: Node) -> f64 {
-        match n {
-            Node::Volume(i) => p[i],
-            Node::Source(i) => self.sources[i],
-        }
-    }
-
-    /// Calls `f(from, to, coefficient, laminar)` for every orifice: the throttles (eq. 24) and
-    /// the two connections the spool opens in each directional valve (eq. 26: U > 0 connects
-    /// pump -> A and B -> tank, U < 0 A -> tank and pump -> B, coefficient C_vd |U|).
-    fn orifices(&self, spools: &[f64], mut f: impl FnMut(Node, Node, f64, f64)) {
-        for t in &self.throttles {
-            f(t.from, t.to, t.coefficient, t.laminar);
-        }
-        for (v, &u) in self.valves.iter().zip(spools) {
-            let k = v.flow_constant * u.abs();
-            if u >= 0.0 {
-                f(v.pump, v.port_a, k, v.laminar);
-                f(v.port_b, v.tank, k, v.laminar);
-            } else {
-                f(v.port_a, v.tank, k, v.laminar);
-                f(v.pump, v.port_b, k, v.laminar);
-            }
-        }
-    }
-
-    /// Net flows Q into every volume (eqs. 24, 26, 28) into `flows`, and the cylinder forces.
-    fn flows(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        flows: &mut [f64],
-        forces: &mut [f64],
-    ) -> Result<(), CircuitError> {
-        flows.iter_mut().for_each(|q| *q = 0.0);
-        self.orifices(spools, |from, to, coefficient, laminar| {
-            let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
-            if let Node::Volume(i) = from {
-                flows[i] -= q;
-            }
-            if let Node::Volume(i) = to {
-                flows[i] += q;
-            }
-        });
-        for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
-            let (la, lb) = c.chambers(s.length);
-            if !(la > 0.0 && lb > 0.0) {
-                return Err(CircuitError::OutOfStroke {
-                    cylinder: c.name.clone(),
-                    length: s.length,
-                    min: c.closed,
-                    max: c.closed + c.stroke,
-                });
-            }
-            // Seed 004 eq. (28): Q_in = A_A s', Q_out = A_B s'.
-            flows[c.piston_side] -= c.area_piston * s.velocity;
-            flows[c.rod_side] += c.area_rod * s.velocity;
-            *f = c.force(p[c.piston_side], p[c.rod_side], s.velocity);
-        }
-        Ok(())
-    }
-
-    /// B_e / V of volume `i` (eqs. 22-23, 42) with the cylinder chambers as sub-volumes:
-    /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
-    /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
-    /// Also d(B_e/V)/d|s| of every cylinder into `d` (if given).
-    fn stiffness(&self, i: usize, strokes: &[Stroke], d: Option<&mut [f64]>) -> f64 {
-        let v = &self.volumes[i];
-        let (mut total, mut compliance) = (v.hose, v.hose / v.hose_modulus);
-        for (c, s) in self.cylinders.iter().zip(strokes) {
-            let (la, lb) = c.chambers(s.length);
-            if c.piston_side == i {
-                total += c.area_piston * la;
-                compliance += c.area_piston * la / c.wall_modulus;
-            }
-            if c.rod_side == i {
-                total += c.area_rod * lb;
-                compliance += c.area_rod * lb / c.wall_modulus;
-            }
-        }
-        let k = 1.0 / (total / self.oil_modulus + compliance);
-        if let Some(d) = d {
-            for (c, dk) in self.cylinders.iter().zip(d.iter_mut()) {
-                // l_A grows with |s|, l_B shrinks.
-                let mut dv = 0.0;
-                if c.piston_side == i {
-                    dv += c.area_piston;
-                }
-                if c.rod_side == i {
-                    dv -= c.area_rod;
-                }
-                *dk = -k * k * dv * (1.0 / self.oil_modulus + 1.0 / c.wall_modulus);
-            }
-        }
-        k
-    }
-
-    /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
-    /// `rates` and cylinder forces F_s (eq. 29) into `forces`.
-    pub fn evaluate(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        rates: &mut [f64],
-        forces: &mut [f64],
-    ) -> Result<(), CircuitError> {
-        self.flows(p, spools, strokes, rates, forces)?;
-        for (i, r) in rates.iter_mut().enumerate().take(self.volumes.len()) {
-            *r *= self.stiffness(i, strokes, None);
-        }
-        if rates.iter().chain(forces.iter()).any(|x| !x.is_finite()) {
-            return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
-        }
-        Ok(())
-    }
-
-    /// The Jacobians of [`Circuit::evaluate`] in closed form (derivatives of the orifice law,
-    /// of B_e/V in the chamber lengths and of the seal friction).
-    pub fn jacobian(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        j: &mut CircuitJacobian,
-    ) -> Result<(), CircuitError> {
-        j.resize(self.n_pressures(), self.n_cylinders());
-        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
-        self.jacobian_from_flows(p, spools, strokes, false, j)
-    }
-
-    /// As [`Circuit::jacobian`] at a point where `rates` are [`Circuit::evaluate`]'s pressure
-    /// rates (the net flows follow as rates / (B_e/V) instead of being evaluated again).
-    pub fn jacobian_at_rates(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        rates: &[f64],
-        j: &mut CircuitJacobian,
-    ) -> Result<(), CircuitError> {
-        j.resize(self.n_pressures(), self.n_cylinders());
-        j.rates.copy_from_slice(rates);
-        self.jacobian_from_flows(p, spools, strokes, true, j)
-    }
-
-    /// The Jacobians with the net flows of the point in `j.rates`, or the pressure rates
-    /// (flows times B_e/V) if `scaled`.
-    fn jacobian_from_flows(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        scaled: bool,
-        j: &mut CircuitJacobian,
-    ) -> Result<(), CircuitError> {
-        let (np, nc) = (self.n_pressures(), self.n_cylinders());
-        for v in [&mut j.dp_dp, &mut j.dp_ds, &mut j.dp_dv, &mut j.df_dp] {
-            v.fill(0.0);
-        }
-        let dp_dp = &mut j.dp_dp;
-        self.orifices(spools, |from, to, coefficient, laminar| {
-            let slope = coefficient * laws::orifice_slope(self.pressure(p, from) - self.pressure(p, to), laminar);
-            for (row, sign) in [(from, -1.0), (to, 1.0)] {
-                let Node::Volume(i) = row else { continue };
-                if let Node::Volume(a) = from {
-                    dp_dp[i * np + a] += sign * slope;
-                }
-                if let Node::Volume(b) = to {
-                    dp_dp[i * np + b] -= sign * slope;
-                }
-            }
-        });
-        for (c, cyl) in self.cylinders.iter().enumerate() {
-            j.dp_dv[cyl.piston_side * nc + c] -= cyl.area_piston;
-            j.dp_dv[cyl.rod_side * nc + c] += cyl.area_rod;
-            j.df_dp[c * np + cyl.piston_side] += cyl.area_piston;
-            j.df_dp[c * np + cyl.rod_side] -= cyl.area_rod;
-            j.df_ds[c] = 0.0;
-            j.df_dv[c] = -cyl.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, strokes[c].velocity));
-        }
-        for i in 0..np {
-            let k = self.stiffness(i, strokes, Some(&mut j.forces_plus[..nc]));
-            let flow = if scaled { j.rates[i] / k } else { j.rates[i] };
-            for a in 0..np {
-                j.dp_dp[i * np + a] *= k;
-            }
-            for c in 0..nc {
-                j.dp_dv[i * nc + c] *= k;
-                j.dp_ds[i * nc + c] = j.forces_plus[c] * flow;
-            }
-        }
-        if ![&j.dp_dp, &j.dp_ds, &j.dp_dv, &j.df_dv].iter().all(|v| v.iter().all(|x| x.is_finite())) {
-            return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
-        }
-        Ok(())
-    }
-
-    /// The Jacobians by forward differences (seed 004 eqs. 40-41), to check [`Circuit::jacobian`].
-    pub fn jacobian_fd(
-        &self,
-        p: &[f64],
-        spools: &[f64],
-        strokes: &[Stroke],
-        j: &mut CircuitJacobian,
-    ) -> Result<(), CircuitError> {
-        let (np, nc) = (self.n_pressures(), self.n_cylinders());
-        j.resize(np, nc);
-        j.p.clear();
-        j.p.extend_from_slice(p);
-        j.strokes.clear();
-        j.strokes.extend_from_slice(strokes);
-        self.evaluate(p, spools, strokes, &mut j.rates, &mut j.forces)?;
-        for (k, &pk) in p.iter().enumerate().take(np) {
-            let eps = increment(pk);
-            j.p[k] = pk + eps;
-            self.evaluate(&j.p, spools, strokes, &mut j.rates_plus, &mut j.forces_plus)?;
-            j.p[k] = pk;
-            for i in 0..np {
-                j.dp_dp[i * np + k] = (j.rates_plus[i] - j.rates[i]) / eps;
-            }
-            for c in 0..nc {
-                j.df_dp[c * np + k] = (j.forces_plus[c] - j.forces[c]) / eps;
-            }
-        }
-        for c in 0..nc {
-            for velocity in [false, true] {
-                let x = if velocity { strokes[c].velocity } else { strokes[c].length };
-                let eps = increment(x);
-                if velocity {
-                    j.strokes[c].velocity = x + eps;
-                } else {
-                    j.strokes[c].length = x + eps;
-                }
-                self.evaluate(p, spools, &j.strokes, &mut j.rates_plus, &mut j.forces_plus)?;
-                j.strokes[c] = strokes[c];
-                let (dp, df) = if velocity { (&mut j.dp_dv, &mut j.df_dv) } else { (&mut j.dp_ds, &mut j.df_ds) };
-                for i in 0..np {
-                    dp[i * nc + c] = (j.rates_plus[i] - j.rates[i]) / eps;
-                }
-                df[c] = (j.forces_plus[c] - j.forces[c]) / eps;
-            }
-        }
-        Ok(())
-    }
-
     /// U_ref of spool `k` for a step from `t0` to `t1`: the input plus `work_cycle` times the
     /// schedule at the step's midpoint (held over the step; exact for a schedule that
     /// switches on the step grid).
@@ -552,11 +367,11 @@ impl Circuit {
         input + v.reference.work_cycle * v.reference.cycle_value(0.5 * (t0 + t1))
     }
 
-    /// Spool positions at `t1` from `spools` at `t0` (trapezoidal rule, reference held).
-    pub fn advance_spools(&self, spools: &[f64], t0: f64, t1: f64, inputs: &[f64], out: &mut [f64]) {
-        for (k, v) in self.valves.iter().enumerate() {
-            let r = self.reference(k, t0, t1, inputs);
-            out[k] = laws::spool_step(spools[k], r, v.time_constant, t1 - t0);
+    /// Spool positions after a step of `dt` from `spools`, with the step's `references`
+    /// ([`Circuit::reference`] of every spool) held (trapezoidal rule).
+    pub fn advance_spools(&self, spools: &[f64], references: &[f64], dt: f64, out: &mut [f64]) {
+        for (((o, v), &u), &r) in out.iter_mut().zip(&self.valves).zip(spools).zip(references) {
+            *o = laws::spool_step(u, r, v.time_constant, dt);
         }
     }
 

@@ -4,7 +4,7 @@
 //! sum G . b_j over the ends that z_j moves) and the velocity-product term kappa such that
 //! Phi'' = sum G . Z' + kappa (so Phi_z' z' = sum G . Z'_0 + kappa with Z'_0 at z'' = 0).
 
-use super::kinematics::BodyKin;
+use super::kinematics::{dot6, BodyKin};
 use super::tree::BodyPoint;
 use nalgebra::{Vector3, Vector6};
 
@@ -45,20 +45,21 @@ pub struct PointKin {
     pub wv: Vector3<f64>,
 }
 
+#[inline(always)]
 pub fn point_kin(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
     match end.0 {
         Some(b) => {
             let k = &kin[b];
             let p = k.point(&end.1);
             let v = k.velocity_at(&p);
-            PointKin { p, v, wv: k.omega().cross(&v) }
+            PointKin { p, v, wv: k.omega_cross(&v) }
         }
         None => PointKin { p: end.1, v: Vector3::zeros(), wv: Vector3::zeros() },
     }
 }
 
 /// Position of a body point only.
-#[inline]
+#[inline(always)]
 fn point_position(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
     let p = match end.0 {
         Some(b) => kin[b].point(&end.1),
@@ -72,6 +73,7 @@ fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
 }
 
 /// G of a force-like direction `e` acting at the global point `p`: [e; p x e].
+#[inline(always)]
 pub fn wrench_row(e: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
     six(*e, p.cross(e))
 }
@@ -94,6 +96,7 @@ pub fn line(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> (RowEval, Vector3<f64>) {
 
 /// kappa of a line's length (needs the velocities): u . (w2 x v2 - w1 x v1) plus the
 /// curvature term (|d'|^2 - (u . d')^2) / l of the unit vector's rotation.
+#[inline]
 fn line_kappa(kin: &[BodyKin], ends: &[BodyPoint; 2]) -> f64 {
     let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
     let d = b.p - a.p;
@@ -121,6 +124,7 @@ impl Cut {
 
     /// kappa alone (needs the velocities in `kin`), for a row whose value and G are known
     /// from [`Cut::evaluate_position`] at the same positions.
+    #[inline]
     pub fn kappa(&self, kin: &[BodyKin]) -> f64 {
         match &self.kind {
             CutKind::Coincide { direction: e } => {
@@ -129,7 +133,7 @@ impl Cut {
             }
             CutKind::Rotation { .. } => 0.0,
             CutKind::Slide { across } => {
-                let m = self.ends[0].0.map_or(*across, |k| kin[k].rot * across);
+                let m = self.ends[0].0.map_or(*across, |k| kin[k].rotate(across));
                 self.slide_kappa(kin, &m, &point_kin(kin, &self.ends[1]))
             }
             CutKind::Distance { .. } => line_kappa(kin, &self.ends),
@@ -137,6 +141,7 @@ impl Cut {
     }
 
     /// kappa of a slide row: m = A1 m_bar, `b` the point on body 2.
+    #[inline]
     fn slide_kappa(&self, kin: &[BodyKin], m: &Vector3<f64>, b: &PointKin) -> f64 {
         let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
         let w1 = omega(0);
@@ -146,12 +151,13 @@ impl Cut {
     }
 
     /// With `RATES` a constant, the position-only evaluation compiles without the rates.
-    #[inline]
+    #[inline(always)]
     fn evaluate_with<const RATES: bool>(&self, kin: &[BodyKin]) -> RowEval {
         let at = |end: &BodyPoint| if RATES { point_kin(kin, end) } else { point_position(kin, end) };
         let points = || (at(&self.ends[0]), at(&self.ends[1]));
         let body = |i: usize| self.ends[i].0;
-        let rot = |i: usize| self.ends[i].0.map_or(nalgebra::Matrix3::identity(), |k| kin[k].rot);
+        // A_i v (ground: v).
+        let rotate = |i: usize, v: &Vector3<f64>| self.ends[i].0.map_or(*v, |k| kin[k].rotate(v));
         match &self.kind {
             CutKind::Coincide { direction: e } => {
                 let (a, b) = points();
@@ -162,8 +168,8 @@ impl Cut {
                 }
             }
             CutKind::Rotation { normal: n, reference } => {
-                let f = rot(0) * reference[0];
-                let g = rot(1) * reference[1];
+                let f = rotate(0, &reference[0]);
+                let g = rotate(1, &reference[1]);
                 RowEval {
                     value: n.dot(&f.cross(&g)).atan2(f.dot(&g)),
                     g: [
@@ -175,7 +181,7 @@ impl Cut {
             }
             CutKind::Slide { across } => {
                 let (a, b) = points();
-                let m = rot(0) * across;
+                let m = rotate(0, across);
                 let kappa = if RATES { self.slide_kappa(kin, &m, &b) } else { 0.0 };
                 RowEval {
                     value: m.dot(&(b.p - a.p)),
@@ -203,17 +209,19 @@ pub fn jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, ou
 }
 
 /// [`jacobian_row`] added to `out` (for callers that clear several rows at once).
+#[inline]
 pub fn add_jacobian_row(tree: &super::tree::Tree, kin: &[BodyKin], row: &RowEval, out: &mut [f64]) {
     for (k, g) in row.g.iter().flatten() {
         for &j in &tree.bodies[*k].path {
             let b = &kin[j].b;
             // A planar tree's b has only the components x, y and w_z (`planar.rs`).
-            out[j] += if tree.planar { g[0] * b[0] + g[1] * b[1] + g[5] * b[5] } else { g.dot(b) };
+            out[j] += dot6(tree.planar, g, b);
         }
     }
 }
 
 /// sum G . Z' over the ends (with the accelerations currently in `kin`).
+#[inline]
 pub fn g_dot_acc(kin: &[BodyKin], row: &RowEval) -> f64 {
-    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].acc)).sum()
+    row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_acc(g)).sum()
 }

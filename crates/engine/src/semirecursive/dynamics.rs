@@ -7,6 +7,7 @@
 use super::cuts::{line, point_kin, RowEval};
 use super::kinematics::BodyKin;
 use super::tree::{Element, JointRole, Tree};
+use crate::hydraulics::Stroke;
 use nalgebra::{Matrix3, Vector3, Vector6};
 
 fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
@@ -73,8 +74,11 @@ impl Tree {
 
     /// Applied wrenches about the origin on every body: gravity, force elements and the
     /// cylinder forces `cylinders` (pushing the ends apart) along their line rows
-    /// `cylinder_rows` (None: not attached to the mechanism). Returns the power of the
-    /// non-conservative forces (for the work and energy balance).
+    /// `cylinder_rows` (None: not attached to the mechanism), whose length rates are those of
+    /// `strokes`. Returns the power of the non-conservative forces (for the work and energy
+    /// balance). A planar tree's wrenches are formed in the components x, y and n_z only (the
+    /// others are never read, `planar.rs`). Unless `wrenches`, only the power is formed and
+    /// `out` is left as it is.
     #[allow(clippy::too_many_arguments)]
     pub fn loads(
         &self,
@@ -84,14 +88,22 @@ impl Tree {
         inputs: &[f64],
         cylinders: &[f64],
         cylinder_rows: &[Option<RowEval>],
+        strokes: &[Stroke],
+        wrenches: bool,
         out: &mut [Vector6<f64>],
     ) -> f64 {
+        let out = if wrenches { out } else { &mut [] };
         for ((o, b), k) in out.iter_mut().zip(&self.bodies).zip(kin) {
-            *o = wrench(&(self.gravity * b.mass), &k.r);
+            let f = self.gravity * b.mass;
+            *o = if self.planar {
+                Vector6::new(f.x, f.y, f.z, 0.0, 0.0, k.r.x * f.y - k.r.y * f.x)
+            } else {
+                wrench(&f, &k.r)
+            };
         }
         let mut power = 0.0;
         let at = |end: Option<usize>, f: Vector3<f64>, p: &Vector3<f64>, out: &mut [Vector6<f64>]| {
-            if let Some(k) = end {
+            if let (Some(k), true) = (end, wrenches) {
                 out[k] += wrench(&f, p);
             }
         };
@@ -112,10 +124,10 @@ impl Tree {
                     let active = -damping * rate + value + Self::input(inputs, *input);
                     let torque = -stiffness * (theta - rest) + active;
                     let (pair, u) = self.joint_bodies(*joint, kin);
-                    if let Some(k) = pair[1] {
+                    if let (Some(k), true) = (pair[1], wrenches) {
                         out[k] += six(Vector3::zeros(), u * torque);
                     }
-                    if let Some(k) = pair[0] {
+                    if let (Some(k), true) = (pair[0], wrenches) {
                         out[k] -= six(Vector3::zeros(), u * torque);
                     }
                     power += active * rate;
@@ -128,19 +140,24 @@ impl Tree {
                 }
                 Element::Torque { body, axis, value, input, .. } => {
                     let n = axis * (value + Self::input(inputs, *input));
-                    out[*body] += six(Vector3::zeros(), n);
+                    if wrenches {
+                        out[*body] += six(Vector3::zeros(), n);
+                    }
                     power += n.dot(&kin[*body].omega());
                 }
             }
         }
         // The row's G of each end is the wrench of a unit tension along the line (pushing
         // the ends apart for f > 0).
-        for (row, &f) in cylinder_rows.iter().zip(cylinders) {
+        for ((row, &f), stroke) in cylinder_rows.iter().zip(cylinders).zip(strokes) {
             let Some(row) = row else { continue };
-            for (k, g) in row.g.iter().flatten() {
-                out[*k] += g * f;
+            if wrenches {
+                for (k, g) in row.g.iter().flatten() {
+                    out[*k] += g * f;
+                }
             }
-            power += f * row_rate(kin, row);
+            // The stroke's rate is the row's rate at these kinematics.
+            power += f * stroke.velocity;
         }
         power
     }
@@ -156,12 +173,11 @@ impl Tree {
         acc: &mut [Vector6<f64>],
         out: &mut [f64],
     ) {
+        if self.planar {
+            return self.generalized_residual_planar(kin, loads, acc, out);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let k = &kin[t];
-            if self.planar {
-                acc[t] = self.body_residual_planar(t, k, &loads[t]);
-                continue;
-            }
             let w = k.omega();
             let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
             // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
@@ -272,6 +288,7 @@ impl Inertia {
 }
 
 /// Rate of a line or row: sum G . Z.
+#[inline]
 pub fn row_rate(kin: &[BodyKin], row: &super::cuts::RowEval) -> f64 {
-    row.g.iter().flatten().map(|(k, g)| g.dot(&kin[*k].vel)).sum()
+    row.g.iter().flatten().map(|(k, g)| kin[*k].g_dot_vel(g)).sum()
 }

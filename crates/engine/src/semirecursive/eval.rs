@@ -14,15 +14,30 @@ use mbfmu_model::format::{Formulation, Tangent};
 pub(super) struct Step {
     pub t: f64,
     pub dt: f64,
+    /// 2/dt, 4/dt^2 and 4/dt, the coefficients of eq. (33).
+    two_over_dt: f64,
+    four_over_dt2: f64,
+    four_over_dt: f64,
 }
 
 impl Step {
+    pub fn new(t: f64, dt: f64) -> Step {
+        Step { t, dt, two_over_dt: 2.0 / dt, four_over_dt2: 4.0 / (dt * dt), four_over_dt: 4.0 / dt }
+    }
+
     /// z' and z'' at t_{k+1} for z_{k+1} (eq. 33 with eq. 34, written with the increment).
+    #[inline(always)]
     pub fn rates(&self, z1: f64, z0: f64, zd0: f64, zdd0: f64) -> (f64, f64) {
         let dz = z1 - z0;
-        let zd = 2.0 / self.dt * dz - zd0;
-        let zdd = 4.0 / (self.dt * self.dt) * dz - 4.0 / self.dt * zd0 - zdd0;
+        let zd = self.two_over_dt * dz - zd0;
+        let zdd = self.four_over_dt2 * dz - self.four_over_dt * zd0 - zdd0;
         (zd, zdd)
+    }
+
+    /// p' at t_{k+1} for p_{k+1} (the trapezoidal rule, eq. 33's first row for the pressures).
+    #[inline(always)]
+    pub fn pressure_rate(&self, p1: f64, p0: f64, pd0: f64) -> f64 {
+        self.two_over_dt * (p1 - p0) - pd0
     }
 }
 
@@ -39,21 +54,24 @@ impl Work {
     /// Phi and Phi_z at the positions in `kin`.
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
+        if n == 0 {
+            return;
+        }
         self.phiz.fill(0.0);
-        for (r, cut) in tree.cuts.iter().enumerate() {
-            self.rows[r] = cut.evaluate_position(&self.kin);
-            let row = &self.rows[r];
-            self.phi[r] = row.value;
-            add_jacobian_row(tree, &self.kin, row, &mut self.phiz[r * n..(r + 1) * n]);
+        let rows = self.rows.iter_mut().zip(self.phi.iter_mut().zip(self.phiz.chunks_exact_mut(n)));
+        for (cut, (row, (phi, jacobian))) in tree.cuts.iter().zip(rows) {
+            *row = cut.evaluate_position(&self.kin);
+            *phi = row.value;
+            add_jacobian_row(tree, &self.kin, row, jacobian);
         }
     }
 
     /// LU of Phi_z^d, the columns of the dependent coordinates `dep`.
     pub(super) fn factor_dependent(&mut self, n: usize) -> bool {
         let m = self.dep.len();
-        for r in 0..m {
-            for (c, &j) in self.dep.iter().enumerate() {
-                *self.lu_dep.at(r, c) = self.phiz[r * n + j];
+        for (dst, row) in self.lu_dep.a.chunks_exact_mut(m.max(1)).zip(self.phiz.chunks_exact(n.max(1))) {
+            for (d, &j) in dst.iter_mut().zip(&self.dep) {
+                *d = row[j];
             }
         }
         self.lu_dep.factor()
@@ -136,12 +154,13 @@ impl Semirecursive {
         }
         if m > 0 {
             // Phi_z^d z'^d = -Phi_z^i z'^i (eq. 13).
-            for r in 0..m {
-                w.tmp_m[r] = -w.ind.iter().map(|&j| w.phiz[r * n + j] * w.zd[j]).sum::<f64>();
+            let zd = &w.zd[..n];
+            for (t, row) in w.tmp_m[..m].iter_mut().zip(w.phiz.chunks_exact(n)) {
+                *t = -w.ind.iter().map(|&j| row[j] * zd[j]).sum::<f64>();
             }
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
-            for (k, &j) in w.dep.iter().enumerate() {
-                w.zd[j] = w.tmp_m[k];
+            for (&j, &x) in w.dep.iter().zip(&w.tmp_m) {
+                w.zd[j] = x;
             }
         }
         self.tree.velocities(&w.zd, &mut w.kin);
@@ -149,13 +168,12 @@ impl Semirecursive {
         self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         if m > 0 {
             // The rows' G are those of the position evaluation (`w.rows`, same positions).
-            for (r, cut) in self.tree.cuts.iter().enumerate() {
-                w.tmp_m[r] = -(g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin));
+            for ((t, cut), row) in w.tmp_m[..m].iter_mut().zip(&self.tree.cuts).zip(&w.rows) {
+                *t = -(g_dot_acc(&w.kin, row) + cut.kappa(&w.kin));
             }
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
-            for (k, &d) in w.dep.iter().enumerate() {
-                let x = w.tmp_m[k];
+            for (&d, &x) in w.dep.iter().zip(&w.tmp_m) {
                 w.zdd[d] = x;
                 let b = w.kin[d].b;
                 for &body in &self.tree.subtree[d] {
@@ -176,15 +194,17 @@ impl Semirecursive {
     /// Double-step: moves the dependent coordinates along the tangent of the constraint
     /// manifold after independent ones changed by `dzi` (first order, eq. 14), so that the
     /// next position problem starts next to its solution.
-    pub(super) fn follow_constraints(&mut self, dzi: &[f64]) {
+    /// The changes `dzi` of the independent coordinates are in `w.tmp_n[..nm]`.
+    pub(super) fn follow_constraints(&mut self) {
         let n = self.tree.n_coordinates();
         let w = &mut self.w;
         let m = w.dep.len();
         if m == 0 {
             return;
         }
-        for r in 0..m {
-            w.tmp_m[r] = -w.ind.iter().zip(dzi).map(|(&j, dz)| w.phiz[r * n + j] * dz).sum::<f64>();
+        let dzi = &w.tmp_n[..w.ind.len()];
+        for (t, row) in w.tmp_m[..m].iter_mut().zip(w.phiz.chunks_exact(n)) {
+            *t = -w.ind.iter().zip(dzi).map(|(&j, dz)| row[j] * dz).sum::<f64>();
         }
         w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
         for (k, &j) in w.dep.iter().enumerate() {
@@ -195,12 +215,13 @@ impl Semirecursive {
     /// Cylinder lengths and rates at the trial kinematics and time `t`.
     pub(super) fn cylinder_strokes(&mut self, t: f64) {
         let Some(circuit) = &self.tree.circuit else { return };
-        for (c, cyl) in circuit.cylinders.iter().enumerate() {
-            self.w.strokes[c] = match (&self.tree.cylinder_ends[c], &cyl.attachment) {
+        let w = &mut self.w;
+        let cylinders = circuit.cylinders.iter().zip(&self.tree.cylinder_ends);
+        for ((cyl, ends), (stroke, row)) in cylinders.zip(w.strokes.iter_mut().zip(w.cylinder_rows.iter_mut())) {
+            *stroke = match (ends, &cyl.attachment) {
                 (Some(ends), _) => {
-                    self.w.cylinder_rows[c] = Some(line(&self.w.kin, ends).0);
-                    let row = self.w.cylinder_rows[c].as_ref().expect("just set");
-                    Stroke { length: row.value, velocity: row_rate(&self.w.kin, row) }
+                    let row = row.insert(line(&w.kin, ends).0);
+                    Stroke { length: row.value, velocity: row_rate(&w.kin, row) }
                 }
                 (None, Attachment::Inputs { length, velocity }) => {
                     let v = self.inputs[*velocity];
@@ -213,22 +234,32 @@ impl Semirecursive {
 
     /// Hydraulics (rates h and forces) and R^T (M_bar Z' - Q_bar) at the trial point.
     pub(super) fn dynamics(&mut self, t: f64) -> Result<f64, StepError> {
-        let power = self.applied(t)?;
+        let power = self.applied(t, true)?;
         let w = &mut self.w;
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         Ok(power)
     }
 
-    /// Hydraulics and applied wrenches at the trial point; the power of the
+    /// Hydraulics and (if `wrenches`) applied wrenches at the trial point; the power of the
     /// non-conservative forces.
-    pub(super) fn applied(&mut self, t: f64) -> Result<f64, StepError> {
+    pub(super) fn applied(&mut self, t: f64, wrenches: bool) -> Result<f64, StepError> {
         self.cylinder_strokes(t);
         let w = &mut self.w;
         if let Some(c) = &self.tree.circuit {
             c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
-        Ok(self.tree.loads(&w.kin, &w.z, &w.zd, &self.inputs, &w.forces, &w.cylinder_rows, &mut w.wrenches))
+        Ok(self.tree.loads(
+            &w.kin,
+            &w.z,
+            &w.zd,
+            &self.inputs,
+            &w.forces,
+            &w.cylinder_rows,
+            &w.strokes,
+            wrenches,
+            &mut w.wrenches,
+        ))
     }
 
     /// Coordinates, pressures and their rates from the unknowns `w.x` (the penalty
@@ -236,20 +267,26 @@ impl Semirecursive {
     /// rule (eqs. 33-34 for the coordinates, the pressure rates likewise).
     pub(super) fn load_unknowns(&mut self, s: Step) {
         let n = self.tree.n_coordinates();
-        let penalty = self.is_penalty();
         let st = &self.state;
         let w = &mut self.w;
-        let nm = if penalty { n } else { w.ind.len() };
-        for k in 0..nm {
-            let j = if penalty { k } else { w.ind[k] };
-            w.z[j] = w.x[k];
-            let (zd, zdd) = s.rates(w.x[k], st.z[j], st.zd[j], st.zdd[j]);
-            w.zd[j] = zd;
-            w.zdd[j] = zdd;
-        }
-        for (i, p) in w.p.iter_mut().enumerate() {
-            *p = w.x[nm + i];
-            w.pd[i] = 2.0 / s.dt * (*p - st.p[i]) - st.pd[i];
+        let (z, zd, zdd) = (&mut w.z[..n], &mut w.zd[..n], &mut w.zdd[..n]);
+        let (z0, zd0, zdd0) = (&st.z[..n], &st.zd[..n], &st.zdd[..n]);
+        let nm = if self.settings.formulation == Formulation::SemirecursivePenalty {
+            for (j, &x) in w.x[..n].iter().enumerate() {
+                z[j] = x;
+                (zd[j], zdd[j]) = s.rates(x, z0[j], zd0[j], zdd0[j]);
+            }
+            n
+        } else {
+            for (&j, &x) in w.ind.iter().zip(&w.x) {
+                z[j] = x;
+                (zd[j], zdd[j]) = s.rates(x, z0[j], zd0[j], zdd0[j]);
+            }
+            w.ind.len()
+        };
+        for (((p, pd), &x), (&p0, &pd0)) in w.p.iter_mut().zip(&mut w.pd).zip(&w.x[nm..]).zip(st.p.iter().zip(&st.pd)) {
+            *p = x;
+            *pd = s.pressure_rate(x, p0, pd0);
         }
     }
 
@@ -291,10 +328,15 @@ impl Semirecursive {
         let scale = 0.25 * s.dt * s.dt;
         if penalty {
             // M' z'' + Phi_z^T (alpha Phi + lambda) - Q' (eq. 39).
-            for (j, fj) in f[..n].iter_mut().enumerate() {
-                let mut r = w.res[j];
-                for c in 0..m {
-                    r += w.phiz[c * n + j] * (self.settings.penalty * w.phi[c] + w.lambda[c]);
+            let alpha = self.settings.penalty;
+            let forces = &mut w.tmp_m[..m];
+            for ((g, phi), lambda) in forces.iter_mut().zip(&w.phi).zip(&w.lambda) {
+                *g = alpha * phi + lambda;
+            }
+            for (j, (fj, &res)) in f[..n].iter_mut().zip(&w.res[..n]).enumerate() {
+                let mut r = res;
+                for (row, g) in w.phiz.chunks_exact(n).zip(forces.iter()) {
+                    r += row[j] * g;
                 }
                 *fj = scale * r;
             }
@@ -313,10 +355,10 @@ impl Semirecursive {
                 *fj = scale * r;
             }
         }
-        for i in 0..w.p.len() {
-            f[nm + i] = scale * (w.pd[i] - w.h[i]);
+        for ((fi, pd), h) in f[nm..].iter_mut().zip(&w.pd).zip(&w.h) {
+            *fi = scale * (pd - h);
         }
-        if f.iter().any(|x| !x.is_finite()) {
+        if !f.iter().all(|x| x.is_finite()) {
             return Err(StepError::NonFinite { time: s.t, what: "Newton residual".into() });
         }
         Ok(())

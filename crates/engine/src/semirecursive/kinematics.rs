@@ -27,6 +27,10 @@ pub struct BodyKin {
     /// Z_j = [s'; w] and Z'_j.
     pub vel: Vector6<f64>,
     pub acc: Vector6<f64>,
+    /// Set by the planar kernels (`planar.rs`): `rot` is a rotation about e_z and b, b', Z, Z'
+    /// have only the components x, y and w_z, so the products below skip the zeros (with the
+    /// nonzero terms in the same order: the same values).
+    pub planar: bool,
 }
 
 impl BodyKin {
@@ -37,8 +41,41 @@ impl BodyKin {
         self.vel.fixed_rows::<3>(0).into()
     }
     /// Velocity of the body's material point at the global position `p`.
+    #[inline(always)]
     pub fn velocity_at(&self, p: &Vector3<f64>) -> Vector3<f64> {
+        if self.planar {
+            let w = self.vel[5];
+            return Vector3::new(self.vel[0] - w * p.y, self.vel[1] + w * p.x, 0.0);
+        }
         self.s_dot() + self.omega().cross(p)
+    }
+    /// w x v.
+    #[inline(always)]
+    pub fn omega_cross(&self, v: &Vector3<f64>) -> Vector3<f64> {
+        if self.planar {
+            let w = self.vel[5];
+            return Vector3::new(-(w * v.y), w * v.x, 0.0);
+        }
+        self.omega().cross(v)
+    }
+    /// A v: a body-fixed direction `v` in global coordinates.
+    #[inline(always)]
+    pub fn rotate(&self, v: &Vector3<f64>) -> Vector3<f64> {
+        if self.planar {
+            let (c, s) = (self.rot[(0, 0)], self.rot[(1, 0)]);
+            return Vector3::new(c * v.x - s * v.y, s * v.x + c * v.y, v.z);
+        }
+        self.rot * v
+    }
+    /// G . Z for a row's G (6 entries) at this body: its share of the row's rate.
+    #[inline(always)]
+    pub fn g_dot_vel(&self, g: &Vector6<f64>) -> f64 {
+        dot6(self.planar, g, &self.vel)
+    }
+    /// G . Z' likewise.
+    #[inline(always)]
+    pub fn g_dot_acc(&self, g: &Vector6<f64>) -> f64 {
+        dot6(self.planar, g, &self.acc)
     }
     /// Acceleration of the body's material point at `p` (moving with velocity `v`).
     pub fn acceleration_at(&self, p: &Vector3<f64>, v: &Vector3<f64>) -> Vector3<f64> {
@@ -54,8 +91,24 @@ impl BodyKin {
         self.acceleration_at(&self.r, &self.com_velocity())
     }
     /// Global position of the body-fixed point `local`.
+    #[inline(always)]
     pub fn point(&self, local: &Vector3<f64>) -> Vector3<f64> {
+        if self.planar {
+            let q = self.rotate(local);
+            return Vector3::new(self.r.x + q.x, self.r.y + q.y, self.r.z + q.z);
+        }
         self.r + self.rot * local
+    }
+}
+
+/// a . b for 6-vectors, with only the components x, y and w_z if `planar` (the others of b are
+/// zero; the nonzero products are added in the same order as in the full product).
+#[inline(always)]
+pub fn dot6(planar: bool, a: &Vector6<f64>, b: &Vector6<f64>) -> f64 {
+    if planar {
+        a[0] * b[0] + a[1] * b[1] + a[5] * b[5]
+    } else {
+        a.dot(b)
     }
 }
 
@@ -94,6 +147,7 @@ impl Tree {
             k.point = point;
             k.axis = axis;
             k.b = if b.prismatic { six(axis, Vector3::zeros()) } else { six(point.cross(&axis), axis) } * b.sign;
+            k.planar = false;
         }
     }
 

@@ -343,7 +343,8 @@ impl Semirecursive {
         self.tree.positions(&w.z, &mut w.kin);
         self.tree.velocities(&w.zd, &mut w.kin);
         self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
-        let power = self.applied(t).map_err(|e| e.to_string())?;
+        // Only the power: the wrenches are formed afresh by every residual.
+        let power = self.applied(t, false).map_err(|e| e.to_string())?;
         self.store_cache(power);
         Ok(())
     }

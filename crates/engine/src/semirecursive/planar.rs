@@ -49,6 +49,7 @@ impl Tree {
             k.rot = Matrix3::new(c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0);
             k.point = point;
             k.axis = axis;
+            k.planar = true;
             // b = [P x u; u] with u = (0, 0, turn), or [u; 0].
             k.b = if b.prismatic {
                 Vector6::new(axis.x, axis.y, 0.0, 0.0, 0.0, 0.0)
@@ -94,12 +95,36 @@ impl Tree {
         }
     }
 
-    /// The Newton-Euler residual about the origin of body `t` (see
+    /// [`Tree::generalized_residual`] for a planar tree: the body residuals and their subtree
+    /// sums in the components x, y and n_z.
+    pub(super) fn generalized_residual_planar(
+        &self,
+        kin: &[BodyKin],
+        loads: &[Vector6<f64>],
+        acc: &mut [Vector6<f64>],
+        out: &mut [f64],
+    ) {
+        for (((a, b), k), load) in acc.iter_mut().zip(&self.bodies).zip(kin).zip(loads) {
+            *a = Self::body_residual_planar(b, k, load);
+        }
+        for t in (0..self.bodies.len()).rev() {
+            let child = acc[t];
+            if let Some(p) = self.bodies[t].parent {
+                let a = &mut acc[p];
+                a[0] += child[0];
+                a[1] += child[1];
+                a[5] += child[5];
+            }
+            let b = &kin[t].b;
+            out[t] = b[0] * child[0] + b[1] * child[1] + b[5] * child[5];
+        }
+    }
+
+    /// The Newton-Euler residual about the origin of body `b` (see
     /// [`Tree::generalized_residual`]) in its planar components [f_x, f_y, 0; 0, 0, n_z],
     /// with the loads' wrench `load`.
-    #[inline]
-    pub(super) fn body_residual_planar(&self, t: usize, k: &BodyKin, load: &Vector6<f64>) -> Vector6<f64> {
-        let b = &self.bodies[t];
+    #[inline(always)]
+    fn body_residual_planar(b: &super::tree::TreeBody, k: &BodyKin, load: &Vector6<f64>) -> Vector6<f64> {
         let (w, wd) = (k.vel[5], k.acc[5]);
         let (gx, gy) = (k.r.x, k.r.y);
         // g' = s' + w x g, g'' = s'' + w' x g + w x g' (eq. 6 and its rate).

@@ -31,7 +31,7 @@ impl Semirecursive {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(StepError::BadStep { time: t0, h: dt });
         }
-        let s = Step { t: t1, dt };
+        let s = Step::new(t1, dt);
         let n = self.tree.n_coordinates();
         let penalty = self.is_penalty();
         self.advance_spools(t0, t1);
@@ -41,15 +41,20 @@ impl Semirecursive {
         // the circuit oscillates).
         let st = &self.state;
         let w = &mut self.w;
-        for j in 0..n {
-            w.z[j] = st.z[j] + st.zd[j] * dt + 0.5 * st.zdd[j] * dt * dt;
+        for (z, (&z0, (&zd0, &zdd0))) in w.z[..n].iter_mut().zip(st.z.iter().zip(st.zd.iter().zip(&st.zdd))) {
+            *z = z0 + zd0 * dt + 0.5 * zdd0 * dt * dt;
         }
-        let nm = if penalty { n } else { w.ind.len() };
-        for k in 0..nm {
-            w.x[k] = w.z[if penalty { k } else { w.ind[k] }];
-        }
-        for i in 0..st.p.len() {
-            w.x[nm + i] = st.p[i] + st.pd[i] * dt + 0.5 * st.pdd[i] * dt * dt;
+        let nm = if penalty {
+            w.x[..n].copy_from_slice(&w.z[..n]);
+            n
+        } else {
+            for (x, &j) in w.x.iter_mut().zip(&w.ind) {
+                *x = w.z[j];
+            }
+            w.ind.len()
+        };
+        for (x, (&p0, (&pd0, &pdd0))) in w.x[nm..].iter_mut().zip(st.p.iter().zip(st.pd.iter().zip(&st.pdd))) {
+            *x = p0 + pd0 * dt + 0.5 * pdd0 * dt * dt;
         }
         w.lambda.copy_from_slice(&st.lambda);
         let nx = w.x.len();
@@ -73,25 +78,23 @@ impl Semirecursive {
             }
             previous = worst;
             let w = &mut self.w;
-            for i in 0..nx {
-                w.tmp_n[i] = -w.f[i];
+            for (d, f) in w.tmp_n[..nx].iter_mut().zip(&w.f) {
+                *d = -f;
             }
             w.tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
             let (mut dz, mut dp) = (0.0f64, 0.0f64);
-            for i in 0..nx {
-                w.x[i] += w.tmp_n[i];
-                if i < nm {
-                    dz = dz.max(w.tmp_n[i].abs());
-                } else {
-                    dp = dp.max(w.tmp_n[i].abs());
-                }
+            let (x, d) = (&mut w.x[..nx], &w.tmp_n[..nx]);
+            for (x, d) in x[..nm].iter_mut().zip(&d[..nm]) {
+                *x += d;
+                dz = dz.max(d.abs());
+            }
+            for (x, d) in x[nm..].iter_mut().zip(&d[nm..]) {
+                *x += d;
+                dp = dp.max(d.abs());
             }
             if !penalty {
-                let dzi = std::mem::take(&mut w.tmp_n2);
-                let mut dzi = dzi;
-                dzi[..nm].copy_from_slice(&w.tmp_n[..nm]);
-                self.follow_constraints(&dzi[..nm]);
-                self.w.tmp_n2 = dzi;
+                // The independent coordinates' corrections are in `w.tmp_n[..nm]`.
+                self.follow_constraints();
             }
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
@@ -129,7 +132,7 @@ impl Semirecursive {
             for k in 0..c.n_spools() {
                 self.w.references[k] = c.reference(k, t0, t1, &self.inputs);
             }
-            c.advance_spools(&self.state.spools, t0, t1, &self.inputs, &mut self.w.spools);
+            c.advance_spools(&self.state.spools, &self.w.references, t1 - t0, &mut self.w.spools);
         }
     }
 
@@ -190,7 +193,8 @@ impl Semirecursive {
             self.tree.velocities(&w.zd, &mut w.kin);
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
-        let power = self.applied(s.t)?;
+        // Only the power: the wrenches are formed afresh by every residual.
+        let power = self.applied(s.t, false)?;
         // The last fallible part: the state is committed only after it.
         self.review_partition(s.t)?;
         // Work: trapezoidal rule on the power of the non-conservative forces.
@@ -253,24 +257,20 @@ impl Semirecursive {
             return Err(StepError::Singular { time: s.t, detail: "projection matrix of eqs. (20)-(21)".into() });
         }
         // Eq. (20): A z' = W z'*.
-        for i in 0..n {
-            w.tmp_n[i] = (0..n).map(|j| w.amat[i * n + j] * w.zd[j]).sum();
-        }
+        mat_vec(&w.amat, &w.zd, &mut w.tmp_n[..n]);
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
         w.zd.copy_from_slice(&w.tmp_n[..n]);
         // Eq. (21): A z'' = W z''* - dt^2/4 Phi_z^T alpha (Phi_z' z'), with Phi_z' z' from the
         // accelerations at z'' = 0.
-        for i in 0..n {
-            w.tmp_n[i] = (0..n).map(|j| w.amat[i * n + j] * w.zdd[j]).sum();
-        }
+        mat_vec(&w.amat, &w.zdd, &mut w.tmp_n[..n]);
         self.tree.velocities(&w.zd, &mut w.kin);
         w.tmp_n2[..n].iter_mut().for_each(|x| *x = 0.0);
         self.tree.accelerations(&w.zd, &w.tmp_n2[..n], &mut w.kin);
         for (r, cut) in self.tree.cuts.iter().enumerate() {
             w.tmp_m[r] = g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin);
         }
-        for i in 0..n {
-            w.tmp_n[i] -= h4 * alpha * (0..m).map(|r| w.phiz[r * n + i] * w.tmp_m[r]).sum::<f64>();
+        for (i, t) in w.tmp_n[..n].iter_mut().enumerate() {
+            *t -= h4 * alpha * w.phiz.chunks_exact(n).zip(&w.tmp_m[..m]).map(|(row, g)| row[i] * g).sum::<f64>();
         }
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
         w.zdd.copy_from_slice(&w.tmp_n[..n]);
@@ -304,5 +304,14 @@ impl Semirecursive {
         }
         st.t = t1;
         self.refresh().map_err(|e| StepError::Model { time: t1, what: e })
+    }
+}
+
+/// out = A v for the row-major square `a` (out.len() rows), each entry summed over the row in
+/// order.
+fn mat_vec(a: &[f64], v: &[f64], out: &mut [f64]) {
+    let n = out.len();
+    for (o, row) in out.iter_mut().zip(a.chunks_exact(n.max(1))) {
+        *o = row.iter().zip(&v[..n]).map(|(a, v)| a * v).sum();
     }
 }

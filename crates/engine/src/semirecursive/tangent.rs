@@ -12,6 +12,7 @@
 
 use super::cuts::{line, RowEval};
 use super::eval::{line_jacobians, Step};
+use super::kinematics::dot6;
 use super::tree::{Element, JointRole};
 use super::{Semirecursive, Work};
 use crate::integrators::StepError;
@@ -39,23 +40,13 @@ impl Semirecursive {
         let nc = w.strokes.len();
         for c in 0..nc {
             let coefficient = -(h2 * w.jac.df_dv[c] + h4 * w.jac.df_ds[c]);
-            let js = &w.js[c * n..(c + 1) * n];
-            for i in 0..n {
-                for j in 0..n {
-                    w.amat[i * n + j] += coefficient * js[i] * js[j];
-                }
-            }
+            add_outer(&mut w.amat, n, coefficient, &w.js[c * n..(c + 1) * n]);
         }
         for (e, el) in self.tree.elements.iter().enumerate() {
             match el {
                 Element::Line { stiffness, damping, .. } => {
                     let coefficient = h2 * damping + h4 * stiffness;
-                    let jl = &w.jl[e * n..(e + 1) * n];
-                    for i in 0..n {
-                        for j in 0..n {
-                            w.amat[i * n + j] += coefficient * jl[i] * jl[j];
-                        }
-                    }
+                    add_outer(&mut w.amat, n, coefficient, &w.jl[e * n..(e + 1) * n]);
                 }
                 Element::Rotary { joint, stiffness, damping, .. } => {
                     if let JointRole::Tree { body } = self.tree.roles[*joint] {
@@ -80,12 +71,25 @@ impl Semirecursive {
         let tree = &self.tree;
         let w = &mut self.w;
         let nm = w.ind.len();
-        // Per column a and body t: centre-of-mass velocity, angular velocity, J w.
+        // Per column a and body t: centre-of-mass velocity, angular velocity, J w. A planar
+        // tree's fields have only the components x, y and w_z: w = (0, 0, w_z), g' = s' + w x g
+        // in the plane and J w = (.., .., J_zz w_z), whose x and y meet zeros of w below.
         for a in 0..nm {
             for (t, b) in tree.bodies.iter().enumerate() {
                 let k = &w.kin[t];
+                let x = w.rz[t * nm + a];
                 let parent = b.parent.map_or(Vector6::zeros(), |p| w.twists[a * n + p]);
-                let twist = parent + k.b * w.rz[t * nm + a];
+                if tree.planar {
+                    let (vx, vy, wz) = (parent[0] + k.b[0] * x, parent[1] + k.b[1] * x, parent[5] + k.b[5] * x);
+                    w.twists[a * n + t] = Vector6::new(vx, vy, 0.0, 0.0, 0.0, wz);
+                    w.column_kin[a * n + t] = [
+                        Vector3::new(vx - wz * k.r.y, vy + wz * k.r.x, 0.0),
+                        Vector3::new(0.0, 0.0, wz),
+                        Vector3::new(0.0, 0.0, b.inertia[(2, 2)] * wz),
+                    ];
+                    continue;
+                }
+                let twist = parent + k.b * x;
                 w.twists[a * n + t] = twist;
                 let omega = Vector3::new(twist[3], twist[4], twist[5]);
                 let velocity = Vector3::new(twist[0], twist[1], twist[2]) + omega.cross(&k.r);
@@ -99,7 +103,11 @@ impl Semirecursive {
                 for (t, b) in tree.bodies.iter().enumerate() {
                     let [va, oa, _] = &w.column_kin[a * n + t];
                     let [vc, _, joc] = &w.column_kin[c * n + t];
-                    m += b.mass * va.dot(vc) + oa.dot(joc);
+                    m += if tree.planar {
+                        b.mass * (va.x * vc.x + va.y * vc.y) + oa.z * joc.z
+                    } else {
+                        b.mass * va.dot(vc) + oa.dot(joc)
+                    };
                 }
                 *w.tangent.at(a, c) = m;
                 *w.tangent.at(c, a) = m;
@@ -107,7 +115,7 @@ impl Semirecursive {
         }
         // Rate of a line's length under column a: sum of G . Z_a over its ends.
         let rate = |w: &Work, row: &RowEval, a: usize| -> f64 {
-            row.g.iter().flatten().map(|(k, g)| g.dot(&w.twists[a * n + k])).sum()
+            row.g.iter().flatten().map(|(k, g)| dot6(tree.planar, g, &w.twists[a * n + k])).sum()
         };
         for c in 0..w.strokes.len() {
             // The row of the strokes at this point.
@@ -164,7 +172,7 @@ impl Semirecursive {
         if penalty {
             // A + dt^2/4 alpha Phi_z^T Phi_z (eqs. 18, 36).
             let nx = w.tangent.dim();
-            for (dst, src) in w.tangent.a.chunks_exact_mut(nx).zip(w.amat.chunks_exact(n)) {
+            for (dst, src) in w.tangent.a.chunks_exact_mut(nx.max(1)).zip(w.amat.chunks_exact(n.max(1))) {
                 dst[..n].copy_from_slice(src);
             }
             add_gram(&w.phiz, &self.tree.row_columns, n, self.settings.penalty * h4, &mut w.tangent.a, nx);
@@ -188,24 +196,27 @@ impl Semirecursive {
             self.reduced_mechanical_block(s);
         }
         let w = &mut self.w;
+        let t = &mut w.tangent.a[..nx * nx];
         for c in 0..nc {
             // g = R_z^T J_s of cylinder c (penalty: R_z = I; double-step: from the velocity
             // passes).
-            for a in 0..nm {
-                w.tmp_n[a] = if penalty { w.js[c * n + a] } else { w.gs[c * n + a] };
-            }
+            let g = if penalty { &w.js[c * n..c * n + nm] } else { &w.gs[c * n..c * n + nm] };
             for q in 0..np {
                 let column = h4 * w.jac.df_dp[c * np + q];
                 let row = h4 * (w.jac.dp_ds[q * nc + c] + two_over_dt * w.jac.dp_dv[q * nc + c]);
-                for a in 0..nm {
-                    *w.tangent.at(a, nm + q) -= column * w.tmp_n[a];
-                    *w.tangent.at(nm + q, a) -= row * w.tmp_n[a];
+                for (t_row, ga) in t.chunks_exact_mut(nx).zip(g) {
+                    t_row[nm + q] -= column * ga;
+                }
+                for (t, ga) in t[(nm + q) * nx..(nm + q) * nx + nm].iter_mut().zip(g) {
+                    *t -= row * ga;
                 }
             }
         }
-        for q in 0..np {
-            for r in 0..np {
-                *w.tangent.at(nm + q, nm + r) = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
+        for (q, (t_row, dp_dp)) in
+            t[nm * nx..].chunks_exact_mut(nx.max(1)).zip(w.jac.dp_dp.chunks_exact(np.max(1))).enumerate()
+        {
+            for (r, (t, d)) in t_row[nm..].iter_mut().zip(dp_dp).enumerate() {
+                *t = -h4 * d + if q == r { h2 } else { 0.0 };
             }
         }
         Ok(())
@@ -223,22 +234,34 @@ pub(super) fn add_gram(
     out: &mut [f64],
     stride: usize,
 ) {
-    for (row, cols) in phiz.chunks_exact(n).zip(columns) {
+    // Over every column of the rows i in `columns[r]`: the others of row r are zeros, so
+    // they add nothing, and a whole row runs without indirection.
+    for (row, cols) in phiz.chunks_exact(n.max(1)).zip(columns) {
         for &i in cols {
             let ci = coefficient * row[i];
-            let out_row = &mut out[i * stride..i * stride + n];
-            for &j in cols {
-                out_row[j] += ci * row[j];
+            for (o, x) in out[i * stride..i * stride + n].iter_mut().zip(row) {
+                *o += ci * x;
             }
+        }
+    }
+}
+
+/// out[a][b] += coefficient g_a g_b over the leading g.len() x g.len() block of the
+/// row-major `out` (row stride `stride`).
+fn add_outer(out: &mut [f64], stride: usize, coefficient: f64, g: &[f64]) {
+    if g.is_empty() {
+        return;
+    }
+    for (out_row, ga) in out.chunks_exact_mut(stride).zip(g) {
+        let ca = coefficient * ga;
+        for (o, gb) in out_row[..g.len()].iter_mut().zip(g) {
+            *o += ca * gb;
         }
     }
 }
 
 /// tangent[a][b] += coefficient g_a g_b over the leading block of size g.len().
 fn add_rank_one(tangent: &mut super::Lu, coefficient: f64, g: &[f64]) {
-    for (a, ga) in g.iter().enumerate() {
-        for (b, gb) in g.iter().enumerate() {
-            *tangent.at(a, b) += coefficient * ga * gb;
-        }
-    }
+    let stride = tangent.dim();
+    add_outer(&mut tangent.a, stride, coefficient, g);
 }

@@ -1,0 +1,273 @@
+//! Evaluation of a [`Circuit`]: pressure rates and cylinder forces (seed 004 eqs. 22-29) and
+//! their Jacobians in closed form and by forward differences (eqs. 40-41). Called a few times
+//! per step of the semirecursive formulations, so the per-volume constants come from
+//! [`super::Compiled`] and the orifices are visited without a closure.
+
+use super::{laws, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
+
+impl Circuit {
+    #[inline(always)]
+    fn pressure(&self, p: &[f64], n: Node) -> f64 {
+        match n {
+            Node::Volume(i) => p[i],
+            Node::Source(i) => self.sources[i],
+        }
+    }
+
+    /// Calls `f(from, to, coefficient, laminar)` for every orifice: the throttles (eq. 24) and
+    /// the two connections the spool opens in each directional valve (eq. 26: U > 0 connects
+    /// pump -> A and B -> tank, U < 0 A -> tank and pump -> B, coefficient C_vd |U|).
+    #[inline(always)]
+    fn orifices(&self, spools: &[f64], mut f: impl FnMut(Node, Node, f64, f64)) {
+        for t in &self.throttles {
+            f(t.from, t.to, t.coefficient, t.laminar);
+        }
+        for (v, &u) in self.valves.iter().zip(spools) {
+            let k = v.flow_constant * u.abs();
+            if u >= 0.0 {
+                f(v.pump, v.port_a, k, v.laminar);
+                f(v.port_b, v.tank, k, v.laminar);
+            } else {
+                f(v.port_a, v.tank, k, v.laminar);
+                f(v.pump, v.port_b, k, v.laminar);
+            }
+        }
+    }
+
+    /// The flow through one orifice (eqs. 24, 26) taken from `from` and added to `to`.
+    #[inline(always)]
+    fn orifice_flow(&self, p: &[f64], flows: &mut [f64], from: Node, to: Node, coefficient: f64, laminar: f64) {
+        let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
+        if let Node::Volume(i) = from {
+            flows[i] -= q;
+        }
+        if let Node::Volume(i) = to {
+            flows[i] += q;
+        }
+    }
+
+    /// Net flows Q into every volume (eqs. 24, 26, 28) into `flows`, and the cylinder forces.
+    #[inline(always)]
+    fn flows(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        flows: &mut [f64],
+        forces: &mut [f64],
+    ) -> Result<(), CircuitError> {
+        flows.iter_mut().for_each(|q| *q = 0.0);
+        // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
+        for t in &self.throttles {
+            self.orifice_flow(p, flows, t.from, t.to, t.coefficient, t.laminar);
+        }
+        for (v, &u) in self.valves.iter().zip(spools) {
+            let k = v.flow_constant * u.abs();
+            if u >= 0.0 {
+                self.orifice_flow(p, flows, v.pump, v.port_a, k, v.laminar);
+                self.orifice_flow(p, flows, v.port_b, v.tank, k, v.laminar);
+            } else {
+                self.orifice_flow(p, flows, v.port_a, v.tank, k, v.laminar);
+                self.orifice_flow(p, flows, v.pump, v.port_b, k, v.laminar);
+            }
+        }
+        for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
+            let (la, lb) = c.chambers(s.length);
+            if !(la > 0.0 && lb > 0.0) {
+                return Err(CircuitError::OutOfStroke {
+                    cylinder: c.name.clone(),
+                    length: s.length,
+                    min: c.closed,
+                    max: c.closed + c.stroke,
+                });
+            }
+            // Seed 004 eq. (28): Q_in = A_A s', Q_out = A_B s'.
+            flows[c.piston_side] -= c.area_piston * s.velocity;
+            flows[c.rod_side] += c.area_rod * s.velocity;
+            *f = c.force(p[c.piston_side], p[c.rod_side], s.velocity);
+        }
+        Ok(())
+    }
+
+    /// B_e / V of volume `i` (eqs. 22-23, 42) with the cylinder chambers as sub-volumes:
+    /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
+    /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
+    #[inline(always)]
+    fn stiffness(&self, i: usize, strokes: &[Stroke]) -> f64 {
+        let (mut total, mut compliance) = (self.volumes[i].hose, self.compiled.hose_compliance[i]);
+        for chamber in &self.compiled.chambers[i] {
+            let c = &self.cylinders[chamber.cylinder];
+            let (la, lb) = c.chambers(strokes[chamber.cylinder].length);
+            let (area, l) = if chamber.piston { (c.area_piston, la) } else { (c.area_rod, lb) };
+            total += area * l;
+            compliance += area * l / c.wall_modulus;
+        }
+        1.0 / (total / self.oil_modulus + compliance)
+    }
+
+    /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
+    /// `rates` and cylinder forces F_s (eq. 29) into `forces`.
+    pub fn evaluate(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        rates: &mut [f64],
+        forces: &mut [f64],
+    ) -> Result<(), CircuitError> {
+        self.flows(p, spools, strokes, rates, forces)?;
+        let mut finite = true;
+        for (i, r) in rates.iter_mut().enumerate().take(self.volumes.len()) {
+            *r *= self.stiffness(i, strokes);
+            finite &= r.is_finite();
+        }
+        if !(finite && forces.iter().all(|x| x.is_finite())) {
+            return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
+        }
+        Ok(())
+    }
+
+    /// The Jacobians of [`Circuit::evaluate`] in closed form (derivatives of the orifice law,
+    /// of B_e/V in the chamber lengths and of the seal friction).
+    pub fn jacobian(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        j.resize(self.n_pressures(), self.n_cylinders());
+        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
+        self.jacobian_from_flows(p, spools, strokes, false, j)
+    }
+
+    /// As [`Circuit::jacobian`] at a point where `rates` are [`Circuit::evaluate`]'s pressure
+    /// rates (the net flows follow as rates / (B_e/V) instead of being evaluated again).
+    pub fn jacobian_at_rates(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        rates: &[f64],
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        j.resize(self.n_pressures(), self.n_cylinders());
+        j.rates.copy_from_slice(rates);
+        self.jacobian_from_flows(p, spools, strokes, true, j)
+    }
+
+    /// The Jacobians with the net flows of the point in `j.rates`, or the pressure rates
+    /// (flows times B_e/V) if `scaled`.
+    fn jacobian_from_flows(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        scaled: bool,
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        let (np, nc) = (self.n_pressures(), self.n_cylinders());
+        j.dp_dp.fill(0.0);
+        j.df_dp.fill(0.0);
+        let dp_dp = &mut j.dp_dp;
+        self.orifices(spools, |from, to, coefficient, laminar| {
+            let slope = coefficient * laws::orifice_slope(self.pressure(p, from) - self.pressure(p, to), laminar);
+            for (row, sign) in [(from, -1.0), (to, 1.0)] {
+                let Node::Volume(i) = row else { continue };
+                if let Node::Volume(a) = from {
+                    dp_dp[i * np + a] += sign * slope;
+                }
+                if let Node::Volume(b) = to {
+                    dp_dp[i * np + b] -= sign * slope;
+                }
+            }
+        });
+        let mut finite = true;
+        for (c, cyl) in self.cylinders.iter().enumerate() {
+            j.df_dp[c * np + cyl.piston_side] += cyl.area_piston;
+            j.df_dp[c * np + cyl.rod_side] -= cyl.area_rod;
+            j.df_ds[c] = 0.0;
+            j.df_dv[c] = -cyl.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, strokes[c].velocity));
+            finite &= j.df_dv[c].is_finite();
+        }
+        for i in 0..np {
+            let k = self.stiffness(i, strokes);
+            let flow = if scaled { j.rates[i] / k } else { j.rates[i] };
+            for a in 0..np {
+                let x = &mut j.dp_dp[i * np + a];
+                *x *= k;
+                finite &= x.is_finite();
+            }
+            // d(B_e/V)/d|s| = -(B_e/V)^2 dV/d|s| (1/B_oil + 1/B_wall), times the net flow;
+            // the cylinder flows' coefficients A_A, A_B scaled by B_e/V.
+            for c in 0..nc {
+                let cyl = &self.cylinders[c];
+                let mut area = 0.0;
+                if cyl.piston_side == i {
+                    area -= cyl.area_piston;
+                }
+                if cyl.rod_side == i {
+                    area += cyl.area_rod;
+                }
+                let slope = self.compiled.volume_slope[i * nc + c];
+                let ds = -k * k * slope * self.compiled.wall_factor[c] * flow;
+                let dv = area * k;
+                j.dp_ds[i * nc + c] = ds;
+                j.dp_dv[i * nc + c] = dv;
+                finite &= ds.is_finite() && dv.is_finite();
+            }
+        }
+        if !finite {
+            return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
+        }
+        Ok(())
+    }
+
+    /// The Jacobians by forward differences (seed 004 eqs. 40-41), to check [`Circuit::jacobian`].
+    pub fn jacobian_fd(
+        &self,
+        p: &[f64],
+        spools: &[f64],
+        strokes: &[Stroke],
+        j: &mut CircuitJacobian,
+    ) -> Result<(), CircuitError> {
+        let (np, nc) = (self.n_pressures(), self.n_cylinders());
+        j.resize(np, nc);
+        j.p.clear();
+        j.p.extend_from_slice(p);
+        j.strokes.clear();
+        j.strokes.extend_from_slice(strokes);
+        self.evaluate(p, spools, strokes, &mut j.rates, &mut j.forces)?;
+        for (k, &pk) in p.iter().enumerate().take(np) {
+            let eps = super::increment(pk);
+            j.p[k] = pk + eps;
+            self.evaluate(&j.p, spools, strokes, &mut j.rates_plus, &mut j.forces_plus)?;
+            j.p[k] = pk;
+            for i in 0..np {
+                j.dp_dp[i * np + k] = (j.rates_plus[i] - j.rates[i]) / eps;
+            }
+            for c in 0..nc {
+                j.df_dp[c * np + k] = (j.forces_plus[c] - j.forces[c]) / eps;
+            }
+        }
+        for c in 0..nc {
+            for velocity in [false, true] {
+                let x = if velocity { strokes[c].velocity } else { strokes[c].length };
+                let eps = super::increment(x);
+                if velocity {
+                    j.strokes[c].velocity = x + eps;
+                } else {
+                    j.strokes[c].length = x + eps;
+                }
+                self.evaluate(p, spools, &j.strokes, &mut j.rates_plus, &mut j.forces_plus)?;
+                j.strokes[c] = strokes[c];
+                let (dp, df) = if velocity { (&mut j.dp_dv, &mut j.df_dv) } else { (&mut j.dp_ds, &mut j.df_ds) };
+                for i in 0..np {
+                    dp[i * nc + c] = (j.rates_plus[i] - j.rates[i]) / eps;
+                }
+                df[c] = (j.forces_plus[c] - j.forces[c]) / eps;
+            }
+        }
+        Ok(())
+    }
+}
