@@ -31,7 +31,7 @@ fn v3(a: &[f64; 3]) -> Vector3<f64> {
 }
 
 /// A unit vector perpendicular to the unit vector `a`.
-fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
+pub(super) fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
     let k = (0..3).min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs())).expect("three components");
     a.cross(&Vector3::ith(k, 1.0)).normalize()
 }

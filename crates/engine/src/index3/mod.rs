@@ -17,6 +17,8 @@ mod formulation;
 pub mod geometry;
 mod half_implicit;
 mod outputs;
+mod planar;
+mod planar_step;
 mod schur;
 mod statics;
 
