@@ -3,7 +3,7 @@
 //! translational = 2 DP1 + 2 DP2 + 1 DP1), geometry given globally at the initial
 //! configuration becomes body-fixed vectors.
 
-use super::geometry::{Group, Measure, Term, Vector};
+use super::geometry::{AxisRow, Group, Measure, Term, Vector};
 use super::{
     BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
     Target, MAX_GROUP_VECTORS,
@@ -107,6 +107,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 pair: geometry.pair,
                 group: groups.len(),
                 term: *term,
+                axis: AxisRow::of(&geometry.vectors, *term),
                 target: Target::Constant(target),
                 label: label.to_string(),
             });

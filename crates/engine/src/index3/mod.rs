@@ -33,7 +33,7 @@ pub use half_implicit::HalfImplicit;
 
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
 use crate::rotation::wrap_angle;
-use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
+use geometry::{AxisRow, Group, Measure, Pair, Row, Term, VectorValue};
 use mbfmu_model::format::{Friction, JointKind, Motion};
 use nalgebra::{Matrix3, Vector3};
 
@@ -64,6 +64,8 @@ pub struct Constraint {
     /// Index into [`Mechanism::groups`] and the term within the group.
     pub group: usize,
     pub term: Term,
+    /// The term as an [`AxisRow`], if it is one (evaluated without the general kernel).
+    pub axis: Option<AxisRow>,
     pub target: Target,
     /// Human-readable origin, e.g. "joint 'pivot' (revolute)".
     pub label: String,
@@ -220,7 +222,10 @@ impl Mechanism {
             g.geometry.values(&pair, &mut values);
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
-                let value = c.term.value(&values);
+                let value = match c.axis {
+                    Some(a) => a.value(&values),
+                    None => c.term.value(&values),
+                };
                 let f = self.target(c, t, base).f;
                 phi[k] = match c.term {
                     Term::Angle { .. } => wrap_angle(value - f),
@@ -269,7 +274,10 @@ impl Mechanism {
             g.geometry.values(&pair, &mut values);
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
-                let (value, row) = c.term.row(&pair, &g.geometry.vectors, &values);
+                let (value, row) = match c.axis {
+                    Some(a) => (a.value(&values), a.row(&pair, &g.geometry.vectors)),
+                    None => c.term.row(&pair, &g.geometry.vectors, &values),
+                };
                 let f = self.target(c, t, base).f;
                 out.rows[k] = row;
                 out.phi[k] = match c.term {
