@@ -112,7 +112,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 label: label.to_string(),
             });
         }
-        groups.push(ConstraintGroup { rows: first..constraints.len(), geometry });
+        groups.push(ConstraintGroup::new(geometry, first..constraints.len()));
         first..constraints.len()
     };
     // Planar mechanisms (description Plane): each body keeps its offset along n and rotates

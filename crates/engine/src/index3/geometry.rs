@@ -267,13 +267,6 @@ pub struct Group {
 }
 
 impl Group {
-    /// Vector values at `p` into `values` (positions only).
-    pub fn values(&self, p: &Pair, values: &mut [Vector3<f64>]) {
-        for (v, out) in self.vectors.iter().zip(values.iter_mut()) {
-            *out = v.value(p);
-        }
-    }
-
     /// Full vector evaluations at `p` into `values`.
     pub fn evaluate(&self, p: &Pair, values: &mut [VectorValue]) {
         for (v, out) in self.vectors.iter().zip(values.iter_mut()) {

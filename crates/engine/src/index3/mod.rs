@@ -76,6 +76,25 @@ pub struct Constraint {
 pub struct ConstraintGroup {
     pub geometry: Group,
     pub rows: std::ops::Range<usize>,
+    /// The vectors whose values the rows need (an axis row needs only its d), ascending.
+    pub used: Vec<usize>,
+}
+
+impl ConstraintGroup {
+    pub fn new(geometry: Group, rows: std::ops::Range<usize>) -> Self {
+        let mut used: Vec<usize> = geometry
+            .terms
+            .iter()
+            .flat_map(|&t| match (AxisRow::of(&geometry.vectors, t), t) {
+                (Some(a), _) => vec![a.between],
+                (None, Term::Dot(a, b)) => vec![a, b],
+                (None, Term::Angle { f1, g1, f2 }) => vec![f1, g1, f2],
+            })
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        ConstraintGroup { geometry, rows, used }
+    }
 }
 
 /// Most vectors a group has (a fixed joint: d, three axes and four body-fixed directions).
@@ -219,7 +238,9 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
-            g.geometry.values(&pair, &mut values);
+            for &i in &g.used {
+                values[i] = g.geometry.vectors[i].value(&pair);
+            }
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
                 let value = match c.axis {
@@ -271,7 +292,9 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
-            g.geometry.values(&pair, &mut values);
+            for &i in &g.used {
+                values[i] = g.geometry.vectors[i].value(&pair);
+            }
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
                 let (value, row) = match c.axis {
