@@ -123,8 +123,10 @@ impl HalfImplicit {
         for (l, lam) in self.lambda_hat.iter_mut().zip(&state.lambda) {
             *l = h * h * lam;
         }
-        self.next.clone_from(state);
+        // Every field of `next` but `energy0` is written below (the bodies' positions and
+        // rotations in each iteration, everything else once converged).
         self.next.t = t1;
+        self.next.energy0 = state.energy0;
         // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
         // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
         // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
