@@ -93,7 +93,7 @@ impl Schur {
             // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
             for e in range.clone() {
                 let g = &rows[self.entries[e].row][self.entries[e].slot];
-                for f in range.start..=e {
+                for f in range.start..e + 1 {
                     let u = &self.wgt[f];
                     let v = g[0] * u[0] + g[1] * u[1] + g[2] * u[2] + g[3] * u[3] + g[4] * u[4] + g[5] * u[5];
                     s.add(slot, v);
