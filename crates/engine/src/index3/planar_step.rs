@@ -5,7 +5,7 @@
 //! [W^-1 G^T; G 0] with W = diag(1/m, 1/m, 1/J_n) per body, solved through its Schur
 //! complement S = G W G^T as in `schur.rs`.
 
-use super::planar::{PlanarModel, PlanarRow, Pose};
+use super::planar::{sin_cos, PlanarModel, PlanarRow, Pose};
 use super::{forces::Wrench, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
 use crate::linalg::{FactorError, LinearSystem};
@@ -233,7 +233,7 @@ impl PlanarHalfImplicit {
             if nr > 0 {
                 // Configuration of the iterate (each body turned by theta) and e3 = Phi(q, t_{n+1}).
                 for ((p, base), x) in self.poses.iter_mut().zip(&self.base).zip(&self.x) {
-                    let (sin, cos) = x[2].sin_cos();
+                    let (sin, cos) = sin_cos(x[2]);
                     let (c, s) = base.rotated(cos, sin);
                     *p = Pose { p: [x[0], x[1]], c, s };
                 }
@@ -300,7 +300,7 @@ impl PlanarHalfImplicit {
         for (b, (s, old)) in self.next.bodies.iter_mut().zip(&state.bodies).enumerate() {
             let (x, base) = (&self.x[b], &self.base[b]);
             s.r = old.r + plane.e1 * (x[0] - base.p[0]) + plane.e2 * (x[1] - base.p[1]);
-            let (sin, cos) = x[2].sin_cos();
+            let (sin, cos) = sin_cos(x[2]);
             s.rot = plane.turn(cos, sin, &old.rot);
             let (c, s_) = base.rotated(cos, sin);
             self.poses[b] = Pose { p: [x[0], x[1]], c, s: s_ };
