@@ -50,6 +50,9 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
 const PROFILE_CASES: [(&str, &str, f64, f64); 2] =
     [("dp", "DoublePendulum", 8.0, 9e3), ("chain", "NLinkChain32", 3.0, 115e3)];
 
+/// Wall-time targets of the issue-17 rows [ms] (the whole doStep loop, FMI layer included).
+const WALL_TARGETS: [f64; 2] = [8.0, 30.0];
+
 /// Steps `sim` to `stop` in 1 ms calls, as a host calling doStep does; kept out of line so
 /// callgrind can count it alone (`--toggle-collect=*profile_stepping*`).
 #[inline(never)]
@@ -60,14 +63,19 @@ fn profile_stepping(sim: &mut Simulation, stop: f64) {
     }
 }
 
+/// The simulation of an issue-17 row, built and assembled.
+fn profile_simulation(model: &str) -> Simulation {
+    let mut d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
+    d.solver.method = Method::HalfImplicit;
+    d.solver.step_size = 1e-3;
+    Simulation::new(&d).expect("catalog models build")
+}
+
 /// `--profile dp|chain`: one run of an issue-17 row, for callgrind
 /// (`valgrind --tool=callgrind --dump-instr=no target/release/deps/engine-* --profile chain`).
 fn profile(which: &str) {
     let (_, model, span, _) = PROFILE_CASES.iter().find(|c| c.0 == which).unwrap_or(&PROFILE_CASES[1]);
-    let mut d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
-    d.solver.method = Method::HalfImplicit;
-    d.solver.step_size = 1e-3;
-    let mut sim = Simulation::new(&d).expect("catalog models build");
+    let mut sim = profile_simulation(model);
     profile_stepping(&mut sim, *span);
     println!(
         "{which}: {} steps, {:.2} iterations/step",
@@ -77,7 +85,8 @@ fn profile(which: &str) {
 }
 
 /// `--instructions`: runs every profile case under callgrind (valgrind must be installed),
-/// counting only the stepping, and prints instructions per step against the aim.
+/// counting only the stepping, and prints instructions per step against the aim; then the
+/// stepping's wall time (best of 7) against the issue's targets.
 fn instructions() {
     let exe = std::env::current_exe().expect("own path");
     println!("| case | steps | instructions/step | aim | ratio to aim |");
@@ -101,6 +110,19 @@ fn instructions() {
                 stderr.lines().last().unwrap_or("")
             ),
         }
+    }
+    println!("\n| case | wall, best of 7 [ms] | target [ms] | ratio to target |");
+    println!("|---|---|---|---|");
+    for ((_, model, span, _), target) in PROFILE_CASES.iter().zip(WALL_TARGETS) {
+        let best = (0..7)
+            .map(|_| {
+                let mut sim = profile_simulation(model);
+                let start = Instant::now();
+                profile_stepping(&mut sim, *span);
+                start.elapsed().as_secs_f64() * 1e3
+            })
+            .fold(f64::INFINITY, f64::min);
+        println!("| {model} {span} s | {best:.2} | {target} | {:.2} |", best / target);
     }
 }
 
