@@ -28,7 +28,9 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
         // is a row of the table, not the end of the benchmark.
         let mut sim = match Simulation::new(&run) {
             Ok(sim) => sim,
-            Err(e) => return Row { wall: 0.0, steps: 0, iterations: 0.0, failure: Some(format!("does not build: {e}")) },
+            Err(e) => {
+                return Row { wall: 0.0, steps: 0, iterations: 0.0, failure: Some(format!("does not build: {e}")) }
+            }
         };
         let start = Instant::now();
         let failure = sim.advance_to(stop).err().map(|e| format!("stopped at t = {:.4} s: {e}", sim.time()));

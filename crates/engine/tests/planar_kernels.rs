@@ -120,3 +120,28 @@ fn planar_and_spatial_kernels_take_the_same_steps() {
         assert!(planar_models.contains(&name), "{name} is planar; planar models found: {planar_models:?}");
     }
 }
+
+/// What makes the double pendulum spatial keeps the spatial kernels: a product of inertia
+/// coupling the rotation about n with the others, gravity along n, a joint point off the
+/// plane of the centres of mass (its reactions then have moments about in-plane axes).
+#[test]
+fn spatial_variants_of_the_double_pendulum_keep_the_spatial_kernels() {
+    let base =
+        format::parse(mbfmu_model::catalog::find("DoublePendulum").expect("catalog model").json).expect("parses");
+    let planar = |d: &format::Description| {
+        let m = Mechanism::from_description(d).expect("compiles");
+        let mut state = m.initial.clone();
+        m.assemble(&mut state).expect("assembles");
+        HalfImplicit::new(&m, &state).is_planar()
+    };
+    assert!(planar(&base));
+    let mut d = base.clone();
+    d.bodies[1].inertia = format::Inertia::Full([[0.01625, 0.0, 0.01], [0.0, 13.008125, 0.0], [0.01, 0.0, 13.008125]]);
+    assert!(!planar(&d), "product of inertia");
+    let mut d = base.clone();
+    d.gravity = [1.0, 0.0, -9.81];
+    assert!(!planar(&d), "gravity along n");
+    let mut d = base.clone();
+    d.joints[1].point = Some([0.3, 4.0, 0.0]);
+    assert!(!planar(&d), "joint point off the plane");
+}

@@ -208,7 +208,8 @@ impl PlanarModel {
             let n_bar = s.rot.tr_mul(&n);
             let jn = p.inertia * n_bar;
             let inertia = n_bar.dot(&jn);
-            let principal = zero((jn - n_bar * inertia).norm(), p.inertia.abs().max());
+            // Relative to the inertia itself (bodies of a few grams have J ~ 1e-7 kg m^2).
+            let principal = (jn - n_bar * inertia).norm() <= EPS * p.inertia.abs().max();
             let spin_along_n = zero((s.w - n_bar * s.w.dot(&n_bar)).norm(), s.w.norm());
             if !(principal && spin_along_n && zero(s.v.dot(&n), s.v.norm())) {
                 return None;
