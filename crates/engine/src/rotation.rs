@@ -13,10 +13,9 @@ pub fn skew(a: &Vector3<f64>) -> Matrix3<f64> {
     Matrix3::new(0.0, -a.z, a.y, a.z, 0.0, -a.x, -a.y, a.x, 0.0)
 }
 
-/// exp(theta~) by Rodrigues' formula, accurate for small angles.
+/// exp(theta~) by Rodrigues' formula, accurate for small angles (seed 003 Eq. 4d).
 pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
     let phi2 = theta.norm_squared();
-    let k = skew(theta);
     let (a, b) = if phi2 < 1e-8 {
         // Taylor series to O(phi^4): sin(phi)/phi, (1 - cos(phi))/phi^2.
         (1.0 - phi2 / 6.0 + phi2 * phi2 / 120.0, 0.5 - phi2 / 24.0 + phi2 * phi2 / 720.0)
@@ -24,7 +23,23 @@ pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
         let phi = phi2.sqrt();
         (phi.sin() / phi, (1.0 - phi.cos()) / phi2)
     };
-    Matrix3::identity() + k * a + k * k * b
+    // I + a k + b k^2 entry by entry: the diagonal of k is zero, so each entry of k^2 is a
+    // sum of at most two nonzero products and I + a k + b k^2 has the values of the matrix
+    // expression without its products by zero (up to the sign of zero results).
+    let (x, y, z) = (theta.x, theta.y, theta.z);
+    let (xx, yy, zz) = (-y * y + -z * z, -x * x + -z * z, -x * x + -y * y);
+    let (xy, xz, yz) = (x * y * b, x * z * b, y * z * b);
+    Matrix3::new(
+        1.0 + xx * b,
+        -z * a + xy,
+        y * a + xz,
+        z * a + xy,
+        1.0 + yy * b,
+        -x * a + yz,
+        -y * a + xz,
+        x * a + yz,
+        1.0 + zz * b,
+    )
 }
 
 /// Rotation vector theta with exp(theta~) = r, |theta| <= pi (r must be a rotation).
@@ -111,6 +126,31 @@ mod tests {
             let r = exp(&theta);
             assert!(close(&(r.transpose() * r), &Matrix3::identity(), 1e-14));
             assert!((log(&r) - theta).norm() < 1e-12, "{theta}");
+        }
+    }
+
+    /// The entry-by-entry exponential has the bits of I + a k + b k^2 evaluated as matrices.
+    #[test]
+    fn exp_equals_the_matrix_form_bitwise() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            2.0 * ((seed >> 11) as f64 / (1u64 << 53) as f64) - 1.0
+        };
+        for i in 0..100_000 {
+            let scale = [1e-6, 1e-3, 0.05, 1.0, 3.0][i % 5];
+            let theta = Vector3::new(next(), next(), next()) * scale;
+            let phi2 = theta.norm_squared();
+            let (a, b) = if phi2 < 1e-8 {
+                (1.0 - phi2 / 6.0 + phi2 * phi2 / 120.0, 0.5 - phi2 / 24.0 + phi2 * phi2 / 720.0)
+            } else {
+                let phi = phi2.sqrt();
+                (phi.sin() / phi, (1.0 - phi.cos()) / phi2)
+            };
+            let k = skew(&theta);
+            let reference = Matrix3::identity() + k * a + k * k * b;
+            let bits = |m: &Matrix3<f64>| m.iter().map(|x| (x + 0.0).to_bits()).collect::<Vec<u64>>();
+            assert_eq!(bits(&exp(&theta)), bits(&reference), "{theta}");
         }
     }
 

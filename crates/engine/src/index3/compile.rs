@@ -3,7 +3,7 @@
 //! translational = 2 DP1 + 2 DP2 + 1 DP1), geometry given globally at the initial
 //! configuration becomes body-fixed vectors.
 
-use super::geometry::{Group, Measure, Term, Vector};
+use super::geometry::{AxisRow, Group, Measure, Term, Vector};
 use super::{
     BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
     Target, MAX_GROUP_VECTORS,
@@ -31,7 +31,7 @@ fn v3(a: &[f64; 3]) -> Vector3<f64> {
 }
 
 /// A unit vector perpendicular to the unit vector `a`.
-fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
+pub(super) fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
     let k = (0..3).min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs())).expect("three components");
     a.cross(&Vector3::ith(k, 1.0)).normalize()
 }
@@ -107,11 +107,12 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 pair: geometry.pair,
                 group: groups.len(),
                 term: *term,
+                axis: AxisRow::of(&geometry.vectors, *term),
                 target: Target::Constant(target),
                 label: label.to_string(),
             });
         }
-        groups.push(ConstraintGroup { rows: first..constraints.len(), geometry });
+        groups.push(ConstraintGroup::new(geometry, first..constraints.len()));
         first..constraints.len()
     };
     // Planar mechanisms (description Plane): each body keeps its offset along n and rotates

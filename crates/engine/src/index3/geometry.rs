@@ -204,6 +204,60 @@ impl Term {
     }
 }
 
+/// A row e_k . d of a global coordinate axis e_k and a vector d = P2 - P1 (Haug's CD with a
+/// coordinate axis: the point-coincidence rows of spherical, revolute and universal joints).
+/// Its value is d_k and its Jacobian [e_k, s2 x (A2^T e_k)] on body2 and minus that with s1 on
+/// body1, A^T e_k being row k of A: the operations of [`Term::row`] without its products by
+/// the exact zeros of e_k, so the same values (up to the sign of zero results).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct AxisRow {
+    pub axis: usize,
+    /// Index of d among the group's vectors.
+    pub between: usize,
+}
+
+impl AxisRow {
+    /// The axis row that `term` over `vectors` is, if it is one.
+    pub fn of(vectors: &[Vector], term: Term) -> Option<AxisRow> {
+        let Term::Dot(a, b) = term else { return None };
+        let unit = |v: &Vector| match v {
+            Vector::Constant(c) => (0..3).find(|&k| *c == Vector3::ith(k, 1.0)),
+            _ => None,
+        };
+        match (&vectors[a], &vectors[b]) {
+            (c, Vector::Between { .. }) => unit(c).map(|axis| AxisRow { axis, between: b }),
+            (Vector::Between { .. }, c) => unit(c).map(|axis| AxisRow { axis, between: a }),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub fn value(&self, values: &[Vector3<f64>]) -> f64 {
+        values[self.between][self.axis]
+    }
+
+    #[inline]
+    pub fn row(&self, p: &Pair, vectors: &[Vector]) -> Row {
+        let Vector::Between { local1, local2 } = &vectors[self.between] else {
+            unreachable!("an axis row's d is a Between vector")
+        };
+        let mut row = [[0.0; 6]; 2];
+        for (slot, local, sign) in [(1, local2, 1.0), (0, local1, -1.0)] {
+            if let Some(b) = p[slot] {
+                let k = self.axis;
+                let s = local.cross(&Vector3::new(b.rot[(k, 0)], b.rot[(k, 1)], b.rot[(k, 2)]));
+                let r = &mut row[slot];
+                r[k] = sign;
+                // 0 + sign s_i as the general kernel's accumulation gives.
+                r[3] = 0.0 + sign * s.x;
+                r[4] = 0.0 + sign * s.y;
+                r[5] = 0.0 + sign * s.z;
+            }
+        }
+        row
+    }
+}
+
 /// Vectors of one joint (or driver) and the scalar terms built from them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Group {
@@ -213,13 +267,6 @@ pub struct Group {
 }
 
 impl Group {
-    /// Vector values at `p` into `values` (positions only).
-    pub fn values(&self, p: &Pair, values: &mut [Vector3<f64>]) {
-        for (v, out) in self.vectors.iter().zip(values.iter_mut()) {
-            *out = v.value(p);
-        }
-    }
-
     /// Full vector evaluations at `p` into `values`.
     pub fn evaluate(&self, p: &Pair, values: &mut [VectorValue]) {
         for (v, out) in self.vectors.iter().zip(values.iter_mut()) {

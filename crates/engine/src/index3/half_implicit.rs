@@ -10,7 +10,12 @@
 //! Schur complement; iterations stop when ||dq|| < tol (Eq. 8; the tolerance scaled to the
 //! unknowns and a stagnation at the round-off floor accepted, `integrators::convergence`). Afterwards
 //! lambda_n = lambda_hat/h^2, r'_{n+1} = (r_{n+1} - r_n)/h, w_bar_{n+1} = theta_bar/h.
+//!
+//! A planar mechanism (`planar.rs`) takes the same step in its in-plane unknowns
+//! (`planar_step.rs`); [`HalfImplicit::spatial`] keeps the spatial kernels for any mechanism.
 
+use super::planar::PlanarModel;
+use super::planar_step::PlanarHalfImplicit;
 use super::schur::{Gen, Schur};
 use super::{forces, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
@@ -34,12 +39,23 @@ pub struct HalfImplicit {
     rhs: Vec<f64>,
     dx: Vec<Gen>,
     next: MechState,
+    /// The in-plane step of a planar mechanism (None: the spatial kernels above).
+    planar: Option<Box<PlanarHalfImplicit>>,
     /// Steps accepted at the round-off floor (cumulative).
     pub floor: FloorReport,
 }
 
 impl HalfImplicit {
+    /// The method for `m` starting at `start`, with the planar kernels if the mechanism is
+    /// planar there.
     pub fn new(m: &Mechanism, start: &MechState) -> Self {
+        let mut hi = Self::spatial(m, start);
+        hi.planar = PlanarModel::detect(m, start).map(|p| Box::new(PlanarHalfImplicit::new(p, m, start)));
+        hi
+    }
+
+    /// The method with the spatial kernels, whatever the mechanism.
+    pub fn spatial(m: &Mechanism, start: &MechState) -> Self {
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         HalfImplicit {
             schur: Schur::new(m),
@@ -54,8 +70,14 @@ impl HalfImplicit {
             rhs: vec![0.0; nc],
             dx: vec![[0.0; 6]; nb],
             next: start.clone(),
+            planar: None,
             floor: FloorReport::default(),
         }
+    }
+
+    /// True if the step runs the planar kernels.
+    pub fn is_planar(&self) -> bool {
+        self.planar.is_some()
     }
 
     /// Advances `state` by `h`. On error `state` is unchanged.
@@ -66,6 +88,9 @@ impl HalfImplicit {
         h: f64,
         settings: &NewtonSettings,
     ) -> Result<StepStats, StepError> {
+        if let Some(p) = &mut self.planar {
+            return p.step(m, state, h, settings, &mut self.floor);
+        }
         let t1 = state.t + h;
         if !(h.is_finite() && h > 0.0) {
             return Err(StepError::BadStep { time: state.t, h });
@@ -98,8 +123,10 @@ impl HalfImplicit {
         for (l, lam) in self.lambda_hat.iter_mut().zip(&state.lambda) {
             *l = h * h * lam;
         }
-        self.next.clone_from(state);
+        // Every field of `next` but `energy0` is written below (the bodies' positions and
+        // rotations in each iteration, everything else once converged).
         self.next.t = t1;
+        self.next.energy0 = state.energy0;
         // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
         // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
         // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over

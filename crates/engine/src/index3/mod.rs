@@ -17,6 +17,8 @@ mod formulation;
 pub mod geometry;
 mod half_implicit;
 mod outputs;
+mod planar;
+mod planar_step;
 mod schur;
 mod statics;
 
@@ -32,7 +34,7 @@ pub use half_implicit::HalfImplicit;
 
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
 use crate::rotation::wrap_angle;
-use geometry::{Group, Measure, Pair, Row, Term, VectorValue};
+use geometry::{AxisRow, Group, Measure, Pair, Row, Term, VectorValue};
 use mbfmu_model::format::{Friction, JointKind, Motion};
 use nalgebra::{Matrix3, Vector3};
 
@@ -63,6 +65,8 @@ pub struct Constraint {
     /// Index into [`Mechanism::groups`] and the term within the group.
     pub group: usize,
     pub term: Term,
+    /// The term as an [`AxisRow`], if it is one (evaluated without the general kernel).
+    pub axis: Option<AxisRow>,
     pub target: Target,
     /// Human-readable origin, e.g. "joint 'pivot' (revolute)".
     pub label: String,
@@ -73,6 +77,25 @@ pub struct Constraint {
 pub struct ConstraintGroup {
     pub geometry: Group,
     pub rows: std::ops::Range<usize>,
+    /// The vectors whose values the rows need (an axis row needs only its d), ascending.
+    pub used: Vec<usize>,
+}
+
+impl ConstraintGroup {
+    pub fn new(geometry: Group, rows: std::ops::Range<usize>) -> Self {
+        let mut used: Vec<usize> = geometry
+            .terms
+            .iter()
+            .flat_map(|&t| match (AxisRow::of(&geometry.vectors, t), t) {
+                (Some(a), _) => vec![a.between],
+                (None, Term::Dot(a, b)) => vec![a, b],
+                (None, Term::Angle { f1, g1, f2 }) => vec![f1, g1, f2],
+            })
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        ConstraintGroup { geometry, rows, used }
+    }
 }
 
 /// Most vectors a group has (a fixed joint: d, three axes and four body-fixed directions).
@@ -216,10 +239,15 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
-            g.geometry.values(&pair, &mut values);
+            for &i in &g.used {
+                values[i] = g.geometry.vectors[i].value(&pair);
+            }
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
-                let value = c.term.value(&values);
+                let value = match c.axis {
+                    Some(a) => a.value(&values),
+                    None => c.term.value(&values),
+                };
                 let f = self.target(c, t, base).f;
                 phi[k] = match c.term {
                     Term::Angle { .. } => wrap_angle(value - f),
@@ -265,10 +293,15 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
-            g.geometry.values(&pair, &mut values);
+            for &i in &g.used {
+                values[i] = g.geometry.vectors[i].value(&pair);
+            }
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
-                let (value, row) = c.term.row(&pair, &g.geometry.vectors, &values);
+                let (value, row) = match c.axis {
+                    Some(a) => (a.value(&values), a.row(&pair, &g.geometry.vectors)),
+                    None => c.term.row(&pair, &g.geometry.vectors, &values),
+                };
                 let f = self.target(c, t, base).f;
                 out.rows[k] = row;
                 out.phi[k] = match c.term {

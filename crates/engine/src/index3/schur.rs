@@ -84,19 +84,20 @@ impl Schur {
         // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
         let mut slot = n;
         for (b, range) in self.body_ranges.iter().enumerate() {
+            let im = self.inv_mass[b];
             for e in range.clone() {
                 let g = &rows[self.entries[e].row][self.entries[e].slot];
                 let p = self.inv_inertia[b] * Vector3::new(g[3], g[4], g[5]);
-                self.wgt[e] =
-                    [g[0] * self.inv_mass[b], g[1] * self.inv_mass[b], g[2] * self.inv_mass[b], p.x, p.y, p.z];
+                self.wgt[e] = [g[0] * im, g[1] * im, g[2] * im, p.x, p.y, p.z];
             }
+            // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
             for e in range.clone() {
-                let (row, g) = (self.entries[e].row, &rows[self.entries[e].row][self.entries[e].slot]);
-                for (f, u) in self.entries[range.clone()].iter().zip(&self.wgt[range.clone()]) {
-                    if row >= f.row {
-                        s.add(slot, g[0] * u[0] + g[1] * u[1] + g[2] * u[2] + g[3] * u[3] + g[4] * u[4] + g[5] * u[5]);
-                        slot += 1;
-                    }
+                let g = &rows[self.entries[e].row][self.entries[e].slot];
+                for f in range.start..e + 1 {
+                    let u = &self.wgt[f];
+                    let v = g[0] * u[0] + g[1] * u[1] + g[2] * u[2] + g[3] * u[3] + g[4] * u[4] + g[5] * u[5];
+                    s.add(slot, v);
+                    slot += 1;
                 }
             }
         }

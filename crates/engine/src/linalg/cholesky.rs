@@ -7,8 +7,11 @@
 //! assembled entry lands in L's storage (the matrix is assembled directly into L, already
 //! permuted), and, per column j, the columns k < j that update it. The numeric factorization
 //! is then the left-looking algorithm over these lists (Davis, Direct Methods for Sparse
-//! Linear Systems, 2006, Sect. 4.8), with no symbolic work per call.
+//! Linear Systems, 2006, Sect. 4.8), with no symbolic work per call; or, when L is banded,
+//! the same arithmetic in envelope storage (`envelope.rs`; callgrind, Schur complement of the
+//! N = 32 chain: factorization 27k -> 21k instructions, solves unchanged).
 
+use super::envelope::Envelope;
 use faer::sparse::linalg::cholesky::{
     factorize_symbolic_cholesky, CholeskySymbolicParams, SymbolicCholeskyRaw, SymmetricOrdering,
 };
@@ -29,6 +32,8 @@ pub struct SparseCholesky {
     updates: Vec<(usize, usize)>,
     work: Vec<f64>,
     rhs: Vec<f64>,
+    /// The envelope storage `val` holds instead of the columns, if L is banded.
+    envelope: Option<Envelope>,
 }
 
 /// Cholesky failed at this original row (the matrix is not positive definite).
@@ -39,6 +44,11 @@ impl SparseCholesky {
     /// `lower` lists the distinct entries (row, col), row >= col, of the lower triangle
     /// (diagonal included). Returns the solver and, for each entry, its position in storage.
     pub fn new(n: usize, lower: &[(usize, usize)]) -> (Self, Vec<usize>) {
+        Self::build(n, lower, true)
+    }
+
+    /// As [`SparseCholesky::new`]; `envelope` allows the envelope kernel.
+    fn build(n: usize, lower: &[(usize, usize)], envelope: bool) -> (Self, Vec<usize>) {
         // Symmetric pattern in CSC (both triangles) for the ordering and symbolic analysis.
         let mut entries: Vec<(usize, usize)> = lower.iter().flat_map(|&(r, c)| [(c, r), (r, c)]).collect();
         entries.extend((0..n).map(|i| (i, i)));
@@ -77,9 +87,15 @@ impl SparseCholesky {
             row_idx[col_ptr[j]..col_ptr[j + 1]].sort_unstable();
             assert_eq!(row_idx[col_ptr[j]], j, "the diagonal leads each column of L");
         }
+        let envelope = if envelope { Envelope::of(n, &col_ptr, &row_idx) } else { None };
         let position = |r: usize, c: usize| -> usize {
             let (r, c) = (perm_inv[r].max(perm_inv[c]), perm_inv[r].min(perm_inv[c]));
-            col_ptr[c] + row_idx[col_ptr[c]..col_ptr[c + 1]].binary_search(&r).expect("A's pattern lies in L's")
+            match &envelope {
+                Some(e) => e.position(r, c),
+                None => {
+                    col_ptr[c] + row_idx[col_ptr[c]..col_ptr[c + 1]].binary_search(&r).expect("A's pattern lies in L's")
+                }
+            }
         };
         let targets = lower.iter().map(|&(r, c)| position(r, c)).collect();
         // Row patterns: L(j, k) != 0 for k < j.
@@ -95,18 +111,19 @@ impl SparseCholesky {
             updates.extend(r);
             updates_ptr.push(updates.len());
         }
-        let nnz = row_idx.len();
+        let stored = envelope.as_ref().map_or(row_idx.len(), Envelope::len);
         (
             SparseCholesky {
                 n,
                 perm,
                 col_ptr,
                 row_idx,
-                val: vec![0.0; nnz],
+                val: vec![0.0; stored],
                 updates_ptr,
                 updates,
                 work: vec![0.0; n],
                 rhs: vec![0.0; n],
+                envelope,
             },
             targets,
         )
@@ -128,6 +145,9 @@ impl SparseCholesky {
 
     /// Factors the assembled matrix in place (left-looking).
     pub fn factor(&mut self) -> Result<(), NotPositiveDefinite> {
+        if let Some(e) = &mut self.envelope {
+            return e.factor(&mut self.val).map_err(|j| NotPositiveDefinite(self.perm[j]));
+        }
         let (col_ptr, row_idx, val, work) = (&self.col_ptr, &self.row_idx, &mut self.val, &mut self.work);
         for j in 0..self.n {
             for &(k, pos) in &self.updates[self.updates_ptr[j]..self.updates_ptr[j + 1]] {
@@ -159,6 +179,13 @@ impl SparseCholesky {
         let (col_ptr, row_idx, val, y) = (&self.col_ptr, &self.row_idx, &self.val, &mut self.rhs);
         for (new, &old) in self.perm.iter().enumerate() {
             y[new] = b[old];
+        }
+        if let Some(e) = &self.envelope {
+            e.solve(val, y);
+            for (new, &old) in self.perm.iter().enumerate() {
+                b[old] = y[new];
+            }
+            return;
         }
         for j in 0..self.n {
             let (diag, end) = (col_ptr[j], col_ptr[j + 1]);
@@ -259,6 +286,72 @@ impl DenseCholesky {
             for (bk, l) in b[..i].iter_mut().zip(&self.a[i * n..i * n + i]) {
                 *bk -= l * xi;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A system: size, lower entries with their values, right-hand side.
+    struct System {
+        n: usize,
+        lower: Vec<(usize, usize)>,
+        values: Vec<f64>,
+        b: Vec<f64>,
+    }
+
+    /// A block-tridiagonal SPD matrix of `blocks` 3 x 3 blocks (the pattern of a chain's
+    /// Schur complement).
+    fn chain(blocks: usize) -> System {
+        let n = 3 * blocks;
+        let mut lower = Vec::new();
+        for r in 0..n {
+            for c in (r / 3).saturating_sub(1) * 3..=r {
+                lower.push((r, c));
+            }
+        }
+        let values = lower
+            .iter()
+            .map(|&(r, c)| if r == c { 8.0 + (r as f64 * 0.37).sin() } else { 0.9 * ((r * 7 + c) as f64).cos() })
+            .collect();
+        System { n, lower, values, b: (0..n).map(|i| (i as f64 * 1.3).sin()).collect() }
+    }
+
+    fn solve(c: &mut SparseCholesky, positions: &[usize], values: &[f64], b: &[f64]) -> Vec<f64> {
+        c.clear();
+        for (&p, &v) in positions.iter().zip(values) {
+            c.add(p, v);
+        }
+        c.factor().expect("SPD");
+        let mut x = b.to_vec();
+        c.solve(&mut x);
+        x
+    }
+
+    /// The envelope kernel gives the column kernel's solution bit for bit, and it solves
+    /// the system.
+    #[test]
+    fn envelope_and_column_kernels_agree_bitwise() {
+        let System { n, lower, values, b } = chain(12);
+        let (mut columns, p_columns) = SparseCholesky::build(n, &lower, false);
+        let (mut envelope, p_envelope) = SparseCholesky::build(n, &lower, true);
+        assert!(columns.envelope.is_none() && envelope.envelope.is_some(), "the chain's factor is banded");
+        let x = solve(&mut columns, &p_columns, &values, &b);
+        let y = solve(&mut envelope, &p_envelope, &values, &b);
+        assert!(x.iter().zip(&y).all(|(a, b)| (a + 0.0).to_bits() == (b + 0.0).to_bits()));
+        for (i, bi) in b.iter().enumerate() {
+            let ax: f64 = lower
+                .iter()
+                .zip(&values)
+                .map(|(&(r, c), v)| match (r == i, c == i) {
+                    (true, _) => v * x[c],
+                    (false, true) => v * x[r],
+                    _ => 0.0,
+                })
+                .sum();
+            assert!((ax - bi).abs() < 1e-12, "row {i}");
         }
     }
 }

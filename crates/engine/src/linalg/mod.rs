@@ -5,7 +5,7 @@
 //! | file | what | used by |
 //! |---|---|---|
 //! | `system.rs` | [`LinearSystem`]: a square system with a fixed sparsity pattern assembled by slot; dense/sparse Cholesky (SPD) or faer's dense LU (n <= [`DENSE_LIMIT`]) / sparse LU (above) | index-3 formulations (`index3::dae`, the Schur complement of `index3::schur`) |
-//! | `cholesky.rs` | [`SparseCholesky`] (faer's AMD ordering and symbolic factor, numeric phase precompiled for the pattern) and [`DenseCholesky`] (n <= [`DENSE_CHOLESKY_LIMIT`]) | [`LinearSystem`] for symmetric positive definite systems |
+//! | `cholesky.rs`, `envelope.rs` | [`SparseCholesky`] (faer's AMD ordering and symbolic factor, numeric phase precompiled for the pattern, in envelope storage when L is banded) and [`DenseCholesky`] (n <= [`DENSE_CHOLESKY_LIMIT`]) | [`LinearSystem`] for symmetric positive definite systems |
 //! | `dense_lu.rs` | [`DenseLu`]: faer's in-place dense LU with partial pivoting, several right-hand sides at once, transposed solves, a pivot-ratio condition estimate | state-space formulation (`statespace`): reduced Newton matrices of tens of unknowns |
 //! | `small_lu.rs` | [`SmallLu`]: hand-written LU with partial pivoting, fixed-size kernels for n <= 8 | semirecursive formulations: dependent-coordinate, tangent and projection matrices of a handful of unknowns, where it beats faer (measured, see the file) |
 //! | `full_pivoting.rs` | [`full_pivoting`]: Gaussian elimination with full pivoting that picks the independent coordinates | semirecursive formulations, coordinate partitioning |
@@ -13,6 +13,7 @@
 
 mod cholesky;
 mod dense_lu;
+mod envelope;
 mod full_pivoting;
 mod small_lu;
 mod small_solve;
