@@ -31,7 +31,9 @@ pub enum Command {
         modelDescription.xml, documentation/index.html (with a drawing of the machine), the\n\
         icon (FMI 2: model.png, FMI 3: terminalsAndIcons/icon.png) and the shared library\n\
         libmbfmu.so that the same cargo command built (found next to this executable), renamed\n\
-        to the model identifier. Build in release mode (`cargo run --release -- package`): a debug library\n\
+        to the model identifier. The built-in systems of several FMUs (the split hydraulic\n\
+        four-bar) are written as SSP archives, <OUT>/ssp/fmi2/<System>.ssp and\n\
+        <OUT>/ssp/fmi3/<System>.ssp. Build in release mode (`cargo run --release -- package`): a debug library\n\
         works but simulates much more slowly. Run from this project's repository, it also\n\
         refreshes the checked-in copies of the generated modelDescription.xml files\n\
         (elsewhere only with --model-descriptions).\n\n\
@@ -112,9 +114,10 @@ pub struct PackageArgs {
 
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
-    /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation), or the name of a
-    /// built-in model (`mbfmu list`), whose FMU is taken from ./fmus or packaged on the fly
-    #[arg(value_name = "FMU")]
+    /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation), the name of a built-in
+    /// model (`mbfmu list`), whose FMU is taken from ./fmus or packaged on the fly, or a system
+    /// of FMUs: an .ssp archive, a SystemStructure.ssd or a directory holding one
+    #[arg(value_name = "FMU|SSP")]
     pub fmu: PathBuf,
 
     /// FMI version of a built-in model named instead of an archive: 3 (default) or 2
@@ -127,7 +130,8 @@ pub struct SimulateArgs {
     /// Set a parameter or input before initialization (repeatable). Reals take a number in the
     /// variable's unit, Integers an integer, Booleans true/false/1/0, Enumerations an item name
     /// or its number (e.g. --set solver.method=bdf1), Strings any text. Inputs keep the value
-    /// for the whole run
+    /// for the whole run. In a system, name <component>.<variable>; --set wins over the
+    /// SSD's parameter values
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
 
@@ -144,12 +148,14 @@ pub struct SimulateArgs {
     pub input_interpolation: crate::inputs::Interpolation,
 
     /// Comma-separated output variables to write (repeatable). Default: every variable with
-    /// causality "output"; any other scalar numeric variable may also be named
+    /// causality "output"; any other scalar numeric variable may also be named. In a system,
+    /// <component>.<variable>; default: every output connector the SSD declares
     #[arg(long, value_name = "A,B,...")]
     pub outputs: Vec<String>,
 
     /// CSV file to write: a header row (time, then the variable names) and one row per
-    /// communication point. Default: <modelName>.csv in the current directory
+    /// communication point. Default: <modelName>.csv (a system's: <systemName>.csv) in the
+    /// current directory
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
 
@@ -165,6 +171,20 @@ pub struct SimulateArgs {
     /// Turn on the FMU's debug logging (all log categories) and print every message it logs
     #[arg(long)]
     pub debug_logging: bool,
+
+    /// Systems (.ssp) only: the co-simulation algorithm. jacobi: every component steps from
+    /// the values of the communication point (default); gauss-seidel: the components step one
+    /// after another in the order of the connection graph, each from the newest outputs of
+    /// those before it (the components of a loop in their order in the SSD)
+    #[arg(long, value_enum, value_name = "ALGORITHM")]
+    pub algorithm: Option<crate::system::Algorithm>,
+
+    /// Systems (.ssp) only: extrapolate each Real input over the step with its source's output
+    /// derivative where the source FMU declares maxOutputDerivativeOrder >= 1 (the target
+    /// interpolates when it declares canInterpolateInputs (FMI 2) or intermediate update (FMI
+    /// 3), else it holds the extrapolation's midpoint value); other inputs are held
+    #[arg(long)]
+    pub extrapolate: bool,
 
     /// Print neither progress nor the summary (errors and FMU warnings are still printed)
     #[arg(long, short)]

@@ -101,7 +101,7 @@ pub struct Fmu {
     path: std::path::PathBuf,
 }
 
-enum Import {
+pub(crate) enum Import {
     V2(Arc<Fmi2Import>),
     V3(Arc<Fmi3Import>),
 }
@@ -139,6 +139,12 @@ pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
 }
 
 impl Fmu {
+    /// The import and model identifier, for the system master's instances made through the
+    /// C API (system/instance.rs), which calls functions the `fmi` crate does not wrap.
+    pub(crate) fn import(&self) -> (&Import, &str) {
+        (&self.import, &self.identifier)
+    }
+
     /// A new instance named `name` (the name FMI 2 log messages carry).
     pub fn instantiate(&self, info: &ModelInfo, name: &str, debug_logging: bool) -> Result<Box<dyn Slave>> {
         let path = &self.path;

@@ -18,6 +18,7 @@ mod progress;
 mod simulate;
 mod stepping;
 mod sweep;
+mod system;
 
 use args::{Cli, Command};
 use clap::Parser;
@@ -31,7 +32,8 @@ fn main() -> ExitCode {
     std::panic::set_hook(Box::new(|_| {}));
     let result = std::panic::catch_unwind(|| match cli.command {
         Command::Package(a) => package::run(a),
-        Command::Simulate(a) => simulate::run(a),
+        Command::Simulate(a) if system::is_system(&a.fmu) => system::run(a),
+        Command::Simulate(a) => system::refuse_system_options(&a).and_then(|()| simulate::run(a)),
         Command::Sweep(a) => sweep::run(a),
         Command::Info(a) => info::info(a),
         Command::List => info::list(),

@@ -140,6 +140,8 @@ pub struct Variable {
     pub max: Option<f64>,
     /// FMI 3 arrays (a `<Dimension>` child): the CLI handles scalars only.
     pub is_array: bool,
+    /// FMI 3 `intermediateUpdate="true"`: may be set or read during intermediate update mode.
+    pub intermediate_update: bool,
 }
 
 impl Variable {
@@ -184,6 +186,28 @@ pub struct DefaultExperiment {
     pub tolerance: Option<f64>,
 }
 
+/// Co-simulation capability flags the system master uses (FMI 2.0.4 Sect. 4.3.1, FMI 3.0
+/// Sect. 4.3.1); absent attributes take the standards' defaults.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CoSimulationCapabilities {
+    /// FMI 2 `canInterpolateInputs`: takes input derivatives (fmi2SetRealInputDerivatives).
+    pub can_interpolate_inputs: bool,
+    /// `maxOutputDerivativeOrder`: highest order fmi2GetRealOutputDerivatives /
+    /// fmi3GetOutputDerivatives deliver (0: none).
+    pub max_output_derivative_order: u32,
+    /// FMI 3 `providesIntermediateUpdate`: calls the importer back during a step.
+    pub provides_intermediate_update: bool,
+}
+
+/// One output's entry of `<ModelStructure>`: on which variables (indices into
+/// [`ModelInfo::variables`]) it depends. `None`: no `dependencies` attribute, which the
+/// standards read as "depends on every known" (FMI 2.0.4 Sect. 2.2.8, FMI 3.0 Sect. 2.4.8).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputDependency {
+    pub output: usize,
+    pub dependencies: Option<Vec<usize>>,
+}
+
 #[derive(Clone, Debug)]
 pub struct ModelInfo {
     pub version: FmiVersion,
@@ -201,6 +225,9 @@ pub struct ModelInfo {
     pub log_categories: Vec<String>,
     pub variables: Vec<Variable>,
     pub types: HashMap<String, TypeDef>,
+    pub capabilities: CoSimulationCapabilities,
+    /// `<ModelStructure>` outputs and their dependencies.
+    pub output_dependencies: Vec<OutputDependency>,
 }
 
 impl ModelInfo {
@@ -342,6 +369,8 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
                     log_categories: Vec::new(),
                     variables: Vec::new(),
                     types: HashMap::new(),
+                    capabilities: CoSimulationCapabilities::default(),
+                    output_dependencies: Vec::new(),
                 });
             }
             (None, None, other) => {
@@ -371,6 +400,35 @@ fn read_element(
     match (grandparent, parent, name) {
         (_, Some("fmiModelDescription"), "CoSimulation") => {
             info.cs_identifier = Some(attrs.get("modelIdentifier").cloned().unwrap_or_default());
+            let flag = |key: &str| attrs.get(key).is_some_and(|v| v.trim() == "true");
+            info.capabilities = CoSimulationCapabilities {
+                can_interpolate_inputs: flag("canInterpolateInputs"),
+                max_output_derivative_order: attrs
+                    .get("maxOutputDerivativeOrder")
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0),
+                provides_intermediate_update: flag("providesIntermediateUpdate"),
+            };
+        }
+        // FMI 2: <Outputs><Unknown index=".." dependencies=".."/> (1-based variable indices).
+        (Some("ModelStructure"), Some("Outputs"), "Unknown") if version == FmiVersion::V2 => {
+            let to_index = |i: usize| i.checked_sub(1).filter(|&i| i < info.variables.len());
+            let output = number_list(attrs, "index")?.and_then(|l| l.first().copied()).and_then(to_index);
+            let output = output.ok_or_else(|| Error::msg("<ModelStructure><Outputs><Unknown> has no valid index"))?;
+            let dependencies = number_list(attrs, "dependencies")?
+                .map(|l| l.into_iter().map(|i| to_index(i).ok_or_else(|| bad_dependency(i))).collect())
+                .transpose()?;
+            info.output_dependencies.push(OutputDependency { output, dependencies });
+        }
+        // FMI 3: <ModelStructure><Output valueReference=".." dependencies=".."/> (value references).
+        (_, Some("ModelStructure"), "Output") if version == FmiVersion::V3 => {
+            let to_index = |vr: usize| info.variables.iter().position(|v| v.vr as usize == vr);
+            let output = number_list(attrs, "valueReference")?.and_then(|l| l.first().copied()).and_then(to_index);
+            let output = output.ok_or_else(|| Error::msg("<ModelStructure><Output> has no valid valueReference"))?;
+            let dependencies = number_list(attrs, "dependencies")?
+                .map(|l| l.into_iter().map(|vr| to_index(vr).ok_or_else(|| bad_dependency(vr))).collect())
+                .transpose()?;
+            info.output_dependencies.push(OutputDependency { output, dependencies });
         }
         (_, Some("fmiModelDescription"), "ModelExchange") => info.has_model_exchange = true,
         (_, Some("fmiModelDescription"), "ScheduledExecution") => info.has_scheduled_execution = true,
@@ -461,6 +519,25 @@ fn read_element(
     Ok(())
 }
 
+/// A whitespace-separated list of unsigned integers (`dependencies="3 4"`), None if absent.
+fn number_list(attrs: &HashMap<String, String>, key: &str) -> Result<Option<Vec<usize>>> {
+    attrs
+        .get(key)
+        .map(|s| {
+            s.split_whitespace()
+                .map(|n| {
+                    n.parse::<usize>()
+                        .map_err(|_| Error::msg(format!("attribute {key}=\"{s}\" is not a list of integers")))
+                })
+                .collect()
+        })
+        .transpose()
+}
+
+fn bad_dependency(reference: usize) -> Error {
+    Error::msg(format!("<ModelStructure>: dependency {reference} names no variable"))
+}
+
 fn default_variability(ty: VarType) -> &'static str {
     match ty {
         VarType::Float64 | VarType::Float32 => "continuous",
@@ -499,6 +576,7 @@ fn new_variable(attrs: &HashMap<String, String>, ty: VarType, version: FmiVersio
         min: bound(attrs, "min"),
         max: bound(attrs, "max"),
         is_array: false,
+        intermediate_update: attrs.get("intermediateUpdate").is_some_and(|v| v.trim() == "true"),
     })
 }
 

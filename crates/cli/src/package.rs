@@ -80,6 +80,11 @@ pub fn run(args: PackageArgs) -> Result<()> {
     for fmu in &fmus {
         println!("wrote {} ({})", fmu.display(), size(fmu));
     }
+    let systems = mbfmu_package::ssp::package_systems(&library, &args.out)
+        .context(format!("cannot write the systems to {}", args.out.display()))?;
+    for ssp in &systems {
+        println!("wrote {} ({})", ssp.display(), size(ssp));
+    }
 
     let Some(dir) = args.model_descriptions.or_else(|| in_repository().then(|| PathBuf::from("modelDescription")))
     else {

@@ -323,7 +323,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 /// 1), taken in turn from each owner (the name before the first '.': bar1, bar2, pivot, ...)
 /// so that the plot shows the whole machine, not the first body's coordinates. A constant is
 /// a poor default plot; if none change, the first outputs.
-fn default_plot_columns(history: &[Vec<f64>], names: &[&str]) -> Vec<usize> {
+pub(crate) fn default_plot_columns(history: &[Vec<f64>], names: &[&str]) -> Vec<usize> {
     let varies = |c: &usize| {
         let finite = history[*c].iter().filter(|v| v.is_finite());
         let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));

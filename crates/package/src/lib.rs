@@ -6,10 +6,11 @@
 pub mod documentation;
 pub mod drawing;
 pub mod icon;
+pub mod ssp;
 
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
-use std::io::{self, Write};
+use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
 
@@ -153,15 +154,22 @@ pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, 
         std::fs::create_dir_all(dir)?;
     }
     let binary = std::fs::read(library)?;
-    let file = std::fs::File::create(out)?;
-    let mut zip = zip::ZipWriter::new(file);
-    // A fixed timestamp keeps archives reproducible.
-    let options = SimpleFileOptions::default()
-        .compression_method(zip::CompressionMethod::Deflated)
-        .last_modified_time(zip::DateTime::default());
+    write_archive_to(content, version, &binary, std::fs::File::create(out)?)?;
+    Ok(())
+}
+
+/// Writes one archive with the library `binary` to `writer` (a file, or memory for an FMU
+/// inside an SSP archive) and returns the writer.
+pub fn write_archive_to<W: Write + Seek>(
+    content: &FmuContent,
+    version: FmiVersion,
+    binary: &[u8],
+    writer: W,
+) -> io::Result<W> {
+    let mut zip = zip::ZipWriter::new(writer);
     let mut entries: Vec<(String, &[u8])> = vec![
         ("modelDescription.xml".into(), content.xml(version).as_bytes()),
-        (format!("binaries/{}/{}.so", platform_folder(version), content.name), &binary),
+        (format!("binaries/{}/{}.so", platform_folder(version), content.name), binary),
         ("documentation/index.html".into(), content.documentation(version).as_bytes()),
     ];
     if let Some(png) = &content.icon {
@@ -171,11 +179,17 @@ pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, 
         entries.push((format!("resources/{RESOURCE_DESCRIPTION}"), json.as_bytes()));
     }
     for (name, data) in entries {
-        zip.start_file(name, options).map_err(io::Error::other)?;
+        zip.start_file(name, zip_options()).map_err(io::Error::other)?;
         zip.write_all(data)?;
     }
-    zip.finish().map_err(io::Error::other)?;
-    Ok(())
+    zip.finish().map_err(io::Error::other)
+}
+
+/// Deflated entries with a fixed timestamp, which keeps archives reproducible.
+pub fn zip_options() -> SimpleFileOptions {
+    SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .last_modified_time(zip::DateTime::default())
 }
 
 /// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model.
