@@ -100,12 +100,20 @@ pub fn check_feedthrough(components: &[Component], links: &[Link]) -> Result<Opt
         )));
     }
     Ok(cycle(components, links, true).map(|c| {
-        let mut silent: Vec<&str> = c.iter().map(|&l| components[links[l].from.0].name.as_str()).collect();
-        silent.dedup();
+        // The components whose dependency in the loop is assumed, not declared.
+        let mut silent: Vec<&str> = Vec::new();
+        for (i, &b) in c.iter().enumerate() {
+            let a = c[(i + c.len() - 1) % c.len()];
+            let source = &components[links[b].from.0];
+            if depends(source, links[b].from.1, links[a].to.1).is_none() && !silent.contains(&source.name.as_str()) {
+                silent.push(&source.name);
+            }
+        }
         format!(
-            "the loop {} would be algebraic if its outputs depended directly on its inputs; {} declare no such dependencies (ModelStructure), and the master treats each output as its component's state at the communication point",
+            "the loop {} would be algebraic if its outputs depended directly on its inputs; {} {} no such dependency (ModelStructure), and the master takes each output as its component's state at the communication point",
             describe(&c),
-            silent.join(" and ")
+            silent.join(" and "),
+            if silent.len() == 1 { "declares" } else { "declare" }
         )
     }))
 }

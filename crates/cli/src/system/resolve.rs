@@ -128,7 +128,7 @@ pub fn resolve(ssd: &Ssd, base: &Path, set: &[(String, String)]) -> Result<Syste
         let (k, variable) = split_name(&components, name).ok_or_else(|| {
             let names: Vec<&str> = components.iter().map(|c| c.name.as_str()).collect();
             Error::msg(format!(
-                "--set {name}: name a component's variable as <component>.<variable>; components: {}",
+                "--set {name}={text}: name a component's variable as <component>.<variable>; components: {}",
                 names.join(", ")
             ))
         })?;
@@ -242,7 +242,7 @@ fn link(ssd: &Ssd, components: &[Component], c: &ConnectionDef) -> Result<Link> 
     let ((fk, fv, fkind), (tk, tv, tkind)) = if is_source(a.2) { (a, b) } else { (b, a) };
     if !is_source(fkind) || is_source(tkind) {
         return Err(Error::msg(format!(
-            "it connects a {} to a {}; data flows from an output to an input",
+            "it joins a connector of kind {} to one of kind {}; data must flow from an output to an input",
             a.2.name(),
             b.2.name()
         )));
