@@ -661,4 +661,35 @@ mod tests {
         let grouped = parse(&FMI2.replace("name=\"n\"", "name=\"x.n\"")).unwrap();
         assert_eq!(grouped.similar_names("x.coordinate", |_| true), ["x.n"]);
     }
+
+    #[test]
+    fn reads_capabilities_and_output_dependencies() {
+        let fmi2 = FMI2
+            .replace("<CoSimulation modelIdentifier=\"M_id\"/>", "<CoSimulation modelIdentifier=\"M_id\" canInterpolateInputs=\"true\" maxOutputDerivativeOrder=\"2\"/>")
+            .replace("<ModelStructure/>", "<ModelStructure><Outputs><Unknown index=\"3\" dependencies=\"5 2\"/><Unknown index=\"4\"/></Outputs></ModelStructure>");
+        let m = parse(&fmi2).unwrap();
+        assert_eq!(
+            m.capabilities,
+            CoSimulationCapabilities {
+                can_interpolate_inputs: true,
+                max_output_derivative_order: 2,
+                provides_intermediate_update: false
+            }
+        );
+        // 1-based indices to positions: x (3) depends on k (5) and m (2); n (4) says nothing.
+        assert_eq!(m.output_dependencies[0], OutputDependency { output: 2, dependencies: Some(vec![4, 1]) });
+        assert_eq!(m.output_dependencies[1], OutputDependency { output: 3, dependencies: None });
+        assert!(parse(&fmi2.replace("dependencies=\"5 2\"", "dependencies=\"9\"")).is_err());
+        let fmi3 = r#"<fmiModelDescription fmiVersion="3.0" modelName="M" instantiationToken="t">
+  <CoSimulation modelIdentifier="M" providesIntermediateUpdate="true"/>
+  <ModelVariables>
+    <Float64 name="u" valueReference="7" causality="input" start="0" intermediateUpdate="true"/>
+    <Float64 name="y" valueReference="3" causality="output"/>
+  </ModelVariables>
+  <ModelStructure><Output valueReference="3" dependencies="7"/></ModelStructure>
+</fmiModelDescription>"#;
+        let m = parse(fmi3).unwrap();
+        assert!(m.capabilities.provides_intermediate_update && m.variables[0].intermediate_update);
+        assert_eq!(m.output_dependencies, [OutputDependency { output: 1, dependencies: Some(vec![0]) }]);
+    }
 }

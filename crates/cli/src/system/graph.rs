@@ -16,11 +16,10 @@ pub fn gauss_seidel_order(n: usize, links: &[Link]) -> Vec<usize> {
         reach[l.from.0][l.to.0] = true;
     }
     for k in 0..n {
-        for i in 0..n {
-            if reach[i][k] {
-                for j in 0..n {
-                    reach[i][j] |= reach[k][j];
-                }
+        let through = reach[k].clone();
+        for row in reach.iter_mut().filter(|row| row[k]) {
+            for (r, t) in row.iter_mut().zip(&through) {
+                *r |= t;
             }
         }
     }

@@ -136,7 +136,7 @@ pub fn instantiate(
                     if intermediate.is_empty() { None } else { Some(intermediate_update) },
                 )
             };
-            let mut unit = Fmi3Unit { env, _import: Arc::clone(import), scratch: Vec::new() };
+            let mut unit = Fmi3Unit { env, _import: Arc::clone(import), scratch: Vec::new(), orders: Vec::new() };
             if instance.is_null() {
                 return Err(refused());
             }
@@ -293,6 +293,8 @@ struct Fmi3Unit {
     env: *mut Environment,
     _import: Arc<fmi::fmi3::import::Fmi3Import>,
     scratch: Vec<i64>,
+    /// Derivative orders of fmi3GetOutputDerivatives (all 1).
+    orders: Vec<i32>,
 }
 
 impl Fmi3Unit {
@@ -511,13 +513,13 @@ impl Unit for Fmi3Unit {
     }
 
     fn output_derivatives(&mut self, vrs: &[u32], out: &mut [f64]) -> Result<()> {
-        let orders = vec![1i32; vrs.len()];
+        self.orders.resize(vrs.len(), 1);
         let s = unsafe {
             self.b().fmi3GetOutputDerivatives(
                 self.instance(),
                 vrs.as_ptr(),
                 vrs.len(),
-                orders.as_ptr(),
+                self.orders.as_ptr(),
                 out.as_mut_ptr(),
                 out.len(),
             )

@@ -49,7 +49,7 @@ pub struct ConnectionSpec {
 pub struct ExperimentSpec {
     pub start: f64,
     pub stop: f64,
-    /// Communication step [s]: SSP 1.0's DefaultExperiment has none, so it is written as the
+    /// Communication step \[s\]: SSP 1.0's DefaultExperiment has none, so it is written as the
     /// Open Simulation Platform's fixed-step annotation, which libcosim reads.
     pub step: f64,
 }
