@@ -165,6 +165,10 @@ fn fmpy_reads_and_validates_the_packaged_ssp() {
         let dir = unpacked(version);
         for (c, sc) in components.iter().zip(specs) {
             let model = sc["model"].as_str().unwrap();
+            // The FMU inside is the one `package` writes on its own, byte for byte.
+            let inside = std::fs::read(dir.path().join(format!("resources/{model}.fmu"))).unwrap();
+            let alone = std::fs::read(root().join(format!("fmus/fmi{version}/{model}.fmu"))).unwrap();
+            assert!(inside == alone, "FMI {version}: {model}.fmu in the SSP differs from fmus/fmi{version}");
             assert_eq!(c["name"], sc["name"]);
             assert_eq!(c["source"].as_str().unwrap(), format!("resources/{model}.fmu"));
             assert_eq!(
@@ -375,6 +379,22 @@ fn declared_derivatives_are_requested_through_the_standard_functions() {
         // Without --extrapolate the same FMUs run: no derivative is asked for.
         ok(&["simulate", s(dir.path()), "--stop-time", "0.01", "--csv", s(&csv), "-q"]);
     }
+    // An FMI 3.0 drive that provides intermediate update for its inputs is instantiated with
+    // them as requiredIntermediateVariables (FMI 3.0 Sect. 4.2.2); the catalog library, which
+    // provides none, refuses that at instantiation and says why.
+    let dir = unpacked(3);
+    edit_model_description(&dir.path().join("resources/HydraulicFourBarMechanism.fmu"), |xml| {
+        xml.replace("maxOutputDerivativeOrder=\"0\"", "maxOutputDerivativeOrder=\"1\"")
+    });
+    edit_model_description(&dir.path().join("resources/HydraulicFourBarDrive.fmu"), |xml| {
+        xml.replace("providesIntermediateUpdate=\"false\"", "providesIntermediateUpdate=\"true\"")
+            .replace("name=\"cylinder_length\"", "name=\"cylinder_length\" intermediateUpdate=\"true\"")
+    });
+    let csv = dir.path().join("out.csv");
+    let err = fails(&["simulate", s(dir.path()), "--extrapolate", "--stop-time", "0.01", "--csv", s(&csv)]);
+    assert!(err.contains("mechanism.cylinder.length -> drive.cylinder_length (line 63): extrapolated with the source's derivative, the target interpolating"), "{err}");
+    assert!(err.contains("mechanism.cylinder.rate -> drive.cylinder_velocity (line 64): extrapolated with the source's derivative, held at the step's midpoint value"), "{err}");
+    assert!(err.contains("component 'drive'") && err.contains("requiredIntermediateVariables is not empty"), "{err}");
 }
 
 #[test]

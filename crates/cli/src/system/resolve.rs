@@ -357,3 +357,34 @@ fn apply_binding(components: &mut [Component], binding: &BindingDef, owner: Opti
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(name: &str, exponents: [i32; 8], factor: f64, offset: f64) -> UnitDef {
+        UnitDef { name: name.into(), exponents, factor, offset }
+    }
+
+    #[test]
+    fn units_convert_through_si() {
+        let length = [0, 1, 0, 0, 0, 0, 0, 0];
+        let kelvin = [0, 0, 0, 0, 1, 0, 0, 0];
+        let units = [
+            unit("m", length, 1.0, 0.0),
+            unit("mm", length, 1e-3, 0.0),
+            unit("K", kelvin, 1.0, 0.0),
+            unit("degC", kelvin, 1.0, 273.15),
+            unit("s", [0, 0, 1, 0, 0, 0, 0, 0], 1.0, 0.0),
+        ];
+        assert_eq!(conversion(&units, "mm", "m").unwrap(), (1e-3, 0.0));
+        assert_eq!(conversion(&units, "m", "mm").unwrap(), (1e3, 0.0));
+        // 20 degC = 293.15 K.
+        let (f, o) = conversion(&units, "degC", "K").unwrap();
+        assert_eq!(f * 20.0 + o, 293.15);
+        let err = conversion(&units, "m", "s").unwrap_err().to_string();
+        assert!(err.contains("different base units"), "{err}");
+        let err = conversion(&units, "m", "ft").unwrap_err().to_string();
+        assert!(err.contains("declares no <ssc:Unit name=\"ft\">"), "{err}");
+    }
+}
