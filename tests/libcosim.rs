@@ -7,7 +7,15 @@
 
 mod common_fmu;
 
+use std::path::Path;
 use std::process::Command;
+use std::sync::OnceLock;
+
+/// The catalog packaged once for both tests.
+fn packaged() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(common_fmu::packaged_catalog).path()
+}
 
 fn checks(args: &[&str]) -> String {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/libcosim_checks.py");
@@ -35,8 +43,7 @@ fn field(line: &str, key: &str) -> f64 {
 
 #[test]
 fn libcosim_runs_every_fmi2_fmu_like_fmpy() {
-    let dir = common_fmu::packaged_catalog();
-    let stdout = checks(&["catalog", dir.path().to_str().unwrap()]);
+    let stdout = checks(&["catalog", packaged().to_str().unwrap()]);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("ok ")).collect();
     assert_eq!(lines.len(), mbfmu_model::catalog::CATALOG.len(), "every FMI 2.0 FMU passed:\n{stdout}");
     for line in lines {
@@ -51,9 +58,8 @@ fn libcosim_runs_every_fmi2_fmu_like_fmpy() {
 
 #[test]
 fn the_split_four_bar_coupled_by_libcosim_converges_to_the_monolithic_fmu() {
-    let dir = common_fmu::packaged_catalog();
     let steps_ns = [100_000u64, 50_000];
-    let args: Vec<String> = ["split".to_string(), dir.path().to_str().unwrap().to_string()]
+    let args: Vec<String> = ["split".to_string(), packaged().to_str().unwrap().to_string()]
         .into_iter()
         .chain(steps_ns.iter().map(u64::to_string))
         .collect();
