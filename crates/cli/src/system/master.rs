@@ -283,16 +283,16 @@ impl Master {
         Ok(changed)
     }
 
-    /// In initialization mode: passes in Gauss-Seidel order that give every input its
-    /// source's current output, until a pass changes no input (at most one per component
-    /// and one more), so that the FMUs leave initialization consistent with each other.
-    pub fn propagate_initial_values(&mut self, t: f64) -> Result<()> {
+    /// In initialization mode: passes in `order` (the Gauss-Seidel order, whatever the
+    /// algorithm) that give every input its source's current output, until a pass changes no
+    /// input (at most one per component and one more), so that the FMUs leave initialization
+    /// consistent with each other.
+    pub fn propagate_initial_values(&mut self, t: f64, order: &[usize]) -> Result<()> {
         let n = self.units.len();
-        let order = self.order.clone();
         let mut known = vec![false; n];
         for pass in 0..=n {
             let mut changed = false;
-            for &k in &order {
+            for &k in order {
                 changed |= self.set_inputs(k, t, 0.0, Some(&known)).map_err(|e| self.in_component(k, e))?;
                 self.read(k).map_err(|e| self.in_component(k, e))?;
                 known[k] = true;

@@ -181,7 +181,8 @@ fn simulate(
     for k in 0..system.components.len() {
         master.unit(k).enter_initialization(tolerance, grid.start, grid.stop).map_err(at(k))?;
     }
-    master.propagate_initial_values(grid.start).map_err(|e| (e, None))?;
+    let order = graph::gauss_seidel_order(system.components.len(), &system.links);
+    master.propagate_initial_values(grid.start, &order).map_err(|e| (e, None))?;
     for k in 0..system.components.len() {
         master.unit(k).exit_initialization().map_err(at(k))?;
     }
