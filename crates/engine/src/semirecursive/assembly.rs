@@ -152,6 +152,7 @@ impl Semirecursive {
         // with their start pressures.
         let pre = circuit.initial_pressures(&forces);
         let w = &mut self.w;
+        self.inputs.values_at(self.state.t, &mut w.u);
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
         }
@@ -159,7 +160,7 @@ impl Semirecursive {
             &w.kin,
             &w.z,
             &w.zd,
-            &self.inputs,
+            &w.u,
             &w.forces,
             &w.cylinder_rows,
             &w.strokes,
