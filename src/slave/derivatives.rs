@@ -4,13 +4,13 @@
 //! and second derivatives are evaluated together on the first read after a change of the
 //! state, like the output values.
 
-use super::{Binding, Causality, Phase, Slave, SlaveError, VarType, Variability};
+use super::{Binding, Causality, Phase, Slave, SlaveError};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::Quantity;
 use mbfmu_model::variables::ModelInterface;
 
 /// The highest output derivative order (modelDescription.xml `maxOutputDerivativeOrder`).
-pub const MAX_OUTPUT_ORDER: i32 = 2;
+pub const MAX_OUTPUT_ORDER: i32 = mbfmu_model::variables::MAX_OUTPUT_DERIVATIVE_ORDER as i32;
 
 /// First and second derivatives of every output at the current state, evaluated when first
 /// read after an invalidation.
@@ -60,9 +60,7 @@ impl Slave {
     /// True if `vr` is an output whose derivatives can be asked for (a continuous Real
     /// output).
     pub fn is_continuous_output(&self, vr: u32) -> bool {
-        self.variable(vr).is_ok_and(|v| {
-            v.causality == Causality::Output && v.ty == VarType::Real && v.variability == Variability::Continuous
-        })
+        self.variable(vr).is_ok_and(|v| v.causality == Causality::Output && v.is_continuous_signal())
     }
 
     /// The time derivative of `order` (1 or 2) of output `vr` at the current time; 0 where

@@ -18,9 +18,7 @@ use derivatives::RateCache;
 use mbfmu_engine::integrators::StepError;
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{
-    self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variability, Variable,
-};
+use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
 use mbfmu_model::Model;
 use outputs::OutputCache;
 use serde::{Deserialize, Serialize};
