@@ -640,10 +640,9 @@ fn unsupported_functions_log_and_return_error() {
             f.b.fmi2GetDirectionalDerivative(f.c, null(), 0, null(), 0, null(), null_mut()),
             &["providesDirectionalDerivative"],
         );
-        // Output derivatives exist after a step (FMI 2.0.4 Sect. 4.2.4), not before.
         f.assert_error(
-            f.b.fmi2GetRealOutputDerivatives(f.c, null(), 0, null(), null_mut()),
-            &["fmi2GetRealOutputDerivatives", "instantiated"],
+            f.b.fmi2GetRealOutputDerivatives(f.c, &u32::MAX, 1, &1, x.as_mut_ptr()),
+            &["fmi2GetRealOutputDerivatives", "unknown value reference"],
         );
     }
     let model = model(entry);
