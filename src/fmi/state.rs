@@ -228,7 +228,8 @@ impl Machine for Fmi3State {
         }
         match call {
             Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
-            Call::StepContinuation => self == StepMode,
+            // fmi3DoStep checks the state its callback left.
+            Call::StepContinuation => true,
             Call::EnterInitializationMode => self == Instantiated,
             Call::ExitInitializationMode => self == InitializationMode,
             Call::DoStep => self == StepMode,
