@@ -14,7 +14,6 @@ use super::tree::{BodyPoint, Element, JointRole};
 use super::Semirecursive;
 use crate::hydraulics::Attachment;
 use crate::rates::{distance_rates, quaternion_rates, Rates};
-use crate::state::MechState;
 use mbfmu_model::format::Quantity;
 use nalgebra::Vector3;
 
@@ -28,6 +27,17 @@ fn point(kin: &[BodyKin], end: &BodyPoint) -> [Vector3<f64>; 3] {
 /// Angular velocity and acceleration of a tree body (zero for ground).
 fn spin(kin: &[BodyKin], body: Option<usize>) -> [Vector3<f64>; 2] {
     body.map_or([Vector3::zeros(); 2], |k| [kin[k].omega(), kin[k].acc.fixed_rows::<3>(3).into()])
+}
+
+/// Centre-of-mass velocity and acceleration of a tree body.
+fn com(k: &BodyKin) -> [Vector3<f64>; 2] {
+    [k.com_velocity(), k.com_acceleration()]
+}
+
+/// Body-frame angular velocity and acceleration of a tree body (as the absolute view has them).
+fn body_spin(k: &BodyKin) -> (Vector3<f64>, Vector3<f64>) {
+    let rt = k.rot.transpose();
+    (rt * k.omega(), rt * Vector3::from(k.acc.fixed_rows::<3>(3)))
 }
 
 /// Scratch of the pressure rates, kept by the formulation.
@@ -147,14 +157,15 @@ impl Semirecursive {
     }
 
     /// dT/dt and the potential energy's first and second derivatives.
-    fn energy_rates(&self, mirror: &MechState) -> (f64, Rates) {
+    fn energy_rates(&self) -> (f64, Rates) {
         let mut kinetic = 0.0;
         let mut potential = [0.0; 2];
-        for (d, s) in mirror.bodies.iter().enumerate() {
-            let b = &self.tree.bodies[self.tree.tree_index[d]];
-            kinetic += b.mass * s.v.dot(&s.acc) + s.w.dot(&(b.inertia * s.wdot));
-            potential[0] -= b.mass * self.tree.gravity.dot(&s.v);
-            potential[1] -= b.mass * self.tree.gravity.dot(&s.acc);
+        for (b, k) in self.tree.bodies.iter().zip(&self.kin) {
+            let [v, a] = com(k);
+            let (w, wdot) = body_spin(k);
+            kinetic += b.mass * v.dot(&a) + w.dot(&(b.inertia * wdot));
+            potential[0] -= b.mass * self.tree.gravity.dot(&v);
+            potential[1] -= b.mass * self.tree.gravity.dot(&a);
         }
         for (f, e) in self.tree.elements.iter().enumerate() {
             let (stiffness, rest) = match e {
@@ -178,20 +189,23 @@ impl Semirecursive {
         second: &mut [f64],
         scratch: &mut RateScratch,
     ) {
-        let (st, mirror) = (&self.state, self.mirror());
+        let st = &self.state;
         let mut circuit = false;
         let mut energies: Option<(f64, Rates)> = None;
         for ((q, a), b) in quantities.iter().zip(first.iter_mut()).zip(second.iter_mut()) {
-            let body = |d: usize| &mirror.bodies[d];
+            let body = |d: usize| &self.kin[self.tree.tree_index[d]];
             [*a, *b] = match *q {
-                Quantity::BodyPosition { body: d, axis } => [body(d).v[axis], body(d).acc[axis]],
+                Quantity::BodyPosition { body: d, axis } => {
+                    let [v, acc] = com(body(d));
+                    [v[axis], acc[axis]]
+                }
                 Quantity::BodyOrientation { body: d, component } => {
-                    let s = body(d);
-                    let (d1, d2) = quaternion_rates(&s.rot, &s.w, &s.wdot);
+                    let (w, wdot) = body_spin(body(d));
+                    let (d1, d2) = quaternion_rates(&body(d).rot, &w, &wdot);
                     [d1[component], d2[component]]
                 }
-                Quantity::BodyVelocity { body: d, axis } => [body(d).acc[axis], 0.0],
-                Quantity::BodyAngularVelocity { body: d, axis } => [(body(d).rot * body(d).wdot)[axis], 0.0],
+                Quantity::BodyVelocity { body: d, axis } => [com(body(d))[1][axis], 0.0],
+                Quantity::BodyAngularVelocity { body: d, axis } => [body(d).acc[3 + axis], 0.0],
                 Quantity::JointAngle { joint } => self.joint_rates(joint, true),
                 Quantity::JointPosition { joint } => self.joint_rates(joint, false),
                 Quantity::JointAngleRate { joint } => [self.joint_rates(joint, true)[1], 0.0],
@@ -233,17 +247,17 @@ impl Semirecursive {
                     let accel = self.cylinder_rates(cylinder).1[0];
                     [force * stroke.velocity, scratch.forces[cylinder] * stroke.velocity + force * accel]
                 }
-                Quantity::KineticEnergy => [energies.get_or_insert_with(|| self.energy_rates(mirror)).0, 0.0],
-                Quantity::PotentialEnergy => energies.get_or_insert_with(|| self.energy_rates(mirror)).1,
+                Quantity::KineticEnergy => [energies.get_or_insert_with(|| self.energy_rates()).0, 0.0],
+                Quantity::PotentialEnergy => energies.get_or_insert_with(|| self.energy_rates()).1,
                 Quantity::TotalEnergy => {
-                    let (k, p) = *energies.get_or_insert_with(|| self.energy_rates(mirror));
+                    let (k, p) = *energies.get_or_insert_with(|| self.energy_rates());
                     [k + p[0], 0.0]
                 }
                 // The power of the non-conservative forces and cylinders, which the step
                 // integrates into the work by the trapezoidal rule.
                 Quantity::ExternalWork => [self.power, 0.0],
                 Quantity::EnergyBalance => {
-                    let (k, p) = *energies.get_or_insert_with(|| self.energy_rates(mirror));
+                    let (k, p) = *energies.get_or_insert_with(|| self.energy_rates());
                     [k + p[0] - self.power, 0.0]
                 }
                 _ => [0.0; 2],
