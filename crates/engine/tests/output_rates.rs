@@ -13,7 +13,7 @@ use mbfmu_engine::Simulation;
 use orders::documented_order;
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
+use mbfmu_model::variables::{interface_of, output_derivative_order, Binding, Quantity};
 
 /// u(t) = start + a tau + b tau^2 (tau = time since the window began) of the inputs by name.
 fn input_law(name: &str) -> (f64, f64) {
@@ -151,6 +151,8 @@ fn output_rates_match_central_differences_of_the_outputs() {
         let mut errors = vec![[0.0f64; 2]; outputs.len()];
         for (j, (name, q)) in outputs.iter().enumerate() {
             let order = documented_order(*q, &d, input_cylinder);
+            // The documentation page and README list the orders from the model crate's table.
+            assert_eq!(output_derivative_order(*q, &d) as usize, order, "{}: {name}: documented order", d.name);
             let (scale, error) = (&mut scales[j], &mut errors[j]);
             // The inputs start moving at the first point: its neighbours see the kink of the
             // law (and backward-difference velocities and accelerations need two steps).

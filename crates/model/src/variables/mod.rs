@@ -5,12 +5,14 @@
 //! Compiled into the library and into `build.rs`; depends on serde, serde_json, quick-xml
 //! and sha2 only.
 
+mod derivative_orders;
 mod expand;
 mod token;
 mod units;
 mod xml;
 
 pub use crate::format::Quantity;
+pub use derivative_orders::output_derivative_order;
 pub use expand::{interface_of, InterfaceError};
 pub use token::instantiation_token;
 pub use units::unit_definition;
