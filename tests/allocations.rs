@@ -315,8 +315,16 @@ fn fmi3_steps_with_intermediate_updates_allocate_nothing() {
                 if i == 1 {
                     before = allocations();
                 }
-                let status =
-                    fmi3::fmi3DoStep(c, i as f64 * coarse, coarse, true, &mut event, &mut terminate, &mut early, &mut last);
+                let status = fmi3::fmi3DoStep(
+                    c,
+                    i as f64 * coarse,
+                    coarse,
+                    true,
+                    &mut event,
+                    &mut terminate,
+                    &mut early,
+                    &mut last,
+                );
                 assert_eq!(status, f3::fmi3Status_fmi3OK, "{}: step {i}", case.model);
             }
             let made = allocations() - before;

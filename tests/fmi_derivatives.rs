@@ -61,7 +61,10 @@ fn bad_input_derivatives_are_errors_that_name_the_variable_and_the_choices() {
     // NULL arrays for a nonzero count.
     let f = Fmu2::new(entry, "nullset2");
     f.init(start, stop);
-    f.assert_error(unsafe { f.b.fmi2SetRealInputDerivatives(f.c, &load, 1, std::ptr::null(), &1.0) }, &["order", "NULL"]);
+    f.assert_error(
+        unsafe { f.b.fmi2SetRealInputDerivatives(f.c, &load, 1, std::ptr::null(), &1.0) },
+        &["order", "NULL"],
+    );
 
     // Wrong states: stepFailed (a step over the step budget), terminated, error.
     let f = Fmu2::new(entry, "phaseset2");
@@ -88,7 +91,11 @@ fn bad_output_derivative_requests_are_errors_in_both_versions() {
     let cases: [(u32, i32, &[&str]); 6] = [
         (position, 0, &["derivative order of 'slide.position'", "orders 1 to 2", "maxOutputDerivativeOrder = 2"]),
         (position, 3, &["orders 1 to 2"]),
-        (var(&model, "load_force").value_reference, 1, &["'load_force'", "not a continuous output", "outputs of type Real"]),
+        (
+            var(&model, "load_force").value_reference,
+            1,
+            &["'load_force'", "not a continuous output", "outputs of type Real"],
+        ),
         (var(&model, "newton_iterations").value_reference, 1, &["'newton_iterations'", "not a continuous output"]),
         (var(&model, "rod.mass").value_reference, 2, &["'rod.mass'", "not a continuous output"]),
         (4242, 1, &["unknown value reference 4242"]),
@@ -306,7 +313,14 @@ fn interpolated_inputs_reproduce_the_exact_input_at_every_internal_step() {
                 if case.integrals.contains(name) {
                     worst_integral = worst_integral.max((a[j] - b[j]).abs() / scale);
                 } else {
-                    assert_eq!(a[j].to_bits(), b[j].to_bits(), "{}: {name} at point {k}: {} vs {}", case.model, a[j], b[j]);
+                    assert_eq!(
+                        a[j].to_bits(),
+                        b[j].to_bits(),
+                        "{}: {name} at point {k}: {} vs {}",
+                        case.model,
+                        a[j],
+                        b[j]
+                    );
                 }
             }
             let off = held.iter().zip(&exact).fold(0.0f64, |m, (a, b)| m.max((a[j] - b[j]).abs())) / scale;

@@ -243,7 +243,10 @@ fn a_callback_that_sets_nothing_leaves_the_run_bit_identical() {
         for end in ends {
             assert!(calls.iter().any(|c| c.0 == end), "{name}: an update at the end {end}");
         }
-        println!("{name}: {} intermediate updates in 40 doSteps, outputs bit-identical to a run without callback", calls.len());
+        println!(
+            "{name}: {} intermediate updates in 40 doSteps, outputs bit-identical to a run without callback",
+            calls.len()
+        );
         unsafe { lib3().fmi3FreeInstance(c) };
     }
 }
@@ -260,36 +263,47 @@ fn calls_the_standard_does_not_allow_in_intermediate_update_mode_are_errors() {
     let position = var(&model, "slide.position").value_reference;
     let required = [load, position];
     let cases: [(&str, Misuse, &[&str]); 9] = [
-        ("set a parameter", |host, m, _| Some(set(host.c(), var(m, "friction_coefficient").value_reference, 0.1)), &[
-            "fmi3SetFloat64",
-            "not one of the requiredIntermediateVariables",
-        ]),
-        ("get an unregistered output", |host, m, _| Some(get(host.c(), &[var(m, "rod.position.x").value_reference]).0), &[
-            "fmi3GetFloat64",
-            "'rod.position.x'",
-            "requiredIntermediateVariables",
-        ]),
-        ("set an output", |host, m, _| Some(set(host.c(), var(m, "slide.position").value_reference, 1.0)), &[
-            "fmi3SetFloat64",
-            "it is an output",
-        ]),
+        (
+            "set a parameter",
+            |host, m, _| Some(set(host.c(), var(m, "friction_coefficient").value_reference, 0.1)),
+            &["fmi3SetFloat64", "not one of the requiredIntermediateVariables"],
+        ),
+        (
+            "get an unregistered output",
+            |host, m, _| Some(get(host.c(), &[var(m, "rod.position.x").value_reference]).0),
+            &["fmi3GetFloat64", "'rod.position.x'", "requiredIntermediateVariables"],
+        ),
+        (
+            "set an output",
+            |host, m, _| Some(set(host.c(), var(m, "slide.position").value_reference, 1.0)),
+            &["fmi3SetFloat64", "it is an output"],
+        ),
         // The last update of a doStep requests no input.
-        ("set at the end of the step", |host, m, set_requested| {
-            (!set_requested).then(|| set(host.c(), var(m, "load_force").value_reference, 1.0))
-        }, &["fmi3SetFloat64", "intermediateVariableSetRequested = false"]),
-        ("doStep inside the callback", |host, _, _| Some(do_step(host.c(), 0.0, 1e-3)), &[
-            "fmi3DoStep",
-            "not allowed in state Intermediate Update Mode",
-        ]),
+        (
+            "set at the end of the step",
+            |host, m, set_requested| (!set_requested).then(|| set(host.c(), var(m, "load_force").value_reference, 1.0)),
+            &["fmi3SetFloat64", "intermediateVariableSetRequested = false"],
+        ),
+        (
+            "doStep inside the callback",
+            |host, _, _| Some(do_step(host.c(), 0.0, 1e-3)),
+            &["fmi3DoStep", "not allowed in state Intermediate Update Mode"],
+        ),
         ("reset", |host, _, _| Some(unsafe { lib3().fmi3Reset(host.c()) }), &["fmi3Reset", "Intermediate Update Mode"]),
         ("terminate", |host, _, _| Some(unsafe { lib3().fmi3Terminate(host.c()) }), &["fmi3Terminate"]),
-        ("get the FMU state", |host, _, _| {
-            let mut s = std::ptr::null_mut();
-            Some(unsafe { lib3().fmi3GetFMUState(host.c(), &mut s) })
-        }, &["fmi3GetFMUState", "Intermediate Update Mode"]),
-        ("debug logging", |host, _, _| Some(unsafe { lib3().fmi3SetDebugLogging(host.c(), true, 0, std::ptr::null()) }), &[
-            "fmi3SetDebugLogging",
-        ]),
+        (
+            "get the FMU state",
+            |host, _, _| {
+                let mut s = std::ptr::null_mut();
+                Some(unsafe { lib3().fmi3GetFMUState(host.c(), &mut s) })
+            },
+            &["fmi3GetFMUState", "Intermediate Update Mode"],
+        ),
+        (
+            "debug logging",
+            |host, _, _| Some(unsafe { lib3().fmi3SetDebugLogging(host.c(), true, 0, std::ptr::null()) }),
+            &["fmi3SetDebugLogging"],
+        ),
     ];
     for (what, misuse, needles) in cases {
         let status: std::rc::Rc<Cell<Option<u32>>> = Default::default();
@@ -333,7 +347,10 @@ fn calls_the_standard_does_not_allow_in_intermediate_update_mode_are_errors() {
     let c = instantiate(entry, &host, &required);
     init(c, start, stop);
     assert_eq!(do_step(c, start, 2.0 * h), OK3, "{:?}", host.lines());
-    assert!(host.lines().iter().any(|l| l.0 == ERROR3 && l.2.contains("FreeInstance: not allowed in state Intermediate")));
+    assert!(host
+        .lines()
+        .iter()
+        .any(|l| l.0 == ERROR3 && l.2.contains("FreeInstance: not allowed in state Intermediate")));
     assert_eq!(do_step(c, start + 2.0 * h, h), OK3, "the instance is alive");
     *host.calls.borrow_mut() = Vec::new();
     unsafe { lib3().fmi3FreeInstance(c) };

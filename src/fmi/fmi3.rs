@@ -162,14 +162,17 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             Ok(m) => m,
             Err(e) => return refuse(&log, F, &e),
         };
-        let required = match input(requiredIntermediateVariables, nRequiredIntermediateVariables, "requiredIntermediateVariables") {
-            Ok(r) => r,
-            Err(e) => return refuse(&log, F, &e),
-        };
-        let intermediate = match IntermediateUpdate::of_instantiation(&model, intermediateUpdate, instanceEnvironment, required) {
-            Ok(u) => u,
-            Err(e) => return refuse(&log, F, &e),
-        };
+        let required =
+            match input(requiredIntermediateVariables, nRequiredIntermediateVariables, "requiredIntermediateVariables")
+            {
+                Ok(r) => r,
+                Err(e) => return refuse(&log, F, &e),
+            };
+        let intermediate =
+            match IntermediateUpdate::of_instantiation(&model, intermediateUpdate, instanceEnvironment, required) {
+                Ok(u) => u,
+                Err(e) => return refuse(&log, F, &e),
+            };
         let mut instance = I3::new(model, log, resources);
         instance.early_return_allowed = earlyReturnAllowed;
         instance.intermediate = intermediate;

@@ -199,7 +199,9 @@ pub fn conclude_step(
         }
         Err(SlaveError::Step { error, reached }) => {
             i.slave.rollback().map_err(|e| {
-                format!("the step from {t} failed at {reached} ({error}) and the state before it cannot be restored: {e}")
+                format!(
+                    "the step from {t} failed at {reached} ({error}) and the state before it cannot be restored: {e}"
+                )
             })?;
             i.last_successful_time = i.slave.time();
             outputs.write(false, i.last_successful_time);

@@ -194,7 +194,10 @@ pub enum Fmi3State {
     /// Sect. 4.2.2: inside the FMU's intermediate-update callback, between internal steps of
     /// fmi3DoStep; whether the importer may set the intermediate inputs and get the
     /// intermediate variables now.
-    IntermediateUpdate { set: bool, get: bool },
+    IntermediateUpdate {
+        set: bool,
+        get: bool,
+    },
 }
 
 impl fmt::Display for Fmi3State {
@@ -300,7 +303,9 @@ mod tests {
         assert!(!Error.allows(Call::Set) && !Error.allows(Call::DoStep));
         assert!(Instantiated.allows(Call::SetInputDerivatives) && StepComplete.allows(Call::SetInputDerivatives));
         assert!(!StepFailed.allows(Call::SetInputDerivatives) && !Terminated.allows(Call::SetInputDerivatives));
-        assert!(StepFailed.allows(Call::GetOutputDerivatives) && !InitializationMode.allows(Call::GetOutputDerivatives));
+        assert!(
+            StepFailed.allows(Call::GetOutputDerivatives) && !InitializationMode.allows(Call::GetOutputDerivatives)
+        );
     }
 
     #[test]

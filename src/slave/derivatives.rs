@@ -84,7 +84,10 @@ impl Slave {
             });
         }
         if self.model_exchange {
-            return Err(SlaveError::WrongPhase { operation: "output derivatives (co-simulation only)", phase: self.phase });
+            return Err(SlaveError::WrongPhase {
+                operation: "output derivatives (co-simulation only)",
+                phase: self.phase,
+            });
         }
         if self.phase == Phase::Instantiated {
             return Err(SlaveError::WrongPhase { operation: "reading output derivatives", phase: self.phase });

@@ -65,7 +65,10 @@ impl Slave {
         }
         if let Some(sim) = self.sim.as_mut() {
             sim.set_input_derivative(index, order, value).map_err(|reason| SlaveError::InvalidValue {
-                name: format!("the derivative of order {order} of '{}'", self.model.interface.variables[vr as usize].name),
+                name: format!(
+                    "the derivative of order {order} of '{}'",
+                    self.model.interface.variables[vr as usize].name
+                ),
                 value: value.to_string(),
                 reason,
             })?;

@@ -74,4 +74,3 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         | Quantity::Steps => 0,
     }
 }
-

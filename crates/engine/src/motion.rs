@@ -181,7 +181,8 @@ mod tests {
     #[test]
     fn input_rate_integrates_the_held_input() {
         let m = Motion::InputRate { input: "u".into(), initial: 0.0 };
-        let v = evaluate(&m, 1.5, Some(InputRate { value: 2.0, increment: 4.0 * 0.5, rate: 4.0, rate_derivative: 0.0 }));
+        let v =
+            evaluate(&m, 1.5, Some(InputRate { value: 2.0, increment: 4.0 * 0.5, rate: 4.0, rate_derivative: 0.0 }));
         assert_eq!(v, MotionValue { f: 4.0, df: 4.0, ddf: 0.0 });
     }
 }

@@ -10,10 +10,10 @@
 mod orders;
 
 use mbfmu_engine::Simulation;
-use orders::documented_order;
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{interface_of, output_derivative_order, Binding, Quantity};
+use orders::documented_order;
 
 /// u(t) = start + a tau + b tau^2 (tau = time since the window began) of the inputs by name.
 fn input_law(name: &str) -> (f64, f64) {

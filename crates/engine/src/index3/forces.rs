@@ -381,8 +381,7 @@ impl Mechanism {
                 ForceElement::Tsda { damping, actuator, input, sign, .. } => {
                     let (l0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (l1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += -sign * (actuator + mean(input)) * (l1 - l0)
-                        - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += -sign * (actuator + mean(input)) * (l1 - l0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
                 ForceElement::Rsda { damping, actuator, input, .. } => {
                     let (a0, r0) = self.element_length(i, &old.bodies, &old.angles);

@@ -3,8 +3,8 @@
 
 use super::output_rates::mechanism_quantity_rates;
 use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
-use crate::inputs::InputSignals;
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
+use crate::inputs::InputSignals;
 use crate::integrators::{Checkpoint, DaeSystem, FloorReport, History, HistoryView, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
 use crate::BuildError;

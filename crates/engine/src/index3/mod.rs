@@ -31,8 +31,8 @@ pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
 pub(crate) use formulation::{mechanism_quantities, OutputScratch};
-pub(crate) use output_rates::mechanism_quantity_rates;
 pub use half_implicit::HalfImplicit;
+pub(crate) use output_rates::mechanism_quantity_rates;
 
 use crate::inputs::InputSignals;
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};

@@ -156,17 +156,7 @@ impl Semirecursive {
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
         }
-        self.tree.loads(
-            &w.kin,
-            &w.z,
-            &w.zd,
-            &w.u,
-            &w.forces,
-            &w.cylinder_rows,
-            &w.strokes,
-            true,
-            &mut w.wrenches,
-        );
+        self.tree.loads(&w.kin, &w.z, &w.zd, &w.u, &w.forces, &w.cylinder_rows, &w.strokes, true, &mut w.wrenches);
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         // Project onto the independent coordinates: g = R_z^T v (eq. 14).
         let project = |w: &mut super::Work, v: &[f64], out: &mut [f64]| {

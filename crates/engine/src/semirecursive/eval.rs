@@ -224,7 +224,9 @@ impl Semirecursive {
                     let row = row.insert(line(&w.kin, ends).0);
                     Stroke { length: row.value, velocity: row_rate(&w.kin, row) }
                 }
-                (None, Attachment::Inputs { length, velocity }) => input_stroke(&self.inputs, *length, *velocity, self.state.input_time, t),
+                (None, Attachment::Inputs { length, velocity }) => {
+                    input_stroke(&self.inputs, *length, *velocity, self.state.input_time, t)
+                }
                 (None, Attachment::Mechanism { .. }) => unreachable!("compiled with ends"),
             };
         }
