@@ -16,6 +16,12 @@ use mbfmu_model::Model;
 use std::cell::{Cell, RefCell};
 use std::ffi::{c_void, CString};
 
+/// What the importer does at an intermediate update: (host, time, set requested, get allowed).
+type Action = Box<dyn Fn(&Host, f64, bool, bool)>;
+
+/// Outputs recorded at times.
+type Rows = std::rc::Rc<RefCell<Vec<(f64, Vec<f64>)>>>;
+
 /// The importer's side: its log first (the logMessage callback reads the environment as a
 /// `Fmi3Log`), the instance, and what it does at an intermediate update.
 #[repr(C)]
@@ -25,7 +31,7 @@ struct Host {
     /// (time, intermediateVariableSetRequested, intermediateVariableGetAllowed,
     /// intermediateStepFinished) of every callback.
     calls: RefCell<Vec<(f64, bool, bool, bool)>>,
-    action: Box<dyn Fn(&Host, f64, bool, bool)>,
+    action: Action,
 }
 
 unsafe extern "C" fn intermediate_update(
@@ -162,7 +168,7 @@ fn inputs_set_at_intermediate_updates_reproduce_a_run_with_a_communication_point
 
         // Run B: coarse steps; the callback sets the input at every intermediate time and
         // records the outputs of the finished internal step.
-        let seen: std::rc::Rc<RefCell<Vec<(f64, Vec<f64>)>>> = Default::default();
+        let seen: Rows = Default::default();
         let (record, outs) = (seen.clone(), outputs.clone());
         let host = Host::new(move |host, time, set_requested, get_allowed| {
             assert!(get_allowed);

@@ -134,7 +134,9 @@ pub(crate) fn mechanism_quantities(
     out: &mut [f64],
     scratch: &mut OutputScratch,
 ) {
-    let mut reaction: Option<(usize, ([f64; 3], [f64; 3]))> = None;
+    // (joint, (force, torque)) of the last reaction formed.
+    type Reaction = (usize, ([f64; 3], [f64; 3]));
+    let mut reaction: Option<Reaction> = None;
     let mut energies: Option<(f64, f64)> = None;
     let mut friction = false;
     for (q, x) in quantities.iter().zip(out.iter_mut()) {

@@ -199,7 +199,7 @@ impl Mechanism {
     }
 
     /// First and second derivative of quantity `q` at `state`, except the energies and
-    /// powers ([`mechanism_quantity_rates`] forms those once for all outputs).
+    /// powers (`mechanism_quantity_rates` forms those once for all outputs).
     pub fn quantity_rates(&self, q: Quantity, state: &MechState) -> Rates {
         let bodies = &state.bodies;
         let node = |n: usize| &bodies[self.beams.first_node + n];
