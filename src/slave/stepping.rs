@@ -61,6 +61,8 @@ impl Slave {
         }
         if close_in_time(target, self.time) {
             self.time = target;
+            // The step the input derivatives were set for is over.
+            self.hold_inputs()?;
             return Ok(None);
         }
         self.state_changed();
