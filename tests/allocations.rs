@@ -1,12 +1,14 @@
 //! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
 //! GetFloat64/GetReal of every output, SetFloat64/SetReal of the inputs and GetFMUState into
-//! an existing state, called through the exported C functions of the FMU library (linked
-//! into this test, so that a counting global allocator sees every allocation they make),
-//! for one model of each formulation and integrator family, FMI 3 and FMI 2. Counting starts
-//! after the first communication step: its calls size a few buffers on first use.
+//! an existing state, the output derivatives of both versions, doStep with FMI 2 input
+//! derivatives set and FMI 3 doStep with intermediate updates (a callback that sets the
+//! inputs and reads outputs and their derivatives), called through the exported C functions
+//! of the FMU library (linked into this test, so that a counting global allocator sees every
+//! allocation they make), for one model of each formulation and integrator family. Counting
+//! starts after the first communication step: its calls size a few buffers on first use.
 
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
-use mbfmu::fmi::{fmi2, fmi3};
+use mbfmu::fmi::{derivatives, fmi2, fmi3};
 use mbfmu_model::catalog;
 use mbfmu_model::variables::{Causality, VarType};
 use mbfmu_model::Model;
@@ -64,6 +66,11 @@ const CASES: &[Case] = &[
     Case { model: "HydraulicFourBar", settings: &[("solver.formulation", 3)] },
 ];
 
+/// Each value reference twice, with orders 1 and 2 (a request for both output derivatives).
+fn both_orders(vrs: &[u32]) -> (Vec<u32>, Vec<i32>) {
+    (vrs.iter().flat_map(|&v| [v, v]).collect(), vrs.iter().flat_map(|_| [1, 2]).collect())
+}
+
 /// Value references of the Real outputs and inputs (with their start values).
 fn variables(model: &Model) -> (Vec<u32>, Vec<(u32, f64)>) {
     let reals =
@@ -116,6 +123,8 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
             let mut state: f3::fmi3FMUState = std::ptr::null_mut();
             assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
             let mut values = vec![0.0; outputs.len()];
+            let (rate_vrs, orders) = both_orders(&outputs);
+            let mut rates = vec![0.0; rate_vrs.len()];
             let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
 
             let mut before = allocations();
@@ -130,6 +139,9 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
                     fmi3::fmi3DoStep(c, i as f64 * H, H, true, &mut event, &mut terminate, &mut early, &mut last);
                 assert_eq!(status, f3::fmi3Status_fmi3OK, "{}: step {i}", case.model);
                 let s = fmi3::fmi3GetFloat64(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr(), values.len());
+                assert_eq!(s, f3::fmi3Status_fmi3OK);
+                let (n, p) = (rate_vrs.len(), rates.as_mut_ptr());
+                let s = derivatives::fmi3GetOutputDerivatives(c, rate_vrs.as_ptr(), n, orders.as_ptr(), p, n);
                 assert_eq!(s, f3::fmi3Status_fmi3OK);
                 if i % 50 == 1 {
                     assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
@@ -176,6 +188,8 @@ fn fmi2_calls_of_a_running_instance_allocate_nothing() {
             let mut state: f2::fmi2FMUstate = std::ptr::null_mut();
             assert_eq!(fmi2::fmi2GetFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
             let mut values = vec![0.0; outputs.len()];
+            let (rate_vrs, orders) = both_orders(&outputs);
+            let mut rates = vec![0.0; rate_vrs.len()];
 
             let mut before = allocations();
             for i in 0..STEPS {
@@ -184,9 +198,18 @@ fn fmi2_calls_of_a_running_instance_allocate_nothing() {
                 }
                 for &(vr, start) in &inputs {
                     assert_eq!(fmi2::fmi2SetReal(c, &vr, 1, &start), f2::fmi2Status_fmi2OK);
+                    // A ramp of 1 % of the value per second, curving back.
+                    let (d, order) = ([0.01 * start, -0.001 * start], [1, 2]);
+                    let vrs = [vr, vr];
+                    assert_eq!(
+                        derivatives::fmi2SetRealInputDerivatives(c, vrs.as_ptr(), 2, order.as_ptr(), d.as_ptr()),
+                        f2::fmi2Status_fmi2OK
+                    );
                 }
                 assert_eq!(fmi2::fmi2DoStep(c, i as f64 * H, H, 1), f2::fmi2Status_fmi2OK, "{}: step {i}", case.model);
                 assert_eq!(fmi2::fmi2GetReal(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr()), 0);
+                let (n, p) = (rate_vrs.len(), rates.as_mut_ptr());
+                assert_eq!(derivatives::fmi2GetRealOutputDerivatives(c, rate_vrs.as_ptr(), n, orders.as_ptr(), p), 0);
                 if i % 50 == 1 {
                     assert_eq!(fmi2::fmi2GetFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
                 }
@@ -196,6 +219,118 @@ fn fmi2_calls_of_a_running_instance_allocate_nothing() {
 
             assert_eq!(fmi2::fmi2FreeFMUstate(c, &mut state), f2::fmi2Status_fmi2OK);
             fmi2::fmi2FreeInstance(c);
+        }
+    }
+}
+
+/// What the intermediate-update callback of the test does: set the inputs, read outputs and
+/// their derivatives into preallocated storage.
+struct Importer {
+    instance: f3::fmi3Instance,
+    inputs: Vec<(u32, f64)>,
+    outputs: Vec<u32>,
+    values: Vec<f64>,
+    rate_vrs: Vec<u32>,
+    orders: Vec<i32>,
+    rates: Vec<f64>,
+    updates: u64,
+}
+
+unsafe extern "C" fn intermediate_update(
+    env: *mut std::ffi::c_void,
+    time: f64,
+    set: bool,
+    get: bool,
+    _finished: bool,
+    _can_return_early: bool,
+    _early_requested: *mut bool,
+    _early_time: *mut f64,
+) {
+    let host = unsafe { &mut *(env as *mut Importer) };
+    host.updates += 1;
+    unsafe {
+        if get {
+            let (c, n) = (host.instance, host.outputs.len());
+            assert_eq!(fmi3::fmi3GetFloat64(c, host.outputs.as_ptr(), n, host.values.as_mut_ptr(), n), 0);
+            let n = host.rate_vrs.len();
+            let (vrs, orders, rates) = (host.rate_vrs.as_ptr(), host.orders.as_ptr(), host.rates.as_mut_ptr());
+            assert_eq!(derivatives::fmi3GetOutputDerivatives(c, vrs, n, orders, rates, n), 0);
+        }
+        if set {
+            for &(vr, start) in &host.inputs {
+                let x = start * (1.0 + 0.01 * time);
+                assert_eq!(fmi3::fmi3SetFloat64(host.instance, &vr, 1, &x, 1), 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn fmi3_steps_with_intermediate_updates_allocate_nothing() {
+    for case in CASES {
+        let entry = catalog::find(case.model).expect("catalog model");
+        let model = Model::from_catalog(entry).expect("catalog models build");
+        let (outputs, inputs) = variables(&model);
+        let (rate_vrs, orders) = both_orders(&outputs);
+        let required: Vec<u32> = outputs.iter().copied().chain(inputs.iter().map(|i| i.0)).collect();
+        let mut host = Box::new(Importer {
+            instance: std::ptr::null_mut(),
+            inputs,
+            values: vec![0.0; outputs.len()],
+            outputs,
+            rates: vec![0.0; rate_vrs.len()],
+            rate_vrs,
+            orders,
+            updates: 0,
+        });
+        let (name, token) = (CString::new(case.model).unwrap(), CString::new(entry.token).unwrap());
+        unsafe {
+            let env = &mut *host as *mut Importer as *mut std::ffi::c_void;
+            let c = fmi3::fmi3InstantiateCoSimulation(
+                name.as_ptr(),
+                token.as_ptr(),
+                std::ptr::null(),
+                false,
+                false,
+                false,
+                false,
+                required.as_ptr(),
+                required.len(),
+                env,
+                None,
+                Some(intermediate_update),
+            );
+            assert!(!c.is_null());
+            host.instance = c;
+            for &(setting, value) in case.settings {
+                let vr = model.interface.by_name(setting).expect("setting").value_reference;
+                assert_eq!(fmi3::fmi3SetInt64(c, &vr, 1, &value, 1), f3::fmi3Status_fmi3OK);
+            }
+            assert_eq!(fmi3::fmi3EnterInitializationMode(c, false, 0.0, 0.0, true, 1.0), f3::fmi3Status_fmi3OK);
+            assert!(fmi3::fmi3ExitInitializationMode(c) <= f3::fmi3Status_fmi3Warning);
+            let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+            let coarse = 10.0 * H;
+            let mut before = allocations();
+            for i in 0..STEPS / 10 {
+                if i == 1 {
+                    before = allocations();
+                }
+                let status = fmi3::fmi3DoStep(
+                    c,
+                    i as f64 * coarse,
+                    coarse,
+                    true,
+                    &mut event,
+                    &mut terminate,
+                    &mut early,
+                    &mut last,
+                );
+                assert_eq!(status, f3::fmi3Status_fmi3OK, "{}: step {i}", case.model);
+            }
+            let made = allocations() - before;
+            assert!(host.updates >= (STEPS / 10) as u64, "{}: {} updates", case.model, host.updates);
+            assert_eq!(made, 0, "{} {:?}: {made} allocations in intermediate updates", case.model, case.settings);
+            fmi3::fmi3FreeInstance(c);
         }
     }
 }

@@ -53,6 +53,10 @@ enum Op {
     ExitInit,
     SetReal(u32, Value),
     GetReal(u32),
+    /// FMI 2 fmi2SetRealInputDerivatives (skipped in FMI 3, which has none).
+    SetDerivative(u32, i32, Value),
+    /// fmi2GetRealOutputDerivatives / fmi3GetOutputDerivatives.
+    GetDerivative(u32, i32),
     DoStep(At, f64),
     /// FMI 2 fmi2GetRealStatus(fmi2LastSuccessfulTime).
     LastTime,
@@ -84,6 +88,11 @@ fn hostile_f64() -> impl Strategy<Value = f64> {
     ]
 }
 
+/// Derivative orders: the valid ones mostly, and 0, 3, -1.
+fn order() -> impl Strategy<Value = i32> {
+    prop_oneof![4 => 1..=2i32, 1 => prop_oneof![Just(0), Just(3), Just(-1)]]
+}
+
 fn op(n_vars: u32, mut inputs: Vec<u32>) -> impl Strategy<Value = Op> {
     if inputs.is_empty() {
         inputs.push(0); // the independent variable: refused
@@ -98,8 +107,11 @@ fn op(n_vars: u32, mut inputs: Vec<u32>) -> impl Strategy<Value = Op> {
         3 => Just(Op::EnterInit),
         3 => Just(Op::ExitInit),
         3 => (0..n_vars + 3, value.clone()).prop_map(|(vr, x)| Op::SetReal(vr, x)),
-        3 => (prop::sample::select(inputs), value).prop_map(|(vr, x)| Op::SetReal(vr, x)),
+        3 => (prop::sample::select(inputs.clone()), value.clone()).prop_map(|(vr, x)| Op::SetReal(vr, x)),
         2 => (0..n_vars + 3).prop_map(Op::GetReal),
+        2 => (prop::sample::select(inputs), order(), value.clone()).prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
+        1 => (0..n_vars + 3, order(), value).prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
+        2 => (0..n_vars + 3, order()).prop_map(|(vr, o)| Op::GetDerivative(vr, o)),
         8 => (prop_oneof![4 => Just(At::Now), 1 => hostile_f64().prop_map(At::Hostile)], step)
             .prop_map(|(at, h)| Op::DoStep(at, h)),
         1 => Just(Op::LastTime),
@@ -147,6 +159,8 @@ impl Coverage {
             format!("DoStep in {running} -> {DISCARD}"),
             format!("DoStep in {running} -> {ERROR}"),
             format!("SetReal in {running} -> {OK}"),
+            format!("GetDerivative in {running} -> {OK}"),
+            format!("GetDerivative in {running} -> {ERROR}"),
             format!("Restore in {running} -> {OK}"),
             format!("Terminate in {running} -> {OK}"),
             "Restore in error".into(),
@@ -264,6 +278,16 @@ unsafe fn run2(
                 let (s, x) = f.get_real(vr);
                 (s, oracle.get_real(&model.interface, vr, s, x))
             }
+            Op::SetDerivative(vr, order, v) => {
+                let x = resolve(model, vr, v);
+                let s = b.fmi2SetRealInputDerivatives(c, &vr, 1, &order, &x);
+                (s, oracle.set_input_derivative(&model.interface, vr, order, x, s))
+            }
+            Op::GetDerivative(vr, order) => {
+                let mut x = f64::NAN;
+                let s = b.fmi2GetRealOutputDerivatives(c, &vr, 1, &order, &mut x);
+                (s, oracle.get_output_derivative(&model.interface, vr, order, s, x))
+            }
             Op::DoStep(at, h) => {
                 let t = resolve_at(oracle, at);
                 let s = f.do_step(t, h);
@@ -338,6 +362,8 @@ fn fmi3_call_sequences_follow_the_standard_state_machine() {
                             experiment = (start, stop);
                             continue;
                         }
+                        // FMI 3 has no input derivatives (Sect. 1.1: intermediate updates instead).
+                        Op::SetDerivative(..) => continue,
                         _ => unsafe {
                             run3(&f, &model, &mut oracle, &mut states, &mut saved, experiment, early_return_allowed, o)
                         },
@@ -388,6 +414,12 @@ unsafe fn run3(
     unsafe {
         match o {
             Op::Setup(..) => unreachable!("folded into EnterInit"),
+            Op::SetDerivative(..) => unreachable!("no FMI 3 counterpart"),
+            Op::GetDerivative(vr, order) => {
+                let mut x = f64::NAN;
+                let s = b.fmi3GetOutputDerivatives(c, &vr, 1, &order, &mut x, 1);
+                (s, oracle.get_output_derivative(&model.interface, vr, order, s, x))
+            }
             Op::EnterInit => {
                 let s = b.fmi3EnterInitializationMode(c, false, 0.0, start, stop.is_some(), stop.unwrap_or(0.0));
                 (s, oracle.enter_initialization(Some((start, stop)), s))

@@ -1,8 +1,9 @@
 //! FMPy, an independent importer, on every packaged FMU (both versions): validation,
 //! simulation of the DefaultExperiment, FMU state round trips, interleaved instances, a
 //! doStep beyond solver.maxStepsPerCall, and
-//! Model Exchange with FMPy's CVode against co-simulation where the FMU offers it.
-//! The checks are in tests/fmpy_checks.py; CI installs fmpy into a virtual environment (.ci/run).
+//! Model Exchange with FMPy's CVode against co-simulation where the FMU offers it
+//! (tests/fmpy_checks.py); output derivatives, input interpolation and intermediate updates
+//! (tests/fmpy_derivatives.py). CI installs fmpy into a virtual environment (.ci/run).
 
 mod common_fmu;
 
@@ -48,4 +49,18 @@ fn fmpy_validates_and_runs_a_user_model() {
     let content = mbfmu_package::FmuContent::from_description(include_str!("../docs/examples/pendulum.json")).unwrap();
     mbfmu_package::package_model(&content, &library, dir.path()).unwrap();
     fmpy_checks(dir.path(), 1, 0);
+}
+
+/// Output derivatives against central differences (FMI 2 and 3, one model per formulation),
+/// FMI 2 input interpolation with setRealInputDerivatives and FMI 3 intermediate updates with
+/// a callback, through FMPy's low-level FMU2Slave / FMU3Slave (tests/fmpy_derivatives.py).
+#[test]
+fn fmpy_output_derivatives_input_interpolation_and_intermediate_updates() {
+    let dir = common_fmu::packaged_catalog();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fmpy_derivatives.py");
+    let output = Command::new("python3").arg(script).arg(dir.path()).output().expect("python3 runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    println!("{stdout}");
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), 8, "{stdout}");
 }

@@ -367,28 +367,6 @@ pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
 
 // ---- Co-simulation -------------------------------------------------------------------------
 
-#[no_mangle]
-pub unsafe extern "C" fn fmi2SetRealInputDerivatives(
-    c: fmi2Component,
-    _vr: *const fmi2ValueReference,
-    _nvr: usize,
-    _order: *const fmi2Integer,
-    _value: *const fmi2Real,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2SetRealInputDerivatives", "canInterpolateInputs=\"false\"") }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetRealOutputDerivatives(
-    c: fmi2Component,
-    _vr: *const fmi2ValueReference,
-    _nvr: usize,
-    _order: *const fmi2Integer,
-    _value: *mut fmi2Real,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetRealOutputDerivatives", "maxOutputDerivativeOrder=\"0\"") }
-}
-
 /// Sect. 4.2.2: the step must be > 0 and start at the FMU's time; a Newton failure, a
 /// non-finite value or a step that needs more than `solver.maxStepsPerCall` internal steps
 /// ends it with Discard at the last successful internal step (stepFailed).
@@ -585,8 +563,6 @@ const _: fmi2SerializedFMUstateSizeTYPE = Some(fmi2SerializedFMUstateSize);
 const _: fmi2SerializeFMUstateTYPE = Some(fmi2SerializeFMUstate);
 const _: fmi2DeSerializeFMUstateTYPE = Some(fmi2DeSerializeFMUstate);
 const _: fmi2GetDirectionalDerivativeTYPE = Some(fmi2GetDirectionalDerivative);
-const _: fmi2SetRealInputDerivativesTYPE = Some(fmi2SetRealInputDerivatives);
-const _: fmi2GetRealOutputDerivativesTYPE = Some(fmi2GetRealOutputDerivatives);
 const _: fmi2DoStepTYPE = Some(fmi2DoStep);
 const _: fmi2CancelStepTYPE = Some(fmi2CancelStep);
 const _: fmi2GetStatusTYPE = Some(fmi2GetStatus);

@@ -4,11 +4,11 @@
 //! against fmi-sys's header typedefs at the end of the file.
 
 use super::instance::{guard, run, Instance, Outcome, MODEL_EXCHANGE};
+use super::intermediate::{conclude_step, continue_step, IntermediateUpdate, StepOutputs};
 use super::logging::{Logger, Status};
 use super::state::{Call, Fmi3State};
 use super::values::{input, out_scalar, output, to_i32, to_i64};
 use super::{c_strings, model_for_token, opt_string, uri};
-use crate::slave::SlaveError;
 use fmi_sys::fmi3::*;
 use mbfmu_model::variables::VarType;
 use std::ptr::null_mut;
@@ -127,7 +127,8 @@ pub unsafe extern "C" fn fmi3InstantiateScheduledExecution(
 
 /// Sect. 2.3.1 and 4.2: event mode is not offered (hasEventMode="false"), early return is
 /// used only when a step needs more than `solver.maxStepsPerCall` internal steps (and then
-/// only if `earlyReturnAllowed`), intermediate update is not provided.
+/// only if `earlyReturnAllowed`), intermediate update is provided with a callback, for the
+/// continuous inputs and outputs ([`super::intermediate`]).
 #[no_mangle]
 pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     instanceName: fmi3String,
@@ -137,11 +138,11 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
     loggingOn: fmi3Boolean,
     eventModeUsed: fmi3Boolean,
     earlyReturnAllowed: fmi3Boolean,
-    _requiredIntermediateVariables: *const fmi3ValueReference,
+    requiredIntermediateVariables: *const fmi3ValueReference,
     nRequiredIntermediateVariables: usize,
     instanceEnvironment: fmi3InstanceEnvironment,
     logMessage: fmi3LogMessageCallback,
-    _intermediateUpdate: fmi3IntermediateUpdateCallback,
+    intermediateUpdate: fmi3IntermediateUpdateCallback,
 ) -> fmi3Instance {
     const F: &str = "fmi3InstantiateCoSimulation";
     guard(null_mut(), || unsafe {
@@ -153,13 +154,6 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
         if eventModeUsed {
             return refuse(&log, F, "eventModeUsed = true, but this FMU has no event mode (hasEventMode=\"false\")");
         }
-        if nRequiredIntermediateVariables > 0 {
-            return refuse(
-                &log,
-                F,
-                "requiredIntermediateVariables is not empty, but no variable has intermediateUpdate=\"true\"",
-            );
-        }
         let Some(token) = opt_string(instantiationToken) else {
             return refuse(&log, F, "instantiationToken is NULL");
         };
@@ -168,8 +162,20 @@ pub unsafe extern "C" fn fmi3InstantiateCoSimulation(
             Ok(m) => m,
             Err(e) => return refuse(&log, F, &e),
         };
+        let required =
+            match input(requiredIntermediateVariables, nRequiredIntermediateVariables, "requiredIntermediateVariables")
+            {
+                Ok(r) => r,
+                Err(e) => return refuse(&log, F, &e),
+            };
+        let intermediate =
+            match IntermediateUpdate::of_instantiation(&model, intermediateUpdate, instanceEnvironment, required) {
+                Ok(u) => u,
+                Err(e) => return refuse(&log, F, &e),
+            };
         let mut instance = I3::new(model, log, resources);
         instance.early_return_allowed = earlyReturnAllowed;
+        instance.intermediate = intermediate;
         instance.into_handle()
     })
 }
@@ -254,6 +260,7 @@ macro_rules! getter {
                 with(instance, F, Call::Get, |i| {
                     check_counts(nValueReferences, nValues)?;
                     let vrs = input(valueReferences, nValueReferences, "valueReferences")?;
+                    i.check_intermediate_access(F, vrs, false)?;
                     i.read(F, vrs, output(values, nValues, "values")?, $types, $convert)
                 })
             }
@@ -277,6 +284,7 @@ macro_rules! setter {
                 with(instance, F, Call::Set, |i| {
                     check_counts(nValueReferences, nValues)?;
                     let vrs = input(valueReferences, nValueReferences, "valueReferences")?;
+                    i.check_intermediate_access(F, vrs, true)?;
                     i.write(F, vrs, input(values, nValues, "values")?, $types, $convert)
                 })
             }
@@ -379,8 +387,10 @@ pub unsafe extern "C" fn fmi3DeserializeFMUState(
 /// before the call" (Sect. 2.2.3, and 4.2.1 on earlyReturn), so the state before the step is
 /// restored and `lastSuccessfulTime` is the communication point. A step that needs more than
 /// `solver.maxStepsPerCall` internal steps returns early at the last internal step if the
-/// importer allowed early return, else it is discarded in the same way. The FMU never
-/// requests event handling or termination.
+/// importer allowed early return, else it is discarded in the same way
+/// ([`conclude_step`]). With an intermediate-update callback the step calls back after each
+/// internal step ([`super::intermediate`]). The FMU never requests event handling or
+/// termination.
 #[no_mangle]
 pub unsafe extern "C" fn fmi3DoStep(
     instance: fmi3Instance,
@@ -393,7 +403,10 @@ pub unsafe extern "C" fn fmi3DoStep(
     lastSuccessfulTime: *mut fmi3Float64,
 ) -> fmi3Status {
     let (t, h) = (currentCommunicationPoint, communicationStepSize);
-    unsafe {
+    let outputs = StepOutputs { early_return: earlyReturn, last_successful_time: lastSuccessfulTime };
+    let mut pending = None;
+    let mut counters = (0, 0);
+    let status = unsafe {
         with(instance, "fmi3DoStep", Call::DoStep, |i| {
             let event = out_scalar(eventHandlingNeeded, "eventHandlingNeeded")?;
             let terminate = out_scalar(terminateSimulation, "terminateSimulation")?;
@@ -405,65 +418,24 @@ pub unsafe extern "C" fn fmi3DoStep(
             }
             // The state to return to on Discard, copied into preallocated storage.
             i.slave.checkpoint();
-            let counters = i.solver_counters();
-            match i.slave.do_step(t, h) {
-                Ok(()) => {
-                    i.log_solver_work("fmi3DoStep", t, counters);
-                    i.last_successful_time = i.slave.time();
-                    *last = i.last_successful_time;
+            counters = i.solver_counters();
+            if i.intermediate.is_none() {
+                let result = i.slave.do_step(t, h);
+                return conclude_step(i, t, h, counters, result, outputs);
+            }
+            match i.slave.begin_step(t, h) {
+                Ok(Some(step)) => {
+                    pending = Some(step);
                     Ok(Status::Ok)
                 }
-                Err(SlaveError::Step { error, reached }) => {
-                    i.slave.rollback().map_err(|e| {
-                        format!("the step from {t} failed at {reached} ({error}) and the state before it cannot be restored: {e}")
-                    })?;
-                    i.last_successful_time = i.slave.time();
-                    *last = i.last_successful_time;
-                    i.report(
-                        Status::Discard,
-                        &format!(
-                            "fmi3DoStep: the step from {t} to {} was discarded: {error}; the internal solver \
-                             reached {reached}; the FMU is back at {t} as before the call (retry with a smaller \
-                             communicationStepSize, or use fmi3SetFMUState / fmi3Reset)",
-                            t + h
-                        ),
-                    );
-                    Ok(Status::Discard)
-                }
-                // Sect. 4.2.1: early return "for any other reason" is the FMU's request for a
-                // communication point at lastSuccessfulTime, allowed if the importer allowed it;
-                // otherwise Discard, which needs the state before the call, as above.
-                Err(e @ SlaveError::StepBudget { reached, .. }) => {
-                    i.log_solver_work("fmi3DoStep", t, counters);
-                    if i.early_return_allowed {
-                        i.last_successful_time = reached;
-                        (*early, *last) = (true, reached);
-                        i.log.log(
-                            Status::Ok,
-                            "logNonlinearSystems",
-                            &format!("fmi3DoStep: early return at {reached} (earlyReturn = true, lastSuccessfulTime = {reached}): {e}"),
-                        );
-                        return Ok(Status::Ok);
-                    }
-                    i.slave.rollback().map_err(|r| {
-                        format!("the step from {t} stopped at {reached} ({e}) and the state before it cannot be restored: {r}")
-                    })?;
-                    i.last_successful_time = i.slave.time();
-                    *last = i.last_successful_time;
-                    i.report(
-                        Status::Discard,
-                        &format!(
-                            "fmi3DoStep: the step from {t} to {} was discarded: {e}; the FMU is back at {t} as \
-                             before the call (earlyReturnAllowed = false at instantiation; with true the FMU \
-                             returns early at {reached} instead)",
-                            t + h
-                        ),
-                    );
-                    Ok(Status::Discard)
-                }
-                Err(e) => Err(e.to_string()),
+                Ok(None) => conclude_step(i, t, h, counters, Ok(()), outputs),
+                Err(e) => conclude_step(i, t, h, counters, Err(e), outputs),
             }
         })
+    };
+    match pending {
+        Some(step) if status == Status::Ok.code() => unsafe { continue_step(instance, step, t, counters, outputs) },
+        _ => status,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The FMI 3.0 functions this FMU does not need but must export (importers resolve all 75
 //! symbols; shared/reference/importers.md): accessors of types no variable has, and the
-//! clock, configuration, derivative and scheduled-execution functions. Each logs why and
+//! clock, configuration, directional-derivative and scheduled-execution functions. Each logs why and
 //! returns Error (never a crash). The model-exchange and event-mode functions are in
 //! [`super::fmi3_me`].
 
@@ -151,18 +151,6 @@ pub unsafe extern "C" fn fmi3GetAdjointDerivative(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetOutputDerivatives(
-    instance: fmi3Instance,
-    _valueReferences: *const fmi3ValueReference,
-    _nValueReferences: usize,
-    _orders: *const fmi3Int32,
-    _values: *mut fmi3Float64,
-    _nValues: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetOutputDerivatives", "maxOutputDerivativeOrder=\"0\"") }
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn fmi3EnterConfigurationMode(instance: fmi3Instance) -> fmi3Status {
     unsafe { unsupported(instance, "fmi3EnterConfigurationMode", "this FMU has no structural parameters") }
 }
@@ -300,7 +288,6 @@ const _: fmi3GetNumberOfVariableDependenciesTYPE = Some(fmi3GetNumberOfVariableD
 const _: fmi3GetVariableDependenciesTYPE = Some(fmi3GetVariableDependencies);
 const _: fmi3GetDirectionalDerivativeTYPE = Some(fmi3GetDirectionalDerivative);
 const _: fmi3GetAdjointDerivativeTYPE = Some(fmi3GetAdjointDerivative);
-const _: fmi3GetOutputDerivativesTYPE = Some(fmi3GetOutputDerivatives);
 const _: fmi3EnterConfigurationModeTYPE = Some(fmi3EnterConfigurationMode);
 const _: fmi3ExitConfigurationModeTYPE = Some(fmi3ExitConfigurationMode);
 const _: fmi3GetIntervalDecimalTYPE = Some(fmi3GetIntervalDecimal);

@@ -2,6 +2,7 @@
 //! goes through (ARCHITECTURE.md principle 7): handle check, state-machine check, panic
 //! catching, and mapping of every failure to a status with a log line.
 
+use super::intermediate::IntermediateUpdate;
 use super::logging::{Logger, Status};
 use super::state::{Call, Machine};
 use crate::slave::Slave;
@@ -24,6 +25,8 @@ pub struct Instance<S: Machine> {
     pub resource_dir: Option<PathBuf>,
     /// FMI 3 `earlyReturnAllowed` of fmi3InstantiateCoSimulation (false for FMI 2).
     pub early_return_allowed: bool,
+    /// FMI 3 intermediate-update callback and the variables it may access (None for FMI 2).
+    pub intermediate: Option<IntermediateUpdate>,
 }
 
 /// Why a function of Model Exchange is not available for a model.
@@ -61,6 +64,7 @@ impl<S: Machine> Instance<S> {
             last_successful_time,
             resource_dir,
             early_return_allowed: false,
+            intermediate: None,
         }
     }
 
@@ -92,6 +96,13 @@ impl<S: Machine> Instance<S> {
     /// As for [`Instance::from_handle`]; the handle must not be used afterwards.
     pub unsafe fn free(handle: *mut c_void) {
         if let Some(instance) = unsafe { Self::from_handle(handle) } {
+            if !instance.state.may_free() {
+                // The FMU is inside fmi3DoStep's callback: freeing now would pull the instance
+                // from under it. The importer broke the standard; keep the instance.
+                let text = format!("FreeInstance: not allowed in state {} (FMI 3.0 Sect. 4.2.2)", instance.state);
+                let _ = catch_unwind(AssertUnwindSafe(|| instance.report(Status::Error, &text)));
+                return;
+            }
             instance.magic = 0;
             let boxed = unsafe { Box::from_raw(instance as *mut Instance<S>) };
             // A panic while dropping must not cross the boundary; the memory may then leak.

@@ -6,7 +6,9 @@
 //! FMU can reach are modelled: `doStep` is synchronous (no stepInProgress / stepCanceled),
 //! co-simulation has no event mode, and there are no structural parameters (no
 //! configuration modes). Event Mode and Continuous-Time Mode belong to Model Exchange
-//! instances only; the model-exchange functions check the instance kind themselves.
+//! instances only; the model-exchange functions check the instance kind themselves. FMI 3
+//! Intermediate Update Mode (Sect. 4.2.2) is entered only by the FMU, for the duration of its
+//! callback inside fmi3DoStep; the accessors check which variables it admits.
 
 use crate::slave::Phase;
 use mbfmu_model::variables::VarType;
@@ -31,6 +33,13 @@ pub enum Call {
     GetStatus,
     /// Functions this FMU does not implement; they report that themselves.
     Unsupported,
+    /// FMI 2 fmi2SetRealInputDerivatives.
+    SetInputDerivatives,
+    /// fmi2GetRealOutputDerivatives, fmi3GetOutputDerivatives.
+    GetOutputDerivatives,
+    /// The continuation of an fmi3DoStep after its intermediate-update callback (not an
+    /// importer's call; fmi3DoStep checks the state itself).
+    StepContinuation,
     /// Model Exchange: SetTime.
     SetTime,
     /// Model Exchange: SetContinuousStates.
@@ -61,6 +70,11 @@ pub trait Machine: Copy + Eq + fmt::Display + 'static {
     fn after_restore(self, phase: Phase, model_exchange: bool) -> Self;
     /// The type name of a variable in this standard, for messages.
     fn type_name(ty: VarType) -> &'static str;
+    /// False while the FMU itself is inside a function of the instance (FMI 3 Intermediate
+    /// Update Mode): FreeInstance is refused then.
+    fn may_free(self) -> bool {
+        true
+    }
 }
 
 /// FMI 2.0.4 co-simulation states (Sect. 4.2.4).
@@ -117,6 +131,12 @@ impl Machine for Fmi2State {
                 matches!(self, Instantiated | InitializationMode | StepComplete | EventMode | ContinuousTimeMode)
             }
             Call::DoStep => self == StepComplete,
+            // Sect. 4.2.4, table of allowed calls: "x" for instantiated, initializationMode and
+            // stepComplete; the derivatives of outputs after a step (stepFailed, terminated,
+            // error: for debugging).
+            Call::SetInputDerivatives => matches!(self, Instantiated | InitializationMode | StepComplete),
+            Call::GetOutputDerivatives => matches!(self, StepComplete | StepFailed | Terminated | Error),
+            Call::StepContinuation => false,
             Call::GetStatus => matches!(self, StepComplete | StepFailed | Terminated),
             Call::SetTime => matches!(self, EventMode | ContinuousTimeMode),
             Call::SetContinuousStates => matches!(self, EventMode | ContinuousTimeMode),
@@ -171,6 +191,13 @@ pub enum Fmi3State {
     /// After fmi3Terminate, and after any function returned Error (Sect. 2.3.1, super state
     /// FMU State Settable).
     Terminated,
+    /// Sect. 4.2.2: inside the FMU's intermediate-update callback, between internal steps of
+    /// fmi3DoStep; whether the importer may set the intermediate inputs and get the
+    /// intermediate variables now.
+    IntermediateUpdate {
+        set: bool,
+        get: bool,
+    },
 }
 
 impl fmt::Display for Fmi3State {
@@ -182,6 +209,7 @@ impl fmt::Display for Fmi3State {
             Fmi3State::EventMode => "Event Mode",
             Fmi3State::ContinuousTimeMode => "Continuous-Time Mode",
             Fmi3State::Terminated => "Terminated",
+            Fmi3State::IntermediateUpdate { .. } => "Intermediate Update Mode",
         };
         f.write_str(name)
     }
@@ -195,8 +223,16 @@ impl Machine for Fmi3State {
 
     fn allows(self, call: Call) -> bool {
         use Fmi3State::*;
+        // Sect. 4.2.2 "Allowed Function Calls" of Intermediate Update Mode: the getters (of
+        // intermediate variables), fmi3GetOutputDerivatives and the setters (of intermediate
+        // inputs), nothing else; which variables, the accessors check.
+        if let IntermediateUpdate { .. } = self {
+            return matches!(call, Call::Get | Call::Set | Call::GetOutputDerivatives | Call::StepContinuation);
+        }
         match call {
             Call::SetDebugLogging | Call::Reset | Call::FmuState | Call::Unsupported => true,
+            // fmi3DoStep checks the state its callback left.
+            Call::StepContinuation => true,
             Call::EnterInitializationMode => self == Instantiated,
             Call::ExitInitializationMode => self == InitializationMode,
             Call::DoStep => self == StepMode,
@@ -204,8 +240,10 @@ impl Machine for Fmi3State {
             // Sect. 2.3.2: in Instantiated the getters return start values.
             Call::Get => true,
             Call::Set => matches!(self, Instantiated | InitializationMode | StepMode | EventMode | ContinuousTimeMode),
+            // Sect. 4.2.1 and 2.3.5 (Terminated): after a step and at the end.
+            Call::GetOutputDerivatives => matches!(self, StepMode | Terminated),
             // FMI 2 only.
-            Call::SetupExperiment | Call::GetStatus => false,
+            Call::SetupExperiment | Call::GetStatus | Call::SetInputDerivatives => false,
             Call::SetTime | Call::SetContinuousStates => matches!(self, EventMode | ContinuousTimeMode),
             Call::GetContinuous => matches!(self, InitializationMode | EventMode | ContinuousTimeMode | Terminated),
             Call::GetNominals => true,
@@ -228,6 +266,10 @@ impl Machine for Fmi3State {
             Phase::Running => Fmi3State::StepMode,
             Phase::Terminated => Fmi3State::Terminated,
         }
+    }
+
+    fn may_free(self) -> bool {
+        !matches!(self, Fmi3State::IntermediateUpdate { .. })
     }
 
     fn type_name(ty: VarType) -> &'static str {
@@ -259,6 +301,11 @@ mod tests {
         assert!(!Error.allows(Call::Terminate));
         assert!(Error.allows(Call::Get) && Error.allows(Call::FmuState) && Error.allows(Call::Reset));
         assert!(!Error.allows(Call::Set) && !Error.allows(Call::DoStep));
+        assert!(Instantiated.allows(Call::SetInputDerivatives) && StepComplete.allows(Call::SetInputDerivatives));
+        assert!(!StepFailed.allows(Call::SetInputDerivatives) && !Terminated.allows(Call::SetInputDerivatives));
+        assert!(
+            StepFailed.allows(Call::GetOutputDerivatives) && !InitializationMode.allows(Call::GetOutputDerivatives)
+        );
     }
 
     #[test]
@@ -270,5 +317,15 @@ mod tests {
         assert!(!Terminated.allows(Call::Set) && !Terminated.allows(Call::Terminate));
         assert!(Terminated.allows(Call::FmuState) && Terminated.allows(Call::Reset));
         assert!(!StepMode.allows(Call::SetupExperiment));
+        assert!(StepMode.allows(Call::GetOutputDerivatives) && Terminated.allows(Call::GetOutputDerivatives));
+        assert!(!InitializationMode.allows(Call::GetOutputDerivatives) && !StepMode.allows(Call::SetInputDerivatives));
+        let update = IntermediateUpdate { set: true, get: true };
+        for call in [Call::Get, Call::Set, Call::GetOutputDerivatives] {
+            assert!(update.allows(call));
+        }
+        for call in [Call::DoStep, Call::Reset, Call::FmuState, Call::Terminate, Call::SetDebugLogging] {
+            assert!(!update.allows(call), "{call:?}");
+        }
+        assert!(!update.may_free() && StepMode.may_free());
     }
 }

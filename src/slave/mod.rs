@@ -2,15 +2,21 @@
 //! doStep contract (communication points, sub-stepping) and snapshots. Knows nothing of the
 //! C ABI; the FMI layer maps its errors to statuses.
 
+mod derivatives;
+mod input_signals;
 mod model_exchange;
 mod outputs;
 mod snapshot;
+mod stepping;
 
+pub use derivatives::MAX_OUTPUT_ORDER;
 pub use model_exchange::EventUpdate;
 pub use snapshot::SlaveSnapshot;
+pub use stepping::StepInProgress;
 
+use derivatives::RateCache;
 use mbfmu_engine::integrators::StepError;
-use mbfmu_engine::{Progress, Simulation};
+use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{self, Binding, Causality, ModelInterface, SolverSetting, Start, VarType, Variable};
 use mbfmu_model::Model;
@@ -72,6 +78,12 @@ pub enum SlaveError {
         phase: Phase,
     },
     Snapshot(String),
+    /// A variable that has no time derivative to set or get.
+    Derivative {
+        name: String,
+        value_reference: u32,
+        reason: String,
+    },
 }
 
 impl SlaveError {
@@ -106,6 +118,9 @@ impl fmt::Display for SlaveError {
             SlaveError::BadStepSize { h, reason } => write!(f, "communication step size {h} rejected: {reason}"),
             SlaveError::WrongPhase { operation, phase } => write!(f, "{operation} is not possible in phase {phase:?}"),
             SlaveError::Snapshot(e) => write!(f, "FMU state rejected: {e}"),
+            SlaveError::Derivative { name, value_reference, reason } => {
+                write!(f, "variable '{name}' (value reference {value_reference}) has no time derivative here: {reason}")
+            }
         }
     }
 }
@@ -138,6 +153,10 @@ pub struct Slave {
     max_steps_vr: Option<u32>,
     /// Outputs of the current state, evaluated when first read (co-simulation).
     outputs: OutputCache,
+    /// Their time derivatives, likewise.
+    rates: RateCache,
+    /// Derivatives (orders 1, 2) of each input set for the next communication step.
+    input_derivatives: Vec<[f64; 2]>,
     /// The time at the last [`Slave::checkpoint`].
     saved_time: f64,
 }
@@ -171,6 +190,8 @@ impl Slave {
             .find(|v| v.binding == Binding::Solver(SolverSetting::MaxStepsPerCall))
             .map(|v| v.value_reference);
         let outputs = OutputCache::new(&model.interface);
+        let rates = RateCache::new(&model.interface);
+        let input_derivatives = vec![[0.0; 2]; model.description.interface.inputs.len()];
         Slave {
             model,
             phase: Phase::Instantiated,
@@ -184,6 +205,8 @@ impl Slave {
             model_exchange: false,
             max_steps_vr,
             outputs,
+            rates,
+            input_derivatives,
             saved_time: start_time,
         }
     }
@@ -227,6 +250,13 @@ impl Slave {
 
     fn note(&mut self, category: &'static str, text: String) {
         self.messages.push(Message { category, text });
+    }
+
+    /// The state or the inputs changed: outputs and their derivatives are evaluated again
+    /// when next read.
+    fn state_changed(&mut self) {
+        self.outputs.invalidate();
+        self.rates.invalidate();
     }
 
     /// FMI 2 SetupExperiment / the start time of FMI 3 EnterInitializationMode.
@@ -350,8 +380,9 @@ impl Slave {
             self.note("logNonlinearSystems", format!("initial conditions assembled: {report}"));
         }
         self.apply_inputs(&mut sim)?;
+        self.apply_input_derivatives(&mut sim)?;
         self.sim = Some(sim);
-        self.outputs.invalidate();
+        self.state_changed();
         self.built_with = self.values.clone();
         self.time = self.start_time;
         Ok(())
@@ -507,75 +538,8 @@ impl Slave {
             }
         }
         self.values[vr as usize] = value;
-        self.outputs.invalidate();
+        self.state_changed();
         Ok(())
-    }
-
-    /// Advances from `t` (must equal the slave's time) by `h`.
-    pub fn do_step(&mut self, t: f64, h: f64) -> Result<(), SlaveError> {
-        if self.phase != Phase::Running {
-            return Err(SlaveError::WrongPhase { operation: "doStep", phase: self.phase });
-        }
-        if !close_in_time(t, self.time) {
-            return Err(SlaveError::CommunicationPoint { expected: self.time, got: t });
-        }
-        if !h.is_finite() || h < 0.0 {
-            return Err(SlaveError::BadStepSize { h, reason: "must be a finite number >= 0".into() });
-        }
-        let target = t + h;
-        if let Some(stop) = self.stop_time {
-            if target > stop && !close_in_time(target, stop) {
-                return Err(SlaveError::BadStepSize {
-                    h,
-                    reason: format!("the step ends at {target}, after the stop time {stop}"),
-                });
-            }
-        }
-        // A step within the time tolerance (OMSimulator ends runs with a ~2e-14 s step) is the
-        // same instant: only the clock advances. An internal step that short corrupts the
-        // multipliers (reaction forces ~1e13 N) and makes the next step fail.
-        if close_in_time(target, self.time) {
-            self.time = target;
-            return Ok(());
-        }
-        self.outputs.invalidate();
-        // Bounded work per call: at most solver.maxStepsPerCall internal steps.
-        let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
-        let sim = self.sim.as_mut().expect("built at exit of initialization");
-        let floor_before = sim.floor_report().count;
-        let result = sim.advance_within(target, limit);
-        let floor = sim.floor_report();
-        if floor.count > floor_before {
-            self.note(
-                "logNonlinearSystems",
-                format!(
-                    "doStep from {t}: {} Newton solve(s) stagnated at the round-off floor and were accepted as \
-                     converged (the last at t = {}, its correction {:.3} times solver.tolerance scaled to the \
-                     unknowns; accepted up to {} times)",
-                    floor.count - floor_before,
-                    floor.time,
-                    floor.ratio,
-                    mbfmu_engine::integrators::convergence::FLOOR_BAND
-                ),
-            );
-        }
-        let sim = self.sim.as_mut().expect("built at exit of initialization");
-        match result {
-            Ok(Progress::Reached) => {
-                self.time = target;
-                Ok(())
-            }
-            Ok(Progress::Budget) => {
-                let reached = sim.time();
-                self.time = reached;
-                Err(SlaveError::StepBudget { target, reached, limit })
-            }
-            Err(error) => {
-                let reached = sim.time();
-                self.time = reached;
-                Err(SlaveError::Step { error, reached })
-            }
-        }
     }
 
     /// The simulation, once built.
@@ -599,7 +563,7 @@ impl Slave {
             sim.rollback().map_err(SlaveError::Snapshot)?;
         }
         self.time = self.saved_time;
-        self.outputs.invalidate();
+        self.state_changed();
         Ok(())
     }
 }

@@ -10,7 +10,9 @@ use serde::{Deserialize, Serialize};
 
 const MAGIC: &[u8; 8] = b"MBFMUSTA";
 // 6: the formulation is written as its word (was its variant number).
-const FORMAT_VERSION: u32 = 6;
+// 7: the inputs are signals (values, derivatives, reference time) in every formulation's
+// snapshot, and the slave keeps the input derivatives set before the simulation is built.
+const FORMAT_VERSION: u32 = 7;
 
 /// A slave's state at one instant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,6 +25,8 @@ pub struct SlaveSnapshot {
     /// Parameter values the simulation was built with, and its state.
     pub built_with: Vec<f64>,
     pub sim: Option<SimulationSnapshot>,
+    /// Input derivatives (orders 1, 2) set for the next communication step.
+    pub input_derivatives: Vec<[f64; 2]>,
 }
 
 fn corrupt(what: &str) -> SlaveError {
@@ -39,6 +43,7 @@ impl Slave {
             values: self.values.clone(),
             built_with: self.built_with.clone(),
             sim: self.sim.as_ref().map(|s| s.snapshot()),
+            input_derivatives: self.input_derivatives.clone(),
         }
     }
 
@@ -51,6 +56,7 @@ impl Slave {
         s.time = self.time;
         s.values.clone_from(&self.values);
         s.built_with.clone_from(&self.built_with);
+        s.input_derivatives.clone_from(&self.input_derivatives);
         match (&self.sim, &mut s.sim) {
             (Some(sim), Some(snap)) => sim.snapshot_into(snap),
             (sim, slot) => *slot = sim.as_ref().map(|s| s.snapshot()),
@@ -70,6 +76,11 @@ impl Slave {
         }
         if !(s.time.is_finite() && s.start_time.is_finite()) || s.values.iter().any(|v| !v.is_finite()) {
             return Err(corrupt("it holds non-finite times or values"));
+        }
+        if s.input_derivatives.len() != self.input_derivatives.len()
+            || s.input_derivatives.iter().flatten().any(|d| !d.is_finite())
+        {
+            return Err(corrupt("its input derivatives do not belong to this model"));
         }
         // All-or-nothing: prepare the simulation aside, commit only when everything worked.
         let sim = match &s.sim {
@@ -105,7 +116,8 @@ impl Slave {
         self.stop_time = s.stop_time;
         self.time = s.time;
         self.values.clone_from(&s.values);
-        self.outputs.invalidate();
+        self.input_derivatives.clone_from(&s.input_derivatives);
+        self.state_changed();
         Ok(())
     }
 

@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod abi;
+pub mod orders;
 
 use mbfmu::slave::Slave;
 use mbfmu_model::catalog::CatalogEntry;

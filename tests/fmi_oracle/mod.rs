@@ -248,6 +248,67 @@ impl Oracle {
         Ok(())
     }
 
+    /// FMI 2 fmi2SetRealInputDerivatives of one variable (Sect. 4.2.1, 4.2.4: as SetReal,
+    /// in instantiated, initializationMode and stepComplete): derivatives of order 1 or 2 of
+    /// continuous Real inputs, finite.
+    pub fn set_input_derivative(
+        &mut self,
+        table: &ModelInterface,
+        vr: u32,
+        order: i32,
+        value: f64,
+        got: u32,
+    ) -> Result<(), String> {
+        assert_eq!(self.standard, Standard::Fmi2);
+        let what = format!("fmi2SetRealInputDerivatives #{vr} order {order} = {value}");
+        let legal = self.normal(&[Phase::Instantiated, Phase::Initialization, Phase::Running]);
+        if !self.refused_unless(legal, &what, got)? {
+            return Ok(());
+        }
+        let input = table.variable(vr).is_some_and(|v| {
+            v.causality == Causality::Input && v.ty == VarType::Real && v.variability == Variability::Continuous
+        });
+        let valid = input && (1..=2).contains(&order) && value.is_finite();
+        self.check(&what, Statuses::of(&[if valid { OK } else { ERROR }]), got)?;
+        // A huge derivative may make the next step fail (Discard) or a rate overflow.
+        if got == OK {
+            self.tampered = true;
+        }
+        Ok(())
+    }
+
+    /// fmi2GetRealOutputDerivatives / fmi3GetOutputDerivatives of one variable: FMI 2.0.4
+    /// Sect. 4.2.4 (stepComplete, stepFailed, terminated, error), FMI 3.0 Sect. 4.2.1 and
+    /// 2.3.5 (Step Mode, Terminated); continuous Real outputs, order 1 or 2.
+    pub fn get_output_derivative(
+        &mut self,
+        table: &ModelInterface,
+        vr: u32,
+        order: i32,
+        got: u32,
+        value: f64,
+    ) -> Result<(), String> {
+        let what = format!("GetOutputDerivatives #{vr} order {order}");
+        let stepping = self.mode == Mode::Normal && matches!(self.phase, Phase::Running | Phase::Terminated);
+        if !self.refused_unless(stepping || self.mode != Mode::Normal, &what, got)? {
+            return Ok(());
+        }
+        let output = table.variable(vr).is_some_and(|v| {
+            v.causality == Causality::Output && v.ty == VarType::Real && v.variability == Variability::Continuous
+        });
+        // After an Error in Instantiated there is no model to differentiate.
+        let allowed = match (output && (1..=2).contains(&order) && self.phase != Phase::Instantiated, self.tampered) {
+            (false, _) => Statuses::of(&[ERROR]),
+            (true, false) => Statuses::of(&[OK]),
+            (true, true) => Statuses::of(&[OK, ERROR]),
+        };
+        self.check(&what, allowed, got)?;
+        if got == OK && !value.is_finite() && !self.tampered {
+            return Err(format!("{what} in state {}: OK with the value {value}", self.state()));
+        }
+        Ok(())
+    }
+
     /// doStep from `at` by `h`. `last` is the FMU's lastSuccessfulTime after the call (FMI 3
     /// out argument, FMI 2 fmi2GetRealStatus), `early` FMI 3's earlyReturn.
     pub fn do_step(&mut self, at: f64, h: f64, got: u32, last: f64, early: bool) -> Result<(), String> {

@@ -5,6 +5,7 @@
 //! ([`crate::Simulation::new`]); no other formulation's code changes.
 
 use crate::index3::{AssemblyReport, Mechanism};
+use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
@@ -39,6 +40,81 @@ pub enum Progress {
     Budget,
 }
 
+/// The equal sub-steps of an advance from `t0` to `t_end`, each no larger than the step size
+/// (the default [`Formulation::advance_to`]; FMI 3 intermediate updates take them one at a
+/// time with [`crate::Simulation::step_to`], landing on the same times).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SubSteps {
+    t0: f64,
+    t_end: f64,
+    n: u64,
+    /// Sub-steps taken.
+    i: u64,
+}
+
+impl SubSteps {
+    /// The plan to `t_end`; an error for a negative or non-finite span and for more steps
+    /// than can ever be taken unless `max_steps` bounds them.
+    pub fn new(t0: f64, t_end: f64, step_size: f64, max_steps: u64) -> Result<SubSteps, StepError> {
+        let span = t_end - t0;
+        if !span.is_finite() || span < 0.0 {
+            return Err(StepError::BadStep { time: t0, h: span });
+        }
+        if span == 0.0 {
+            return Ok(SubSteps { t0, t_end, n: 0, i: 0 });
+        }
+        // A communication step equal to the solver step must take one internal step, also
+        // when the host computes t_end = k * H: that span differs from H by a few ulps of
+        // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
+        let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
+        let n = (((span - round_off) / step_size) * (1.0 - 1e-12)).ceil().max(1.0);
+        // More steps than can ever be taken; a budget below that bounds the work instead.
+        if n > 1e12 && max_steps as f64 > 1e12 {
+            return Err(StepError::BadStep { time: t0, h: step_size });
+        }
+        Ok(SubSteps { t0, t_end, n: n as u64, i: 0 })
+    }
+
+    /// The end of the next sub-step, None when the plan is done.
+    pub fn next_target(&self) -> Option<f64> {
+        let i = self.i + 1;
+        (i <= self.n).then(|| {
+            if i == self.n {
+                self.t_end
+            } else {
+                self.t0 + (self.t_end - self.t0) * (i as f64 / self.n as f64)
+            }
+        })
+    }
+
+    /// The next sub-step was taken.
+    pub fn advance(&mut self) {
+        self.i += 1;
+    }
+
+    pub fn taken(&self) -> u64 {
+        self.i
+    }
+
+    /// True when the next sub-step is the last one.
+    pub fn is_last(&self) -> bool {
+        self.i + 1 == self.n
+    }
+}
+
+/// One sub-step of an advance to `target`: solved, or for a negligible step a move along the
+/// tangent ([`Formulation::shift_to`]); counted.
+pub(crate) fn sub_step<F: Formulation + ?Sized>(
+    f: &mut F,
+    target: f64,
+    counters: &mut StepCounters,
+) -> Result<(), StepError> {
+    let h = target - f.time();
+    let stats = if h < NEGLIGIBLE_STEP * f.step_size() { f.shift_to(target)? } else { f.step_to(target)? };
+    counters.count(stats);
+    Ok(())
+}
+
 /// Sizes of the equations, for reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dims {
@@ -60,16 +136,20 @@ pub trait Formulation: Send {
     /// when it is asked for).
     fn state(&self) -> &MechState;
 
-    /// The input values held over the following steps.
-    fn inputs(&self) -> &[f64];
+    /// The inputs as signals over the following steps ([`crate::inputs`]).
+    fn inputs(&self) -> &InputSignals;
 
-    /// Sets the inputs held over the following steps. Fails, leaving the inputs as they
-    /// were, if the model cannot be evaluated with them.
-    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String>;
+    /// Changes the inputs at the current time with `change`. Fails, leaving them as they
+    /// were, if the model cannot be evaluated with the changed inputs.
+    fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String>;
 
-    /// Sets input `index`; fails, keeping the previous value, if the model cannot be
-    /// evaluated with it.
-    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String>;
+    /// After a communication step: every input is held at its value at the current time
+    /// (derivatives dropped; a no-op for held inputs). The signals do not change at the
+    /// current time, so what was evaluated there stays valid.
+    fn hold_inputs(&mut self) -> Result<(), String> {
+        let t = self.time();
+        self.change_inputs(&mut |s| s.hold(t))
+    }
 
     /// Largest internal step \[s\].
     fn step_size(&self) -> f64;
@@ -91,35 +171,21 @@ pub trait Formulation: Send {
     /// of the last internal step and [`Progress::Budget`] says so (those steps are the first
     /// ones the unbounded advance takes).
     fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
-        let t0 = self.time();
-        let span = t_end - t0;
-        if !span.is_finite() || span < 0.0 {
-            return Err(StepError::BadStep { time: t0, h: span });
-        }
-        if span == 0.0 {
-            return Ok(Progress::Reached);
-        }
-        let step_size = self.step_size();
-        // A communication step equal to the solver step must take one internal step, also
-        // when the host computes t_end = k * H: that span differs from H by a few ulps of
-        // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
-        let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
-        let n = (((span - round_off) / step_size) * (1.0 - 1e-12)).ceil().max(1.0);
-        // More steps than can ever be taken; a budget below that bounds the work instead.
-        if n > 1e12 && max_steps as f64 > 1e12 {
-            return Err(StepError::BadStep { time: t0, h: step_size });
-        }
-        let n = n as u64;
-        for i in 1..=n {
-            if i > max_steps {
+        let mut plan = SubSteps::new(self.time(), t_end, self.step_size(), max_steps)?;
+        while let Some(target) = plan.next_target() {
+            if plan.taken() >= max_steps {
                 return Ok(Progress::Budget);
             }
-            let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
-            let h = target - self.time();
-            let stats = if h < NEGLIGIBLE_STEP * step_size { self.shift_to(target)? } else { self.step_to(target)? };
-            counters.count(stats);
+            sub_step(self, target, counters)?;
+            plan.advance();
         }
         Ok(Progress::Reached)
+    }
+
+    /// True if the formulation chooses its own internal steps (variable-step methods), so
+    /// that [`SubSteps`] do not describe its advance.
+    fn own_step_control(&self) -> bool {
+        false
     }
 
     /// Newton solves accepted at the round-off floor so far (`integrators::convergence`;
@@ -138,6 +204,17 @@ pub trait Formulation: Send {
         for (q, x) in quantities.iter().zip(out.iter_mut()) {
             *x = self.quantity(*q);
         }
+    }
+
+    /// First and second time derivatives of `quantities` at the current state into `first`
+    /// and `second` (same length), computed from the state (positions -> velocities ->
+    /// accelerations, circuit equations, input signals), 0.0 where the state does not
+    /// determine them (FMI 3.0 Sect. 4.1.2: "If the actual order is lower ..., the retrieved
+    /// value is 0"). The default knows no derivative.
+    fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
+        let _ = quantities;
+        first.fill(0.0);
+        second.fill(0.0);
     }
 
     fn dims(&self) -> Dims;

@@ -13,9 +13,11 @@
 pub mod formulation;
 pub mod hydraulics;
 pub mod index3;
+pub mod inputs;
 pub mod integrators;
 pub mod linalg;
 pub mod motion;
+pub mod rates;
 pub mod rotation;
 pub mod semirecursive;
 pub mod settings;
@@ -24,6 +26,7 @@ pub mod statespace;
 
 use formulation::{Dims, StepCounters};
 use index3::{AssemblyError, AssemblyReport, CompileError, Mechanism};
+use inputs::InputSignals;
 use integrators::StepError;
 use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{Description, Formulation as Kind};
@@ -31,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use state::MechState;
 use std::fmt;
 
-pub use formulation::{Formulation, OdeSystem, Progress, NEGLIGIBLE_STEP};
+pub use formulation::{Formulation, OdeSystem, Progress, SubSteps, NEGLIGIBLE_STEP};
 pub use settings::{
     ErrorControl, Index3Method, Index3Settings, SemirecursiveSettings, StateSpaceMethod, StateSpaceSettings,
 };
@@ -159,22 +162,46 @@ impl Simulation {
         self.counters.total_iterations
     }
 
-    /// The input values held over the following steps.
+    /// The input values at the current time (the signals' values at their reference time).
     pub fn inputs(&self) -> &[f64] {
+        self.formulation.inputs().values()
+    }
+
+    /// The inputs as signals over the following steps (values and derivatives).
+    pub fn input_signals(&self) -> &InputSignals {
         self.formulation.inputs()
     }
 
-    /// Sets the input values held over the following steps. Fails, leaving the inputs as
-    /// they were, if the model cannot be evaluated with them (e.g. a cylinder length input
-    /// outside the stroke).
+    /// Sets every input value now, held over the following steps (derivatives dropped).
+    /// Fails, leaving the inputs as they were, if the model cannot be evaluated with them
+    /// (e.g. a cylinder length input outside the stroke).
     pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        self.formulation.set_inputs(inputs)
+        let t = self.time();
+        self.formulation.change_inputs(&mut |s| s.set_values(inputs, t))
     }
 
-    /// Sets input `index`, held over the following steps.
+    /// Sets the value of input `index` now (its derivatives set now stay).
     /// Fails, keeping the previous value, if the model cannot be evaluated with it.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        self.formulation.set_input(index, value)
+        let t = self.time();
+        self.formulation.change_inputs(&mut |s| s.set_value(index, value, t))
+    }
+
+    /// Sets the time derivative of `order` (1..=[`inputs::MAX_INPUT_ORDER`]) of input
+    /// `index` now: over the following steps the input is the polynomial of its value and
+    /// derivatives about the current time, until [`Simulation::hold_inputs`].
+    pub fn set_input_derivative(&mut self, index: usize, order: usize, value: f64) -> Result<(), String> {
+        if !(1..=inputs::MAX_INPUT_ORDER).contains(&order) || !value.is_finite() || index >= self.inputs().len() {
+            return Err(format!("input derivative {index} of order {order} = {value} is not admissible"));
+        }
+        let t = self.time();
+        self.formulation.change_inputs(&mut |s| s.set_derivative(index, order, value, t))
+    }
+
+    /// Holds every input at its current value (derivatives dropped): the end of the
+    /// communication step the derivatives were set for.
+    pub fn hold_inputs(&mut self) -> Result<(), String> {
+        self.formulation.hold_inputs()
     }
 
     /// Advances to `t_end` in equal sub-steps no larger than the solver step size (variable-
@@ -263,6 +290,32 @@ impl Simulation {
                 _ => {}
             }
         }
+    }
+
+    /// First and second time derivatives of `quantities` at the current state into `first`
+    /// and `second` ([`Formulation::quantity_rates`]); 0 for the solver counters.
+    pub fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
+        self.formulation.quantity_rates(quantities, first, second);
+        for ((q, a), b) in quantities.iter().zip(first.iter_mut()).zip(second.iter_mut()) {
+            if matches!(q, Quantity::NewtonIterations | Quantity::Steps) {
+                (*a, *b) = (0.0, 0.0);
+            }
+        }
+    }
+
+    /// The equal sub-steps [`Simulation::advance_within`] takes to `t_end`, or None where the
+    /// formulation chooses its own steps (then advance with a budget of one step at a time).
+    pub fn sub_steps(&self, t_end: f64, max_steps: u64) -> Result<Option<SubSteps>, StepError> {
+        if self.formulation.own_step_control() {
+            return Ok(None);
+        }
+        SubSteps::new(self.time(), t_end, self.formulation.step_size(), max_steps).map(Some)
+    }
+
+    /// One internal step to `target`, a target of [`Simulation::sub_steps`]: exactly the step
+    /// the uninterrupted advance takes there. On error the state is unchanged.
+    pub fn step_to(&mut self, target: f64) -> Result<(), StepError> {
+        formulation::sub_step(&mut *self.formulation, target, &mut self.counters)
     }
 
     /// Dimensions of the equations (for reports).

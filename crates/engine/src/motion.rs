@@ -11,12 +11,15 @@ pub struct MotionValue {
     pub ddf: f64,
 }
 
-/// Value of an input-rate motion: f integrates the held input `rate` from `value` at `since`.
+/// An input-rate motion at one instant: f is `value` (the coordinate at the last step's
+/// start) plus `increment`, the exact integral of the rate input since then
+/// ([`crate::inputs::InputSignals::integral`]); f' is the input, f'' its derivative.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct InputRate {
     pub value: f64,
-    pub since: f64,
+    pub increment: f64,
     pub rate: f64,
+    pub rate_derivative: f64,
 }
 
 /// Evaluates `motion` at `t`. `input` is required for [`Motion::InputRate`].
@@ -72,7 +75,7 @@ pub fn evaluate(motion: &Motion, t: f64, input: Option<InputRate>) -> MotionValu
         }),
         Motion::InputRate { .. } => {
             let i = input.expect("an input-rate motion is evaluated with its input");
-            MotionValue { f: i.value + i.rate * (t - i.since), df: i.rate, ddf: 0.0 }
+            MotionValue { f: i.value + i.increment, df: i.rate, ddf: i.rate_derivative }
         }
     }
 }
@@ -178,7 +181,8 @@ mod tests {
     #[test]
     fn input_rate_integrates_the_held_input() {
         let m = Motion::InputRate { input: "u".into(), initial: 0.0 };
-        let v = evaluate(&m, 1.5, Some(InputRate { value: 2.0, since: 1.0, rate: 4.0 }));
+        let v =
+            evaluate(&m, 1.5, Some(InputRate { value: 2.0, increment: 4.0 * 0.5, rate: 4.0, rate_derivative: 0.0 }));
         assert_eq!(v, MotionValue { f: 4.0, df: 4.0, ddf: 0.0 });
     }
 }

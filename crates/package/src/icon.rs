@@ -6,7 +6,7 @@ use crate::drawing;
 use mbfmu_model::format::Description;
 use resvg::{tiny_skia, usvg};
 
-/// Side of the square icon [px].
+/// Side of the square icon \[px\].
 pub const SIZE: u32 = 256;
 
 /// The icon's SVG: the mechanism if the model has one, else its hydraulic circuit, else an

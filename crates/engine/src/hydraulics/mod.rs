@@ -10,6 +10,7 @@
 mod evaluate;
 pub mod laws;
 
+use crate::inputs::InputSignals;
 use mbfmu_model::format::{self, Reference, SealFriction, Valve};
 use nalgebra::Vector3;
 use std::fmt;
@@ -93,6 +94,13 @@ impl CylinderSpec {
     pub fn force(&self, p_piston: f64, p_rod: f64, velocity: f64) -> f64 {
         let friction = self.friction.as_ref().map_or(0.0, |f| laws::seal_friction(f, velocity));
         p_piston * self.area_piston - p_rod * self.area_rod - friction
+    }
+
+    /// Time derivative of [`CylinderSpec::force`] from the pressure rates and the piston's
+    /// acceleration (seed 004 eqs. 28-29 with the seal friction's slope).
+    pub fn force_rate(&self, pd_piston: f64, pd_rod: f64, velocity: f64, acceleration: f64) -> f64 {
+        let slope = self.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, velocity));
+        pd_piston * self.area_piston - pd_rod * self.area_rod - slope * acceleration
     }
 }
 
@@ -358,13 +366,31 @@ impl Circuit {
         self.cylinders.len()
     }
 
-    /// U_ref of spool `k` for a step from `t0` to `t1`: the input plus `work_cycle` times the
-    /// schedule at the step's midpoint (held over the step; exact for a schedule that
-    /// switches on the step grid).
-    pub fn reference(&self, k: usize, t0: f64, t1: f64, inputs: &[f64]) -> f64 {
+    /// U_ref of spool `k` for a step from `t0` to `t1`, held over the step: the input's
+    /// trapezoidal mean over the step (with the held reference the spool's trapezoidal step
+    /// is then the trapezoidal rule of the time-varying one, the reference entering the spool
+    /// law linearly; the input's value if it is held) plus `work_cycle` times the schedule at
+    /// the step's midpoint (exact for a schedule that switches on the step grid).
+    pub fn reference(&self, k: usize, t0: f64, t1: f64, inputs: &InputSignals) -> f64 {
         let v = &self.valves[k];
-        let input = v.input.map_or(0.0, |i| inputs[i]);
+        let input = v.input.map_or(0.0, |i| inputs.trapezoid(i, t0, t1));
         input + v.reference.work_cycle * v.reference.cycle_value(0.5 * (t0 + t1))
+    }
+
+    /// First and second time derivatives of spool `k`'s reference U_ref(t) at `t`: the input's
+    /// (the work-cycle schedule is piecewise constant).
+    pub fn reference_rates(&self, k: usize, t: f64, inputs: &InputSignals) -> [f64; 2] {
+        self.valves[k].input.map_or([0.0; 2], |i| [inputs.rate(i, t), inputs.curvature(i)])
+    }
+
+    /// First and second time derivatives of spool `k` at position `spool` and time `t` from
+    /// the spool law U' = (U_ref - U)/tau (seed 004 eq. 27).
+    pub fn spool_rates(&self, k: usize, spool: f64, t: f64, inputs: &InputSignals) -> [f64; 2] {
+        let v = &self.valves[k];
+        let input = v.input.map_or(0.0, |i| inputs.at(i, t));
+        let reference = input + v.reference.work_cycle * v.reference.cycle_value(t);
+        let rate = (reference - spool) / v.time_constant;
+        [rate, (self.reference_rates(k, t, inputs)[0] - rate) / v.time_constant]
     }
 
     /// Spool positions after a step of `dt` from `spools`, with the step's `references`

@@ -195,7 +195,7 @@ impl Mechanism {
         let mut friction = Vec::new();
         forces::friction_forces(self, state, &mut friction);
         let mut applied = vec![[0.0; 6]; nb];
-        self.applied_forces(&state.bodies, &state.angles, &friction, &mut applied);
+        self.applied_forces(state.t, &state.bodies, &state.angles, &friction, &mut applied);
         for (b, s) in state.bodies.iter().enumerate() {
             let g = self.gyroscopic(b, &s.w);
             for i in 0..3 {

@@ -370,7 +370,10 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         forces,
         beams,
         gravity: v3(&d.gravity),
-        inputs: d.interface.inputs.iter().map(|i| i.start).collect(),
+        inputs: crate::inputs::InputSignals::held(
+            d.interface.inputs.iter().map(|i| i.start).collect(),
+            d.experiment.start,
+        ),
         initial,
     })
 }

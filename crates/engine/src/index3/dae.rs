@@ -241,7 +241,7 @@ impl DaeSystem for Index3Dae {
         self.update_friction(base);
         let m = &self.mech;
         let nb = m.n_bodies();
-        m.applied_forces(&self.bodies, &base.angles, &self.friction, &mut self.loads);
+        m.applied_forces(t, &self.bodies, &base.angles, &self.friction, &mut self.loads);
         m.coupling_inertia_loads(&self.bodies, &mut self.loads);
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         let gtl = &mut self.gtl;
@@ -280,7 +280,7 @@ impl DaeSystem for Index3Dae {
         let nb = m.n_bodies();
         let nc = m.n_constraints();
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
-        m.force_jacobians(&self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
+        m.force_jacobians(t, &self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         self.b0 = b0;
         self.kkt.clear();
         let mut slot = 0;

@@ -100,14 +100,14 @@ pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
 }
 
 impl Mechanism {
-    /// Magnitude added by an element's input.
-    fn input_value(&self, input: Option<usize>) -> f64 {
-        input.map_or(0.0, |i| self.inputs[i])
+    /// Magnitude added by an element's input at time `t`.
+    fn input_value(&self, input: Option<usize>, t: f64) -> f64 {
+        input.map_or(0.0, |i| self.inputs.at(i, t))
     }
 
-    /// Generalized force of one element on `bodies`; `angles` are the joints' unwrapped
-    /// reference angles (for RSDA springs).
-    fn element_load(&self, e: &ForceElement, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
+    /// Generalized force of one element at time `t` on `bodies`; `angles` are the joints'
+    /// unwrapped reference angles (for RSDA springs).
+    fn element_load(&self, e: &ForceElement, t: f64, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
         match e {
             ForceElement::Tsda { pair, points, stiffness, damping, rest_length, actuator, input, sign, .. } => {
                 let (p1, v1) = point(bodies, pair[0], &points[0]);
@@ -120,7 +120,7 @@ impl Mechanism {
                 let u = d / l;
                 let tension = stiffness * (l - rest_length)
                     + damping * u.dot(&(v2 - v1))
-                    + sign * (actuator + self.input_value(*input));
+                    + sign * (actuator + self.input_value(*input, t));
                 if let Some(b) = pair[1] {
                     point_load(bodies, b, &points[1], &(-u * tension), out);
                 }
@@ -134,7 +134,7 @@ impl Mechanism {
                 let e = measure.evaluate(&self.pair(bodies, &j.pair));
                 let theta = j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]);
                 let torque =
-                    -(stiffness * (theta - rest_angle) + damping * e.rate) + actuator + self.input_value(*input);
+                    -(stiffness * (theta - rest_angle) + damping * e.rate) + actuator + self.input_value(*input, t);
                 // Virtual work torque * dtheta: the generalized force is row^T torque.
                 for (row, b) in e.row.iter().zip(j.pair) {
                     if let Some(b) = b {
@@ -145,19 +145,20 @@ impl Mechanism {
                 }
             }
             ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
-                let f = direction * (value + self.input_value(*input));
+                let f = direction * (value + self.input_value(*input, t));
                 point_load(bodies, *body, local, &f, out);
             }
             ForceElement::Torque { body, axis, value, input, .. } => {
-                let t = axis * (value + self.input_value(*input));
-                add(&mut out[*body], &Vector3::zeros(), &(bodies[*body].rot.transpose() * t));
+                let n = axis * (value + self.input_value(*input, t));
+                add(&mut out[*body], &Vector3::zeros(), &(bodies[*body].rot.transpose() * n));
             }
         }
     }
 
-    /// Applied generalized forces at (`bodies`): gravity, force elements and the explicit
-    /// friction forces `friction` (from [`friction_forces`] at the step's start).
-    pub fn applied_forces(&self, bodies: &[BodyState], angles: &[f64], friction: &[f64], out: &mut [Wrench]) {
+    /// Applied generalized forces at time `t` and `bodies`: gravity, force elements (inputs
+    /// evaluated at `t`) and the explicit friction forces `friction` (from [`friction_forces`]
+    /// at the step's start).
+    pub fn applied_forces(&self, t: f64, bodies: &[BodyState], angles: &[f64], friction: &[f64], out: &mut [Wrench]) {
         for (w, b) in out.iter_mut().zip(&self.bodies) {
             *w = [0.0; 6];
             for (wk, g) in w.iter_mut().zip(self.gravity.iter()) {
@@ -165,7 +166,7 @@ impl Mechanism {
             }
         }
         for e in &self.forces {
-            self.element_load(e, bodies, angles, out);
+            self.element_load(e, t, bodies, angles, out);
         }
         for e in &self.beams.elements {
             e.add_loads(bodies, out);
@@ -194,6 +195,7 @@ impl Mechanism {
     /// per beam element ([`super::beam::BeamElement::jacobian`]), in [`Self::element_pairs`] order.
     pub fn force_jacobians(
         &self,
+        t: f64,
         bodies: &[BodyState],
         angles: &[f64],
         work: &mut JacobianWork,
@@ -233,7 +235,7 @@ impl Mechanism {
                         for w in load.iter_mut() {
                             *w = [0.0; 6];
                         }
-                        self.element_load(e, scratch, angles, load);
+                        self.element_load(e, t, scratch, angles, load);
                     }
                     scratch[b] = bodies[b].clone();
                     let column = slot * 6 + coord % 6;
@@ -349,51 +351,52 @@ impl Mechanism {
         }
     }
 
-    /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f`.
-    pub fn element_force(&self, f: usize, bodies: &[BodyState], angles: &[f64]) -> f64 {
+    /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f` at time `t`.
+    pub fn element_force(&self, f: usize, t: f64, bodies: &[BodyState], angles: &[f64]) -> f64 {
         match &self.forces[f] {
             ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, sign, .. } => {
                 let (l, rate) = self.element_length(f, bodies, angles);
                 // An actuator (sign -1) reports the force that pushes its ends apart.
-                sign * (stiffness * (l - rest_length) + damping * rate) + actuator + self.input_value(*input)
+                sign * (stiffness * (l - rest_length) + damping * rate) + actuator + self.input_value(*input, t)
             }
             ForceElement::Rsda { stiffness, damping, rest_angle, actuator, input, .. } => {
                 let (theta, rate) = self.element_length(f, bodies, angles);
-                -(stiffness * (theta - rest_angle) + damping * rate) + actuator + self.input_value(*input)
+                -(stiffness * (theta - rest_angle) + damping * rate) + actuator + self.input_value(*input, t)
             }
             ForceElement::PointForce { value, input, .. } | ForceElement::Torque { value, input, .. } => {
-                value + self.input_value(*input)
+                value + self.input_value(*input, t)
             }
         }
     }
 
     /// Work of non-conservative loads between `old` and `new` (held inputs and friction
-    /// make most terms exact; dampers, torques and drivers use the trapezoidal rule).
+    /// make most terms exact; dampers, torques, drivers and inputs that change over the step
+    /// use the trapezoidal rule).
     pub fn work_increment(&self, old: &MechState, new: &MechState, friction: &[f64]) -> f64 {
         let h = new.t - old.t;
+        let mean = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs.trapezoid(i, old.t, new.t));
         let mut w = 0.0;
         for (i, f) in self.forces.iter().enumerate() {
             match f {
                 ForceElement::Tsda { damping, actuator, input, sign, .. } => {
                     let (l0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (l1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += -sign * (actuator + self.input_value(*input)) * (l1 - l0)
-                        - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += -sign * (actuator + mean(input)) * (l1 - l0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
                 ForceElement::Rsda { damping, actuator, input, .. } => {
                     let (a0, r0) = self.element_length(i, &old.bodies, &old.angles);
                     let (a1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += (actuator + self.input_value(*input)) * (a1 - a0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+                    w += (actuator + mean(input)) * (a1 - a0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
                 }
                 ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
                     let p0 = point(&old.bodies, Some(*body), local).0;
                     let p1 = point(&new.bodies, Some(*body), local).0;
-                    w += (value + self.input_value(*input)) * direction.dot(&(p1 - p0));
+                    w += (value + mean(input)) * direction.dot(&(p1 - p0));
                 }
                 ForceElement::Torque { body, axis, value, input, .. } => {
                     let (s0, s1) = (&old.bodies[*body], &new.bodies[*body]);
                     let omega = 0.5 * (s0.rot * s0.w + s1.rot * s1.w);
-                    w += (value + self.input_value(*input)) * axis.dot(&omega) * h;
+                    w += (value + mean(input)) * axis.dot(&omega) * h;
                 }
             }
         }

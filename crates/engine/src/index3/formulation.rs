@@ -1,8 +1,10 @@
 //! The index-3 formulation behind [`Formulation`]: the mechanism's DAE with the half-implicit
 //! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
 
+use super::output_rates::mechanism_quantity_rates;
 use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
+use crate::inputs::InputSignals;
 use crate::integrators::{Checkpoint, DaeSystem, FloorReport, History, HistoryView, Integrator, StepError, StepStats};
 use crate::settings::Index3Settings;
 use crate::BuildError;
@@ -33,8 +35,8 @@ pub struct Index3Formulation {
 
 /// The content of a snapshot, in storage sized at construction ([`Formulation::checkpoint`]).
 enum Saved {
-    HalfImplicit { state: MechState, inputs: Vec<f64> },
-    Implicit { integrator: Box<Checkpoint<MechState>>, inputs: Vec<f64> },
+    HalfImplicit { state: MechState, inputs: InputSignals },
+    Implicit { integrator: Box<Checkpoint<MechState>>, inputs: InputSignals },
 }
 
 /// [`Index3Snapshot`] borrowed from the formulation (the same bytes).
@@ -42,7 +44,7 @@ enum Saved {
 struct Index3SnapshotView<'a> {
     state: &'a MechState,
     history: Option<HistoryView<'a, MechState>>,
-    inputs: &'a [f64],
+    inputs: &'a InputSignals,
 }
 
 /// The snapshot of [`Index3Formulation`].
@@ -51,7 +53,7 @@ struct Index3Snapshot {
     state: MechState,
     /// The integrator's history besides `state` (None for the half-implicit method).
     history: Option<History<MechState>>,
-    inputs: Vec<f64>,
+    inputs: InputSignals,
 }
 
 impl Index3Formulation {
@@ -109,7 +111,7 @@ impl Index3Formulation {
 /// evaluating outputs allocates nothing.
 #[derive(Debug, Default)]
 pub(crate) struct OutputScratch {
-    friction: Vec<f64>,
+    pub(super) friction: Vec<f64>,
     phi: Vec<f64>,
 }
 
@@ -132,7 +134,9 @@ pub(crate) fn mechanism_quantities(
     out: &mut [f64],
     scratch: &mut OutputScratch,
 ) {
-    let mut reaction: Option<(usize, ([f64; 3], [f64; 3]))> = None;
+    // (joint, (force, torque)) of the last reaction formed.
+    type Reaction = (usize, ([f64; 3], [f64; 3]));
+    let mut reaction: Option<Reaction> = None;
     let mut energies: Option<(f64, f64)> = None;
     let mut friction = false;
     for (q, x) in quantities.iter().zip(out.iter_mut()) {
@@ -196,17 +200,14 @@ impl Formulation for Index3Formulation {
         }
     }
 
-    fn inputs(&self) -> &[f64] {
+    fn inputs(&self) -> &InputSignals {
         &self.dae.mech.inputs
     }
 
-    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        self.dae.mech.inputs.copy_from_slice(inputs);
-        Ok(())
-    }
-
-    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        self.dae.mech.inputs[index] = value;
+    /// Every evaluation reads the inputs afresh: nothing to refresh.
+    fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
+        change(&mut self.dae.mech.inputs);
+        self.dae.mech.inputs.take_changed();
         Ok(())
     }
 
@@ -252,6 +253,11 @@ impl Formulation for Index3Formulation {
         mechanism_quantities(&self.dae.mech, self.state(), quantities, out, scratch);
     }
 
+    fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        mechanism_quantity_rates(&self.dae.mech, self.state(), quantities, first, second, scratch);
+    }
+
     fn dims(&self) -> Dims {
         let m = &self.dae.mech;
         Dims {
@@ -273,11 +279,11 @@ impl Formulation for Index3Formulation {
         match (&self.stepper, &mut self.saved) {
             (Stepper::HalfImplicit { state, .. }, Saved::HalfImplicit { state: saved, inputs }) => {
                 saved.clone_from(state);
-                inputs.copy_from_slice(&self.dae.mech.inputs);
+                inputs.clone_from(&self.dae.mech.inputs);
             }
             (Stepper::Implicit(i), Saved::Implicit { integrator, inputs }) => {
                 i.save(integrator);
-                inputs.copy_from_slice(&self.dae.mech.inputs);
+                inputs.clone_from(&self.dae.mech.inputs);
             }
             // The checkpoint is made for the stepper at construction: never taken.
             _ => {}
@@ -288,11 +294,11 @@ impl Formulation for Index3Formulation {
         match (&mut self.stepper, &self.saved) {
             (Stepper::HalfImplicit { state, .. }, Saved::HalfImplicit { state: saved, inputs }) => {
                 state.clone_from(saved);
-                self.dae.mech.inputs.copy_from_slice(inputs);
+                self.dae.mech.inputs.clone_from(inputs);
             }
             (Stepper::Implicit(i), Saved::Implicit { integrator, inputs }) => {
                 i.load(integrator);
-                self.dae.mech.inputs.copy_from_slice(inputs);
+                self.dae.mech.inputs.clone_from(inputs);
             }
             _ => return Err("the checkpoint belongs to another solver method".into()),
         }
@@ -304,7 +310,7 @@ impl Formulation for Index3Formulation {
         let s: Index3Snapshot = from_bytes(bytes)?;
         let m = &self.dae.mech;
         let previous = s.history.as_ref().map_or(&[][..], |h| &h.previous[..]);
-        if !m.holds(&s.state) || !previous.iter().all(|p| m.holds(p)) || s.inputs.len() != m.inputs.len() {
+        if !m.holds(&s.state) || !previous.iter().all(|p| m.holds(p)) || !s.inputs.fits(m.inputs.len()) {
             return Err("the snapshot does not belong to this model".into());
         }
         match (&mut self.stepper, &s.history) {

@@ -98,7 +98,7 @@ impl HalfImplicit {
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         // Loads at t_n (explicit), with friction from the previous multipliers (Sect. 3.4).
         forces::friction_forces(m, state, &mut self.friction);
-        m.applied_forces(&state.bodies, &state.angles, &self.friction, &mut self.loads);
+        m.applied_forces(state.t, &state.bodies, &state.angles, &self.friction, &mut self.loads);
         for (b, s) in state.bodies.iter().enumerate() {
             let g = m.gyroscopic(b, &s.w);
             for i in 0..3 {

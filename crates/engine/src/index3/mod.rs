@@ -16,6 +16,7 @@ mod forces;
 mod formulation;
 pub mod geometry;
 mod half_implicit;
+mod output_rates;
 mod outputs;
 mod planar;
 mod planar_step;
@@ -31,7 +32,9 @@ pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
 pub(crate) use formulation::{mechanism_quantities, OutputScratch};
 pub use half_implicit::HalfImplicit;
+pub(crate) use output_rates::mechanism_quantity_rates;
 
+use crate::inputs::InputSignals;
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
 use crate::rotation::wrap_angle;
 use geometry::{AxisRow, Group, Measure, Pair, Row, Term, VectorValue};
@@ -173,8 +176,8 @@ pub enum ForceElement {
     },
 }
 
-/// A compiled mechanism: bodies, constraints, drivers and forces, plus the inputs held
-/// over the current communication step.
+/// A compiled mechanism: bodies, constraints, drivers and forces, plus the inputs over the
+/// current communication step.
 #[derive(Clone, Debug)]
 pub struct Mechanism {
     pub name: String,
@@ -187,8 +190,8 @@ pub struct Mechanism {
     /// Beam elements and their structural nodes (bodies from `beams.first_node` on).
     pub beams: Beams,
     pub gravity: Vector3<f64>,
-    /// Values of the FMU inputs, held constant over a communication step.
-    pub inputs: Vec<f64>,
+    /// The FMU inputs as signals over the communication step.
+    pub inputs: InputSignals,
     /// The state the description specifies (before assembly).
     pub initial: MechState,
 }
@@ -216,11 +219,16 @@ impl Mechanism {
         [pair[0].map(|i| &bodies[i]), pair[1].map(|i| &bodies[i])]
     }
 
-    /// f, f', f'' of driver `d` at time `t`; input-rate drivers integrate from `base`.
+    /// f, f', f'' of driver `d` at time `t`; input-rate drivers integrate their input exactly
+    /// from `base`.
     pub fn driver_motion(&self, d: usize, t: f64, base: &MechState) -> MotionValue {
         let driver = &self.drivers[d];
-        let input =
-            driver.input.map(|i| InputRate { value: base.drive_values[d], since: base.t, rate: self.inputs[i] });
+        let input = driver.input.map(|i| InputRate {
+            value: base.drive_values[d],
+            increment: self.inputs.integral(i, base.t, t),
+            rate: self.inputs.at(i, t),
+            rate_derivative: self.inputs.rate(i, t),
+        });
         evaluate_motion(&driver.motion, t, input)
     }
 

@@ -82,7 +82,7 @@ impl Mechanism {
             Quantity::DriverEffort { driver } => -state.lambda[self.drivers[driver].row],
             Quantity::DriverPrescribed { driver } => self.driver_motion(driver, state.t, state).f,
             Quantity::ForceLength { force } => self.element_length(force, bodies, &state.angles).0,
-            Quantity::ForceValue { force } => self.element_force(force, bodies, &state.angles),
+            Quantity::ForceValue { force } => self.element_force(force, state.t, bodies, &state.angles),
             Quantity::ForceRate { force } => self.element_length(force, bodies, &state.angles).1,
             Quantity::VolumePressure { .. }
             | Quantity::ValveSpool { .. }

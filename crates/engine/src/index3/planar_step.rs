@@ -178,7 +178,7 @@ impl PlanarHalfImplicit {
         let plane = self.model.plane;
         // Loads at t_n; no friction (a planar model has none) and no gyroscopic torque
         // (w_bar x J_bar w_bar vanishes for w_bar along the principal axis n_bar).
-        m.applied_forces(&state.bodies, &state.angles, &[], &mut self.loads);
+        m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
         self.model.poses(&state.bodies, &mut self.base);
         if nr > 0 {
             self.model.rows(&self.base, &mut self.rows);

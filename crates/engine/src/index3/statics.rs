@@ -43,7 +43,7 @@ impl Index3Dae {
         *state = base.clone();
         let nb = self.mech.n_bodies();
         let m = &self.mech;
-        m.applied_forces(&state.bodies, &state.angles, &[], &mut self.loads);
+        m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
         m.constraint_rows(state.t, &base, &state.bodies, &mut self.ce);
         self.gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
         add_rows_transpose(&m.constraints, &self.ce.rows, &state.lambda, &mut self.gtl);
@@ -83,9 +83,9 @@ impl Index3Dae {
         let mut correction = f64::INFINITY;
         for iteration in 1..=MAX_ITERATIONS {
             let m = &self.mech;
-            m.applied_forces(&state.bodies, &state.angles, &[], &mut self.loads);
+            m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
             m.constraint_rows(state.t, base, &state.bodies, &mut self.ce);
-            m.force_jacobians(&state.bodies, &state.angles, &mut self.jacobian_work, &mut self.jacobians);
+            m.force_jacobians(state.t, &state.bodies, &state.angles, &mut self.jacobian_work, &mut self.jacobians);
             self.gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
             add_rows_transpose(&m.constraints, &self.ce.rows, &state.lambda, &mut self.gtl);
             // Slots in the order of the dynamic iteration matrix (Index3Dae::factor).

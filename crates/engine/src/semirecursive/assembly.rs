@@ -152,20 +152,11 @@ impl Semirecursive {
         // with their start pressures.
         let pre = circuit.initial_pressures(&forces);
         let w = &mut self.w;
+        self.inputs.values_at(self.state.t, &mut w.u);
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
         }
-        self.tree.loads(
-            &w.kin,
-            &w.z,
-            &w.zd,
-            &self.inputs,
-            &w.forces,
-            &w.cylinder_rows,
-            &w.strokes,
-            true,
-            &mut w.wrenches,
-        );
+        self.tree.loads(&w.kin, &w.z, &w.zd, &w.u, &w.forces, &w.cylinder_rows, &w.strokes, true, &mut w.wrenches);
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         // Project onto the independent coordinates: g = R_z^T v (eq. 14).
         let project = |w: &mut super::Work, v: &[f64], out: &mut [f64]| {

@@ -6,6 +6,7 @@ use super::dynamics::row_rate;
 use super::tree::Element;
 use super::{Semirecursive, Work};
 use crate::hydraulics::{increment, Attachment, Stroke};
+use crate::inputs::InputSignals;
 use crate::integrators::StepError;
 use mbfmu_model::format::{Formulation, Tangent};
 
@@ -224,8 +225,7 @@ impl Semirecursive {
                     Stroke { length: row.value, velocity: row_rate(&w.kin, row) }
                 }
                 (None, Attachment::Inputs { length, velocity }) => {
-                    let v = self.inputs[*velocity];
-                    Stroke { length: self.inputs[*length] + v * (t - self.state.input_time), velocity: v }
+                    input_stroke(&self.inputs, *length, *velocity, self.state.input_time, t)
                 }
                 (None, Attachment::Mechanism { .. }) => unreachable!("compiled with ends"),
             };
@@ -245,6 +245,7 @@ impl Semirecursive {
     pub(super) fn applied(&mut self, t: f64, wrenches: bool) -> Result<f64, StepError> {
         self.cylinder_strokes(t);
         let w = &mut self.w;
+        self.inputs.values_at(t, &mut w.u);
         if let Some(c) = &self.tree.circuit {
             c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
@@ -253,7 +254,7 @@ impl Semirecursive {
             &w.kin,
             &w.z,
             &w.zd,
-            &self.inputs,
+            &w.u,
             &w.forces,
             &w.cylinder_rows,
             &w.strokes,
@@ -422,4 +423,17 @@ pub(super) fn line_jacobians(s: &mut Semirecursive) {
             _ => out.iter_mut().for_each(|x| *x = 0.0),
         }
     }
+}
+
+/// Length and rate of a cylinder whose ends are inputs (a co-simulation split) at time `t`:
+/// the length input's own polynomial if the importer gave it derivatives, else its value
+/// extrapolated from `since` with the exact integral of the velocity input.
+pub(super) fn input_stroke(inputs: &InputSignals, length: usize, velocity: usize, since: f64, t: f64) -> Stroke {
+    let v = inputs.at(velocity, t);
+    let l = if inputs.is_held(length) {
+        inputs.at(length, t) + inputs.integral(velocity, since, t)
+    } else {
+        inputs.at(length, t)
+    };
+    Stroke { length: l, velocity: v }
 }

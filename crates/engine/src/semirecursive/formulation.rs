@@ -5,6 +5,7 @@
 use super::{SemiState, Semirecursive};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
 use crate::index3::AssemblyReport;
+use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, StepError, StepStats};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
@@ -15,14 +16,14 @@ use std::any::Any;
 #[derive(Serialize, Deserialize)]
 struct Snapshot {
     state: SemiState,
-    inputs: Vec<f64>,
+    inputs: InputSignals,
 }
 
 /// [`Snapshot`] borrowed from the formulation (the same bytes).
 #[derive(Serialize)]
 struct SnapshotView<'a> {
     state: &'a SemiState,
-    inputs: &'a [f64],
+    inputs: &'a InputSignals,
 }
 
 impl Clone for SemiState {
@@ -87,16 +88,17 @@ impl Formulation for Semirecursive {
         self.mirror()
     }
 
-    fn inputs(&self) -> &[f64] {
+    fn inputs(&self) -> &InputSignals {
         &self.inputs
     }
 
-    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        Semirecursive::set_inputs(self, inputs)
+    fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
+        Semirecursive::change_inputs(self, change)
     }
 
-    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        Semirecursive::set_input(self, index, value)
+    fn hold_inputs(&mut self) -> Result<(), String> {
+        Semirecursive::hold_inputs(self);
+        Ok(())
     }
 
     fn step_size(&self) -> f64 {
@@ -120,6 +122,10 @@ impl Formulation for Semirecursive {
         Semirecursive::quantity(self, q)
     }
 
+    fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
+        self.quantity_rates_into(quantities, first, second, &mut self.rate_scratch.borrow_mut());
+    }
+
     fn dims(&self) -> Dims {
         Dims { coordinates: self.n_coordinates(), constraints: self.n_constraints(), unknowns: self.n_unknowns() }
     }
@@ -132,7 +138,7 @@ impl Formulation for Semirecursive {
         match &mut self.saved {
             Some(saved) => {
                 saved.0.clone_from(&self.state);
-                saved.1.copy_from_slice(&self.inputs);
+                saved.1.clone_from(&self.inputs);
             }
             None => self.saved = Some(Box::new((self.state.clone(), self.inputs.clone()))),
         }
@@ -141,7 +147,7 @@ impl Formulation for Semirecursive {
     fn rollback(&mut self) -> Result<(), String> {
         let saved = self.saved.take().ok_or("no checkpoint to return to")?;
         self.state.clone_from(&saved.0);
-        self.inputs.copy_from_slice(&saved.1);
+        self.inputs.clone_from(&saved.1);
         self.saved = Some(saved);
         self.refresh()
     }

@@ -21,6 +21,7 @@ pub mod dynamics;
 mod eval;
 mod formulation;
 pub mod kinematics;
+mod output_rates;
 mod outputs;
 mod planar;
 mod step;
@@ -31,6 +32,7 @@ pub use tree::{CompileError, Tree};
 
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
+use crate::inputs::InputSignals;
 use crate::integrators::FloorReport;
 use crate::linalg::SmallLu as Lu;
 use crate::settings::SemirecursiveSettings;
@@ -66,7 +68,8 @@ pub struct SemiState {
     pub cylinder_work: Vec<f64>,
     /// Total mechanical energy at the start.
     pub energy0: f64,
-    /// Time at which the inputs were last set (cylinder lengths are extrapolated from it).
+    /// Time at which the inputs were last set (cylinder lengths whose input has no
+    /// derivatives are extrapolated from it with the velocity input).
     pub input_time: f64,
     /// Partitions chosen since the start (1 = never re-chosen).
     pub partitions: u32,
@@ -118,6 +121,8 @@ struct Work {
     h: Vec<f64>,
     forces: Vec<f64>,
     strokes: Vec<Stroke>,
+    /// The input values at the time of the current evaluation.
+    u: Vec<f64>,
     /// Line rows of the cylinders attached to the mechanism (G: the wrenches of unit force).
     cylinder_rows: Vec<Option<RowEval>>,
     spools: Vec<f64>,
@@ -143,7 +148,7 @@ struct Work {
 pub struct Semirecursive {
     pub tree: Tree,
     pub settings: SemirecursiveSettings,
-    pub inputs: Vec<f64>,
+    pub inputs: InputSignals,
     pub state: SemiState,
     /// Kinematics, cylinder strokes and forces of `state` (outputs read these).
     kin: Vec<BodyKin>,
@@ -163,7 +168,16 @@ pub struct Semirecursive {
     /// snapshots).
     pub floor: FloorReport,
     /// The state and inputs of the last checkpoint ([`crate::Formulation::checkpoint`]).
-    saved: Option<Box<(SemiState, Vec<f64>)>>,
+    saved: Option<Box<(SemiState, InputSignals)>>,
+    /// The inputs before a change, to return to if the model refuses it.
+    inputs_before: InputSignals,
+    /// Scratch of the output rates.
+    rate_scratch: std::cell::RefCell<output_rates::RateScratch>,
+}
+
+/// Storage for the inputs before a change (sized once).
+fn inputs_before_of(inputs: &[mbfmu_model::format::InputSpec]) -> InputSignals {
+    InputSignals::held(vec![0.0; inputs.len()], 0.0)
 }
 
 impl Semirecursive {
@@ -212,6 +226,7 @@ impl Semirecursive {
             h: vec![0.0; np],
             forces: vec![0.0; nc],
             strokes: vec![Stroke::default(); nc],
+            u: vec![0.0; d.interface.inputs.len()],
             cylinder_rows: vec![None; nc],
             spools: vec![0.0; ns],
             references: vec![0.0; ns],
@@ -226,7 +241,7 @@ impl Semirecursive {
             ind_best: Vec::with_capacity(n),
             scratch_phiz: vec![0.0; m * n],
         };
-        let inputs: Vec<f64> = d.interface.inputs.iter().map(|i| i.start).collect();
+        let inputs = InputSignals::held(d.interface.inputs.iter().map(|i| i.start).collect(), d.experiment.start);
         let state = SemiState {
             t: d.experiment.start,
             z: vec![0.0; n],
@@ -262,6 +277,8 @@ impl Semirecursive {
             static_forces: vec![None; nc],
             floor: FloorReport::default(),
             saved: None,
+            inputs_before: inputs_before_of(&d.interface.inputs),
+            rate_scratch: Default::default(),
         };
         s.assemble()?;
         Ok(s)
@@ -280,20 +297,15 @@ impl Semirecursive {
         self.w.x.len()
     }
 
-    /// Sets the inputs held over the following steps (at the current time).
-    pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        self.inputs.copy_from_slice(inputs);
-        self.state.input_time = self.state.t;
-        self.refresh()
-    }
-
-    /// Sets input `index` (at the current time); on failure the previous value is kept.
-    pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        let (old, old_time) = (self.inputs[index], self.state.input_time);
-        self.inputs[index] = value;
+    /// Changes the inputs at the current time (which becomes the input time of the cylinder
+    /// extrapolation); on failure the previous inputs are kept.
+    pub fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
+        self.inputs_before.clone_from(&self.inputs);
+        let old_time = self.state.input_time;
+        change(&mut self.inputs);
         self.state.input_time = self.state.t;
         if let Err(e) = self.refresh() {
-            self.inputs[index] = old;
+            self.inputs.clone_from(&self.inputs_before);
             self.state.input_time = old_time;
             self.refresh()?;
             return Err(e);
@@ -301,8 +313,27 @@ impl Semirecursive {
         Ok(())
     }
 
+    /// After a communication step with input derivatives: every input held at its value now;
+    /// a cylinder length extrapolated with its velocity input becomes the length reached,
+    /// extrapolated from now. The signals at the current time are unchanged (no refresh).
+    pub fn hold_inputs(&mut self) {
+        if !self.inputs.has_derivatives() {
+            return;
+        }
+        let t = self.state.t;
+        self.inputs.hold(t);
+        if let Some(circuit) = &self.tree.circuit {
+            for (cylinder, stroke) in circuit.cylinders.iter().zip(&self.strokes) {
+                if let crate::hydraulics::Attachment::Inputs { length, .. } = cylinder.attachment {
+                    self.inputs.set_value(length, stroke.length, t);
+                }
+            }
+        }
+        self.state.input_time = t;
+    }
+
     /// Replaces the state (a snapshot of the same model) and the inputs.
-    pub fn restore(&mut self, state: &SemiState, inputs: &[f64]) -> Result<(), String> {
+    pub fn restore(&mut self, state: &SemiState, inputs: &InputSignals) -> Result<(), String> {
         let s = &self.state;
         let fits = state.z.len() == s.z.len()
             && state.zd.len() == s.zd.len()
@@ -314,7 +345,7 @@ impl Semirecursive {
             && state.spools.len() == s.spools.len()
             && state.references.len() == s.references.len()
             && state.cylinder_work.len() == s.cylinder_work.len()
-            && inputs.len() == self.inputs.len()
+            && inputs.fits(self.inputs.len())
             && state.independent.iter().all(|&j| j < s.z.len())
             && state.independent.len() == s.independent.len();
         if !fits {
@@ -322,7 +353,7 @@ impl Semirecursive {
         }
         let before = (self.state.clone(), self.inputs.clone());
         self.state.clone_from(state);
-        self.inputs.copy_from_slice(inputs);
+        self.inputs.clone_from(inputs);
         if let Err(e) = self.refresh() {
             (self.state, self.inputs) = before;
             self.refresh()?;

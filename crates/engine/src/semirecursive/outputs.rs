@@ -70,7 +70,7 @@ impl Semirecursive {
         self.tree.cuts.iter().map(|c| c.evaluate(&self.kin).value.powi(2)).sum::<f64>().sqrt()
     }
 
-    fn spool(&self, valve: usize) -> Option<usize> {
+    pub(super) fn spool(&self, valve: usize) -> Option<usize> {
         self.tree.circuit.as_ref().and_then(|c| c.spool_of_valve[valve])
     }
 
@@ -88,7 +88,7 @@ impl Semirecursive {
 
     /// Tension (line), pushing force (actuator), torque (rotary) or magnitude.
     fn element_value(&self, f: usize) -> f64 {
-        let input = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs[i]);
+        let input = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs.at(i, self.state.t));
         let (l, rate) = self.element_measure(f);
         match &self.tree.elements[f] {
             Element::Line { stiffness, damping, rest, value, input: i, sign, .. } => {

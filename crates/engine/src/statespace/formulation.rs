@@ -5,6 +5,7 @@
 use super::{Chart, Counters, Partition, StateSpace};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
+use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, NewtonSettings, StepError, StepStats};
 use crate::settings::StateSpaceSettings;
 use crate::BuildError;
@@ -317,7 +318,7 @@ pub struct StateSpaceFormulation {
 struct Snapshot {
     state: MechState,
     solver: StateSpaceSnapshot,
-    inputs: Vec<f64>,
+    inputs: InputSignals,
 }
 
 /// [`Snapshot`] borrowed from the formulation (the same bytes).
@@ -325,7 +326,7 @@ struct Snapshot {
 struct SnapshotView<'a> {
     state: &'a MechState,
     solver: StateSpaceSnapshotView<'a>,
-    inputs: &'a [f64],
+    inputs: &'a InputSignals,
 }
 
 impl StateSpaceFormulation {
@@ -364,23 +365,15 @@ impl Formulation for StateSpaceFormulation {
         self.solver.state()
     }
 
-    fn inputs(&self) -> &[f64] {
+    fn inputs(&self) -> &InputSignals {
         &self.mech.inputs
-    }
-
-    fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
-        if self.mech.inputs.as_slice() != inputs {
-            self.mech.inputs.copy_from_slice(inputs);
-            self.solver.invalidate();
-        }
-        Ok(())
     }
 
     /// A changed input changes the ODE's right-hand side at the current point: the state is
     /// evaluated again before derivatives are read (Model Exchange) or a step starts.
-    fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
-        if self.mech.inputs[index] != value {
-            self.mech.inputs[index] = value;
+    fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
+        change(&mut self.mech.inputs);
+        if self.mech.inputs.take_changed() {
             self.solver.invalidate();
         }
         Ok(())
@@ -409,6 +402,10 @@ impl Formulation for StateSpaceFormulation {
         result
     }
 
+    fn own_step_control(&self) -> bool {
+        true
+    }
+
     fn floor_report(&self) -> FloorReport {
         self.solver.floor
     }
@@ -420,6 +417,11 @@ impl Formulation for StateSpaceFormulation {
     fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
         let scratch = &mut self.output_scratch.borrow_mut();
         crate::index3::mechanism_quantities(&self.mech, self.solver.state(), quantities, out, scratch);
+    }
+
+    fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        crate::index3::mechanism_quantity_rates(&self.mech, self.solver.state(), quantities, first, second, scratch);
     }
 
     fn dims(&self) -> Dims {
@@ -439,7 +441,7 @@ impl Formulation for StateSpaceFormulation {
             Some(saved) => {
                 saved.state.clone_from(self.solver.state());
                 self.solver.save_into(&mut saved.solver);
-                saved.inputs.copy_from_slice(&self.mech.inputs);
+                saved.inputs.clone_from(&self.mech.inputs);
             }
             None => {
                 self.saved = Some(Box::new(Snapshot {
@@ -454,14 +456,14 @@ impl Formulation for StateSpaceFormulation {
     fn rollback(&mut self) -> Result<(), String> {
         let saved = self.saved.as_ref().ok_or("no checkpoint to return to")?;
         self.solver.load(&saved.state, &saved.solver);
-        self.mech.inputs.copy_from_slice(&saved.inputs);
+        self.mech.inputs.clone_from(&saved.inputs);
         Ok(())
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Snapshot = from_bytes(bytes)?;
         let m = &self.mech;
-        if !m.holds(&s.state) || s.inputs.len() != m.inputs.len() {
+        if !m.holds(&s.state) || !s.inputs.fits(m.inputs.len()) {
             return Err("the snapshot does not belong to this model".into());
         }
         self.solver.restore(&s.state, &s.solver)?;

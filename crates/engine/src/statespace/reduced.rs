@@ -319,7 +319,7 @@ impl Reduced {
             }
             self.tau_q[k] = s;
         }
-        mech.applied_forces(&self.bodies, &base.angles, &self.friction, &mut self.loads);
+        mech.applied_forces(t, &self.bodies, &base.angles, &self.friction, &mut self.loads);
         Ok(())
     }
 

@@ -149,4 +149,12 @@ impl Force {
             | Force::Actuator { input, .. } => input.as_deref(),
         }
     }
+
+    /// Damping coefficient of a spring-damper (0 for the other elements).
+    pub fn damping(&self) -> f64 {
+        match self {
+            Force::Tsda { damping, .. } | Force::Rsda { damping, .. } => *damping,
+            _ => 0.0,
+        }
+    }
 }

@@ -5,12 +5,14 @@
 //! Compiled into the library and into `build.rs`; depends on serde, serde_json, quick-xml
 //! and sha2 only.
 
+mod derivative_orders;
 mod expand;
 mod token;
 mod units;
 mod xml;
 
 pub use crate::format::Quantity;
+pub use derivative_orders::output_derivative_order;
 pub use expand::{interface_of, InterfaceError};
 pub use token::instantiation_token;
 pub use units::unit_definition;
@@ -96,6 +98,10 @@ pub enum SolverSetting {
     /// no copy.
     MaxStepsPerCall,
 }
+
+/// The highest order of the output derivatives (`maxOutputDerivativeOrder` of both versions:
+/// every formulation's state has accelerations).
+pub const MAX_OUTPUT_DERIVATIVE_ORDER: u32 = 2;
 
 /// Start value of `solver.maxStepsPerCall`: 100 s of simulated time at a 1 ms internal step,
 /// far above what a communication step of a co-simulation needs, and a fraction of a second
@@ -189,6 +195,16 @@ pub struct Variable {
     pub max: Option<f64>,
     pub description: String,
     pub binding: Binding,
+}
+
+impl Variable {
+    /// A continuous Real input or output: the variables with input derivatives (FMI 2) or
+    /// output derivatives, and FMI 3's intermediate variables (`intermediateUpdate="true"`).
+    pub fn is_continuous_signal(&self) -> bool {
+        self.ty == VarType::Real
+            && self.variability == Variability::Continuous
+            && matches!(self.causality, Causality::Input | Causality::Output)
+    }
 }
 
 /// The interface of one model: its variables (value reference = index) and its methods.

@@ -7,7 +7,9 @@ pub mod bibliography;
 
 use mbfmu_model::catalog::CatalogEntry;
 use mbfmu_model::format::{Formulation, Method};
-use mbfmu_model::variables::{Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable};
+use mbfmu_model::variables::{
+    output_derivative_order, Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable,
+};
 use std::fmt::Write as _;
 
 use crate::drawing::escape;
@@ -46,6 +48,33 @@ fn table(out: &mut String, title: &str, vars: &[&Variable], with_start: bool) {
         let _ = writeln!(out, "<td>{}</td></tr>", escape(&v.description));
     }
     out.push_str("</table>\n");
+}
+
+/// The orders of the output derivatives (`maxOutputDerivativeOrder` = 2) and the importer's
+/// ways of interpolating inputs.
+fn derivatives_note(out: &mut String, d: &mbfmu_model::format::Description, outputs: &[&Variable]) {
+    if outputs.is_empty() {
+        return;
+    }
+    let named = |order: u32| {
+        let names: Vec<String> = outputs
+            .iter()
+            .filter(|v| matches!(v.binding, Binding::Output(q) if output_derivative_order(q, d) == order))
+            .map(|v| format!("<code>{}</code>", escape(&v.name)))
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let _ = writeln!(
+        out,
+        "<h3>Derivatives of the outputs and interpolated inputs</h3>\n<p>fmi2GetRealOutputDerivatives and fmi3GetOutputDerivatives return the first and second time derivatives of the outputs at the current time, computed from the state (velocities, accelerations, the circuit equations, the input signals), not by differences in time. A derivative the state does not determine (the rate of an acceleration, of a reaction force or any other Lagrange multiplier, of a damped force's rate) is 0. First and second derivative: {}. First derivative only: {}. Neither: {}.</p>\n<p>Inputs: FMI 2.0 importers may give each input's first and second time derivative at a communication point (fmi2SetRealInputDerivatives, canInterpolateInputs); the input is then that polynomial inside the integrator over the next doStep and afterwards holds the value it reached. FMI 3.0 importers that pass an intermediateUpdate callback are called after every internal step of fmi3DoStep and may set the inputs there (providesIntermediateUpdate; the inputs and outputs have intermediateUpdate=\"true\").</p>",
+        named(2),
+        named(1),
+        named(0)
+    );
 }
 
 /// Guidance for the integrators of seed 000 (Zhang, Zhang, Zanoni & Masarati, "Performance of
@@ -168,6 +197,7 @@ pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, ve
     table(&mut out, "Model parameters", &pick(&|v| matches!(v.binding, Binding::ModelParameter { .. })), true);
     table(&mut out, "Inputs", &pick(&|v| v.causality == Causality::Input), true);
     table(&mut out, "Outputs", &pick(&|v| v.causality == Causality::Output && v.ty != VarType::String), false);
+    derivatives_note(&mut out, d, &pick(&|v| v.causality == Causality::Output && v.is_continuous_signal()));
     table(
         &mut out,
         "Model Exchange states and derivatives",

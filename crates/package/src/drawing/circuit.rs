@@ -256,7 +256,7 @@ impl Circuit {
         (lo, hi)
     }
 
-    /// Size of the schematic at its natural scale [px].
+    /// Size of the schematic at its natural scale \[px\].
     pub fn natural_frame(&self, labels: bool) -> Frame {
         let (lo, hi) = self.bounds();
         Frame { width: hi.0 - lo.0 + 24.0, height: hi.1 - lo.1 + 24.0, margin: 12.0, labels }

@@ -245,8 +245,10 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             model_identifier: d.name.clone(),
             needs_execution_tool: false,
             variable_step: true,
-            interpolate_inputs: false,
-            max_output_derivative_order: 0,
+            // FMI 2.0.4 Sect. 4.2.1: input derivatives are interpolated inside the integrator;
+            // output derivatives come from the state.
+            interpolate_inputs: true,
+            max_output_derivative_order: MAX_OUTPUT_DERIVATIVE_ORDER,
             asynchronous: false,
             once_per_process: false,
             no_memory_functions: true,

@@ -89,6 +89,10 @@ enum Fmi3Variable {
         /// Value reference of the state this variable is the derivative of.
         #[serde(rename = "@derivative", skip_serializing_if = "Option::is_none")]
         derivative: Option<u32>,
+        /// Sect. 2.4.7.4: accessible in Intermediate Update Mode (continuous inputs and
+        /// outputs).
+        #[serde(rename = "@intermediateUpdate", skip_serializing_if = "Option::is_none")]
+        intermediate_update: Option<bool>,
     },
     Int32 {
         #[serde(rename = "@name")]
@@ -209,6 +213,7 @@ fn fmi3_variable(interface: &ModelInterface, v: &Variable) -> Fmi3Variable {
             min: v.min.map(real),
             max: v.max.map(real),
             derivative: state_of(interface, v).map(|s| s.value_reference),
+            intermediate_update: v.is_continuous_signal().then_some(true),
         },
         VarType::Integer => Fmi3Variable::Int32 {
             name,
@@ -275,9 +280,11 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             adjoint: false,
             once_per_process: false,
             event_mode: false,
-            intermediate_update: false,
+            // Sect. 4.2.2: callbacks after every internal step of fmi3DoStep, where the
+            // intermediate inputs may be set; no early return from them.
+            intermediate_update: true,
             early_return: false,
-            max_output_derivative_order: 0,
+            max_output_derivative_order: MAX_OUTPUT_DERIVATIVE_ORDER,
         },
         units: unit_definitions(interface)?,
         types: Fmi3TypeDefinitions {

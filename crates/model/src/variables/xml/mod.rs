@@ -3,7 +3,7 @@
 
 use super::{
     unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
-    LOG_CATEGORIES, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
+    LOG_CATEGORIES, MAX_OUTPUT_DERIVATIVE_ORDER, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
 };
 use crate::format::Description;
 use serde::Serialize;
