@@ -7,9 +7,13 @@ use mbfmu_engine::Simulation;
 use mbfmu_model::format::Quantity;
 use mbfmu_model::variables::{Binding, ModelInterface};
 
+/// The slot of a variable that is not an output.
+const NOT_AN_OUTPUT: u32 = u32::MAX;
+
 pub(super) struct OutputCache {
-    /// Position in `quantities` of each value reference's output (None for other variables).
-    slots: Vec<Option<usize>>,
+    /// Position in `quantities` of each value reference's output ([`NOT_AN_OUTPUT`] for
+    /// other variables): one compact table lookup per read.
+    slots: Vec<u32>,
     quantities: Vec<Quantity>,
     values: Vec<f64>,
     valid: bool,
@@ -24,9 +28,9 @@ impl OutputCache {
             .map(|v| match v.binding {
                 Binding::Output(q) => {
                     quantities.push(q);
-                    Some(quantities.len() - 1)
+                    (quantities.len() - 1) as u32
                 }
-                _ => None,
+                _ => NOT_AN_OUTPUT,
             })
             .collect();
         let values = vec![f64::NAN; quantities.len()];
@@ -38,14 +42,30 @@ impl OutputCache {
         self.valid = false;
     }
 
+    /// The value of output `vr` if the outputs of the current state are evaluated already
+    /// (the path of every read after the first of a step).
+    #[inline]
+    pub fn cached(&self, vr: u32) -> Option<f64> {
+        if !self.valid {
+            return None;
+        }
+        match self.slots.get(vr as usize) {
+            Some(&slot) if slot != NOT_AN_OUTPUT => Some(self.values[slot as usize]),
+            _ => None,
+        }
+    }
+
     /// The value of output `vr` at the simulation's current state (every output is
     /// evaluated on the first read after an invalidation). None if `vr` is not an output.
     pub fn get(&mut self, vr: u32, sim: &Simulation) -> Option<f64> {
-        let slot = (*self.slots.get(vr as usize)?)?;
+        let slot = *self.slots.get(vr as usize)?;
+        if slot == NOT_AN_OUTPUT {
+            return None;
+        }
         if !self.valid {
             sim.quantities(&self.quantities, &mut self.values);
             self.valid = true;
         }
-        Some(self.values[slot])
+        Some(self.values[slot as usize])
     }
 }

@@ -105,6 +105,7 @@ impl Slave {
         self.stop_time = s.stop_time;
         self.time = s.time;
         self.values.clone_from(&s.values);
+        self.parameters_dirty = self.parameters_differ();
         self.outputs.invalidate();
         Ok(())
     }

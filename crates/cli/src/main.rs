@@ -18,6 +18,7 @@ mod progress;
 mod simulate;
 mod stepping;
 mod sweep;
+mod unpacked;
 
 use args::{Cli, Command};
 use clap::Parser;
