@@ -92,6 +92,7 @@ impl<S: Machine> Instance<S> {
     }
 
     /// Reads `vrs` into `out` (same length), converting each value with `convert`.
+    #[inline]
     pub fn read<T>(
         &mut self,
         function: &str,
@@ -101,9 +102,18 @@ impl<S: Machine> Instance<S> {
         convert: impl Fn(f64) -> Option<T>,
     ) -> Outcome {
         debug_assert_eq!(vrs.len(), out.len());
+        // A host's read of many outputs: one pass over the output cache.
+        if self.slave.read_outputs(vrs, accepts, out, &convert) {
+            return Ok(Status::Ok);
+        }
         for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
-            self.typed_variable(function, vr, accepts)?;
-            let x = self.slave.get(vr).map_err(|e| e.to_string())?;
+            let x = match self.slave.cached_output(vr, accepts) {
+                Some(x) => x,
+                None => {
+                    self.typed_variable(function, vr, accepts)?;
+                    self.slave.get(vr).map_err(|e| e.to_string())?
+                }
+            };
             *slot = match convert(x) {
                 Some(v) => v,
                 None => return Err(unrepresentable(function, vr, x)),

@@ -395,6 +395,34 @@ impl Slave {
         }
     }
 
+    /// The value of output `vr` if the outputs of the current state are evaluated already
+    /// and its type is one of `accepts` (None: ask [`Slave::get`], which explains).
+    #[inline]
+    pub fn cached_output(&self, vr: u32, accepts: &[VarType]) -> Option<f64> {
+        self.outputs.cached_of_type(vr, accepts)
+    }
+
+    /// Writes `convert` of every one of `vrs` to `out` from the output cache (evaluated first
+    /// if the state changed); false if one of them is not an output of a type in `accepts` or
+    /// cannot be converted: then read them with [`Slave::get`], which explains.
+    #[inline]
+    pub fn read_outputs<T>(
+        &mut self,
+        vrs: &[u32],
+        accepts: &[VarType],
+        out: &mut [T],
+        convert: impl Fn(f64) -> Option<T>,
+    ) -> bool {
+        if !self.outputs.is_valid() {
+            // The first output read of a state evaluates them all (or fails, explained later).
+            match vrs.first() {
+                Some(&vr) if !self.model_exchange && self.get(vr).is_ok() => {}
+                _ => return false,
+            }
+        }
+        self.outputs.read_cached(vrs, accepts, out, convert)
+    }
+
     fn get_uncached(&mut self, vr: u32) -> Result<f64, SlaveError> {
         /// What a computed variable reads.
         enum Read {

@@ -1,6 +1,8 @@
 //! The index-3 formulation behind [`Formulation`]: the mechanism's DAE with the half-implicit
 //! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
 
+use super::planar::PlanarModel;
+use super::planar_outputs::PlanarOutputs;
 use super::{
     mechanism_quantities, AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism, OutputScratch,
 };
@@ -77,6 +79,11 @@ impl Index3Formulation {
             assembly.worst_constraint = positions.worst_constraint;
         }
         let inputs = dae.mech.inputs.clone();
+        // The half-implicit method steps a planar mechanism in its in-plane unknowns; its
+        // outputs then have planar kernels too (the same detection).
+        let planar = (settings.method.get() == Method::HalfImplicit)
+            .then(|| PlanarModel::detect(&dae.mech, &state).map(|p| PlanarOutputs::new(&dae.mech, p, &state)))
+            .flatten();
         let (stepper, saved) = match settings.method.get() {
             Method::HalfImplicit => (
                 Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state: state.clone() },
@@ -89,7 +96,7 @@ impl Index3Formulation {
                 (Stepper::Implicit(integrator), saved)
             }
         };
-        let output_scratch = OutputScratch::new(&dae.mech);
+        let output_scratch = OutputScratch::new(&dae.mech, planar);
         Ok(Index3Formulation { dae, stepper, settings, assembly, saved, output_scratch })
     }
 

@@ -19,6 +19,7 @@ mod half_implicit;
 mod output_eval;
 mod outputs;
 mod planar;
+mod planar_outputs;
 mod planar_step;
 mod schur;
 mod statics;

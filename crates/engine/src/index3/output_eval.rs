@@ -4,8 +4,12 @@
 //! violation and for the reaction of the group's joint), a joint's reaction force and
 //! torque, a body's global angular velocity, the energies and the friction forces. Each
 //! value comes from the kernels of the single quantities (`outputs.rs`, `mod.rs`) with the
-//! same operations, so [`mechanism_quantities`] and [`Mechanism::quantity`] give the same bits.
+//! same operations, so [`mechanism_quantities`] and [`Mechanism::quantity`] give the same
+//! bits, except for a planar mechanism stepped in its plane: its joint rates come from the
+//! in-plane kernel of `planar_outputs.rs` (equal to round-off).
 
+use super::outputs::{rotate, vector_value};
+use super::planar_outputs::PlanarOutputs;
 use super::{MechState, Mechanism, MAX_GROUP_VECTORS};
 use mbfmu_model::format::Quantity;
 use nalgebra::Vector3;
@@ -24,16 +28,19 @@ pub(crate) struct OutputScratch {
     have_values: Vec<bool>,
     /// Per joint, its reaction once evaluated.
     reactions: Vec<Option<Reaction>>,
+    /// The planar kernels, for a planar mechanism stepped in its plane.
+    planar: Option<PlanarOutputs>,
 }
 
 impl OutputScratch {
-    pub(crate) fn new(m: &Mechanism) -> std::cell::RefCell<OutputScratch> {
+    pub(crate) fn new(m: &Mechanism, planar: Option<PlanarOutputs>) -> std::cell::RefCell<OutputScratch> {
         std::cell::RefCell::new(OutputScratch {
             friction: Vec::with_capacity(m.joints.len()),
             phi: vec![0.0; m.n_constraints()],
             values: vec![[Vector3::zeros(); MAX_GROUP_VECTORS]; m.groups.len()],
             have_values: vec![false; m.groups.len()],
             reactions: vec![None; m.joints.len()],
+            planar,
         })
     }
 }
@@ -48,7 +55,12 @@ fn group_values<'a>(
     g: usize,
 ) -> &'a [Vector3<f64>; MAX_GROUP_VECTORS] {
     if !have[g] {
-        m.groups[g].vector_values(m, &state.bodies, &mut values[g]);
+        // ConstraintGroup::vector_values with the value kernel inlined.
+        let group = &m.groups[g];
+        let pair = m.pair(&state.bodies, &group.geometry.pair);
+        for &i in &group.used {
+            values[g][i] = vector_value(&group.geometry.vectors[i], &pair);
+        }
         have[g] = true;
     }
     &values[g]
@@ -96,11 +108,17 @@ pub(crate) fn mechanism_quantities(
                 Some((b, w)) if b == body => w[axis],
                 _ => {
                     let s = &state.bodies[body];
-                    let w = s.rot * s.w;
+                    let w = rotate(&s.rot, &s.w);
                     spin = Some((body, w));
                     w[axis]
                 }
             },
+            Quantity::JointAngleRate { joint } => {
+                match scratch.planar.as_ref().and_then(|p| p.angle_rate(m, joint, state)) {
+                    Some(rate) => rate,
+                    None => m.quantity(*q, state),
+                }
+            }
             Quantity::KineticEnergy => energy().0,
             Quantity::PotentialEnergy => energy().1,
             Quantity::TotalEnergy => {

@@ -4,7 +4,7 @@ use super::geometry::{Measure, Pair, Term, Vector};
 use super::{MechState, Mechanism, MAX_GROUP_VECTORS};
 use crate::rotation::{log, quaternion};
 use mbfmu_model::format::Quantity;
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 
 impl Mechanism {
     /// Reaction force (global) and torque (global, about the centre of mass) that joint `j`
@@ -38,34 +38,45 @@ impl Mechanism {
     ) -> ([f64; 3], [f64; 3]) {
         let joint = &self.joints[j];
         let (mut f, mut n) = ([0.0; 3], [0.0; 3]);
+        let Some(group) = self.joint_group(j) else { return (f, n) };
+        let g = &self.groups[group].geometry;
+        let pair = self.pair(&state.bodies, &g.pair);
         for k in joint.rows.clone() {
+            let l = state.lambda[k];
+            // A row with a zero multiplier adds products +-0 to sums that are never -0 (they
+            // start at +0, and x - x is +0): it changes no bit, so it is not evaluated (the
+            // out-of-plane rows of a planar mechanism's step).
+            if l == 0.0 {
+                continue;
+            }
             let c = &self.constraints[k];
-            let g = &self.groups[c.group].geometry;
-            let pair = self.pair(&state.bodies, &g.pair);
             let row = match c.axis {
                 Some(a) => a.row(&pair, &g.vectors),
                 None => c.term.row(&pair, &g.vectors, values).1,
             };
-            let l = state.lambda[k];
-            for i in 0..3 {
-                match joint.pair[1] {
-                    Some(_) => {
+            match joint.pair[1] {
+                Some(_) => {
+                    for i in 0..3 {
                         f[i] -= row[1][i] * l;
                         n[i] -= row[1][3 + i] * l;
                     }
-                    None => f[i] += row[0][i] * l,
+                }
+                None => {
+                    for i in 0..3 {
+                        f[i] += row[0][i] * l;
+                    }
                 }
             }
         }
         if let Some(b) = joint.pair[1] {
-            let g = state.bodies[b].rot * Vector3::from(n);
+            let g = rotate(&state.bodies[b].rot, &Vector3::from(n));
             n = [g.x, g.y, g.z];
         }
         (f, n)
     }
 
     /// Value of a quantity that depends on the state alone (not on solver statistics).
-    #[inline]
+    #[inline(always)]
     pub fn quantity(&self, q: Quantity, state: &MechState) -> f64 {
         match self.state_component(q, state) {
             Some(x) => x,
@@ -186,28 +197,50 @@ impl Mechanism {
     }
 }
 
-/// Value and rate of a vector: the first two parts of [`Vector::evaluate`] with the same
-/// operations (so the same bits), without the quadratic term.
+/// A v for a 3x3 matrix: nalgebra's product (column by column, `gemv`: (a0 v0 + a1 v1) +
+/// a2 v2 per row) written out, so that the output kernels inline it; the same bits (the unit
+/// test below compares them).
+#[inline(always)]
+pub(super) fn rotate(a: &Matrix3<f64>, v: &Vector3<f64>) -> Vector3<f64> {
+    let row = |i: usize| a[(i, 0)] * v.x + a[(i, 1)] * v.y + a[(i, 2)] * v.z;
+    Vector3::new(row(0), row(1), row(2))
+}
+
+/// [`Vector::value`] with the same operations, inlined into the output kernels.
+#[inline(always)]
+pub(super) fn vector_value(v: &Vector, p: &Pair) -> Vector3<f64> {
+    match v {
+        Vector::Constant(c) => *c,
+        Vector::Fixed { slot, local } => p[*slot].map_or(*local, |b| rotate(&b.rot, local)),
+        Vector::Between { local1, local2 } => {
+            let p2 = p[1].map_or(*local2, |b| b.r + rotate(&b.rot, local2));
+            let p1 = p[0].map_or(*local1, |b| b.r + rotate(&b.rot, local1));
+            p2 - p1
+        }
+    }
+}
+
+/// Value and rate of a vector: [`Vector::value`] and the rate of [`Vector::evaluate`] with
+/// the same operations (so the same bits), without the quadratic term.
 #[inline(always)]
 fn value_rate(v: &Vector, p: &Pair) -> (Vector3<f64>, Vector3<f64>) {
-    let value = v.value(p);
     let mut rate = Vector3::zeros();
     match v {
         Vector::Constant(_) => {}
         Vector::Fixed { slot, local } => {
             if let Some(b) = p[*slot] {
-                rate = b.rot * b.w.cross(local);
+                rate = rotate(&b.rot, &b.w.cross(local));
             }
         }
         Vector::Between { local1, local2 } => {
             for (slot, local, sign) in [(0usize, local1, -1.0), (1, local2, 1.0)] {
                 if let Some(b) = p[slot] {
-                    rate += (b.v + b.rot * b.w.cross(local)) * sign;
+                    rate += (b.v + rotate(&b.rot, &b.w.cross(local))) * sign;
                 }
             }
         }
     }
-    (value, rate)
+    (vector_value(v, p), rate)
 }
 
 impl Measure {
@@ -229,6 +262,37 @@ impl Measure {
                 let ((s, s_rate), (c, c_rate)) = (dot(g1, f2), dot(f1, f2));
                 let rho2 = s * s + c * c;
                 (c * s_rate - s * c_rate) / rho2
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The written-out product has nalgebra's bits, also for signed zeros, infinities and NaN.
+    #[test]
+    fn rotate_is_nalgebras_product() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            match state % 16 {
+                0 => 0.0,
+                1 => -0.0,
+                2 => f64::INFINITY,
+                3 => 1e-310,
+                _ => (state >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0,
+            }
+        };
+        for _ in 0..200_000 {
+            let a = Matrix3::from_fn(|_, _| next());
+            let v = Vector3::new(next(), next(), next());
+            let (ours, theirs) = (rotate(&a, &v), a * v);
+            for i in 0..3 {
+                assert!(ours[i].to_bits() == theirs[i].to_bits() || (ours[i].is_nan() && theirs[i].is_nan()));
             }
         }
     }
