@@ -11,18 +11,29 @@
 //! lock exclusively and skips entries in use. Without a usable cache directory the archive is
 //! unpacked into a temporary directory as before.
 //!
+//! Hashing a large archive costs milliseconds, so the key of an archive that was hashed is
+//! remembered with the file's identity (device, inode, size, modification and change times;
+//! `<dev>-<ino>.stat`) and reused while that identity is unchanged. Any write to the file
+//! changes its change time, which no user can set; an archive whose change time was less than
+//! [`SETTLED`] before it was hashed is not remembered, since a write within the same clock
+//! tick could leave the times unchanged (the "racily clean" entries of git's index).
+//!
 //! The `fmi` crate deletes the directory it loads from, so it gets a temporary directory of
 //! symbolic links to the entry's top-level files.
 
 use crate::error::{Context, Error, Result};
 use sha2::{Digest, Sha256};
 use std::fs::File;
+use std::io::Write;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 /// Entries kept besides the ones in use (each is an unpacked FMU of a few megabytes).
 const KEEP: usize = 8;
+
+/// How long an archive must have been unchanged for its key to be remembered.
+const SETTLED: Duration = Duration::from_secs(2);
 
 /// Temporary extractions older than this are left over from a process that was killed.
 const STALE: Duration = Duration::from_secs(24 * 3600);
@@ -43,11 +54,11 @@ pub fn unpack(path: &Path) -> Result<Unpacked> {
 
 /// [`unpack`] with the cache in `root`.
 pub fn unpack_in(root: &Path, path: &Path) -> Result<Unpacked> {
-    let bytes = std::fs::read(path).context(path.display())?;
-    match cached_entry(root, path, &bytes) {
+    match cached_entry(root, path) {
         Ok(Some((entry, lease))) => Ok(Unpacked { dir: links_to(&entry)?, lease: Some(lease) }),
         // No usable cache directory: a private extraction.
         Ok(None) | Err(_) => {
+            let bytes = std::fs::read(path).context(path.display())?;
             let dir =
                 tempfile::Builder::new().prefix("mbfmu-").tempdir().context("cannot create a temporary directory")?;
             extract(path, &bytes, dir.path())?;
@@ -56,18 +67,47 @@ pub fn unpack_in(root: &Path, path: &Path) -> Result<Unpacked> {
     }
 }
 
-/// The cache entry of `bytes` (extracted if missing) and the shared lock on it; None if the
-/// cache directory cannot be created.
-fn cached_entry(root: &Path, path: &Path, bytes: &[u8]) -> Result<Option<(PathBuf, File)>> {
+/// The cache entry of the archive at `path` (extracted if missing) and the shared lock on
+/// it; None if the cache directory cannot be created.
+fn cached_entry(root: &Path, path: &Path) -> Result<Option<(PathBuf, File)>> {
     if std::fs::create_dir_all(root).is_err() {
         return Ok(None);
     }
-    let key: String = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let identity = Identity::of(path)?;
+    let mut bytes = None;
+    let key = match identity.as_ref().and_then(|id| id.remembered(root)) {
+        Some(key) => key,
+        None => {
+            let read = std::fs::read(path).context(path.display())?;
+            let key: String = Sha256::digest(&read).iter().map(|b| format!("{b:02x}")).collect();
+            if let Some(id) = &identity {
+                id.remember(root, &key);
+            }
+            bytes = Some(read);
+            key
+        }
+    };
     let entry = root.join(&key);
     let lease = lock(&root.join(format!("{key}.lock")), libc::LOCK_SH)?;
     if !entry.join("modelDescription.xml").is_file() {
+        let bytes = match bytes {
+            Some(b) => b,
+            None => std::fs::read(path).context(path.display())?,
+        };
+        // The file may have changed since its identity was remembered: extract what its
+        // bytes are named after, never other bytes under this name.
+        let actual: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        if actual != key {
+            // Changed after its identity was remembered (racily): forget it and start again,
+            // which hashes the file.
+            if let Some(id) = &identity {
+                let _ = std::fs::remove_file(id.file(root));
+            }
+            drop(lease);
+            return cached_entry(root, path);
+        }
         let fresh = tempfile::Builder::new().prefix(".tmp-").tempdir_in(root).context(root.display())?;
-        extract(path, bytes, fresh.path())?;
+        extract(path, &bytes, fresh.path())?;
         match std::fs::rename(fresh.path(), &entry) {
             Ok(()) => {
                 let _kept = fresh.keep();
@@ -81,6 +121,48 @@ fn cached_entry(root: &Path, path: &Path, bytes: &[u8]) -> Result<Option<(PathBu
     let _ = lease.set_modified(SystemTime::now());
     evict(root, &key);
     Ok(Some((entry, lease)))
+}
+
+/// What identifies a file's content without reading it (see the module documentation).
+#[derive(Debug, PartialEq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    text: String,
+}
+
+impl Identity {
+    /// The identity of `path`; None if it changed too recently to be trusted.
+    fn of(path: &Path) -> Result<Option<Identity>> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(path).context(path.display())?;
+        let changed = SystemTime::UNIX_EPOCH + Duration::new(m.ctime().max(0) as u64, m.ctime_nsec() as u32);
+        if SystemTime::now().duration_since(changed).map_or(true, |age| age < SETTLED) {
+            return Ok(None);
+        }
+        let text = format!("{} {} {} {} {}", m.size(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec());
+        Ok(Some(Identity { dev: m.dev(), ino: m.ino(), text }))
+    }
+
+    fn file(&self, root: &Path) -> PathBuf {
+        root.join(format!("{:x}-{:x}.stat", self.dev, self.ino))
+    }
+
+    /// The key remembered for this identity.
+    fn remembered(&self, root: &Path) -> Option<String> {
+        let stored = std::fs::read_to_string(self.file(root)).ok()?;
+        let (text, key) = stored.trim_end().rsplit_once(' ')?;
+        (text == self.text && key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit())).then(|| key.to_string())
+    }
+
+    /// Remembers `key` for this identity (written whole with a rename; failures only cost a
+    /// later hash).
+    fn remember(&self, root: &Path, key: &str) {
+        let Ok(mut temp) = tempfile::Builder::new().prefix(".tmp-").tempfile_in(root) else { return };
+        if writeln!(temp, "{} {key}", self.text).is_ok() {
+            let _ = temp.persist(self.file(root));
+        }
+    }
 }
 
 /// Extracts the archive `bytes` (read from `path`) into `dir`.
@@ -141,7 +223,10 @@ fn evict(root: &Path, current: &str) {
                 entries.push((modified, key.to_string()));
             }
         } else if name.starts_with(".tmp-") && now.duration_since(modified).is_ok_and(|age| age > STALE) {
-            let _ = std::fs::remove_dir_all(item.path());
+            let _ = std::fs::remove_dir_all(item.path()).or_else(|_| std::fs::remove_file(item.path()));
+        } else if name.ends_with(".stat") && now.duration_since(modified).is_ok_and(|age| age > 30 * STALE) {
+            // Identities of files not used for a month (only a hash is lost).
+            let _ = std::fs::remove_file(item.path());
         }
     }
     entries.sort_by(|a, b| b.0.cmp(&a.0));
@@ -198,6 +283,26 @@ mod tests {
         let entry = std::fs::canonicalize(first.dir.path().join("modelDescription.xml")).unwrap();
         drop(first);
         assert!(entry.is_file());
+    }
+
+    #[test]
+    fn a_remembered_identity_skips_the_hash_and_a_rewrite_changes_it() {
+        let (cache, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let fmu = work.path().join("m.fmu");
+        archive(&fmu, b"version 1");
+        // Not remembered while the file is fresh; remembered once it has settled.
+        assert!(Identity::of(&fmu).unwrap().is_none());
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        let id = Identity::of(&fmu).unwrap().expect("settled");
+        drop(unpack_in(cache.path(), &fmu).unwrap());
+        assert!(id.remembered(cache.path()).is_some());
+        // A rewrite with other bytes of the same size: a new identity (change time), so the
+        // next run hashes it and gets the new content.
+        archive(&fmu, b"version 2");
+        std::thread::sleep(SETTLED + Duration::from_millis(100));
+        assert_ne!(Identity::of(&fmu).unwrap().expect("settled"), id);
+        let u = unpack_in(cache.path(), &fmu).unwrap();
+        assert_eq!(std::fs::read(u.dir.path().join("binaries/x86_64-linux/m.so")).unwrap(), b"version 2");
     }
 
     #[test]
