@@ -1,5 +1,5 @@
 //! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
-//! GetFloat64/GetReal of every output, SetFloat64/SetReal of the inputs and GetFMUState into
+//! GetFloat64/GetReal of every output (in one call, and mixed with the time), SetFloat64/SetReal of the inputs and GetFMUState into
 //! an existing state, called through the exported C functions of the FMU library (linked
 //! into this test, so that a counting global allocator sees every allocation they make),
 //! for one model of each formulation and integrator family, FMI 3 and FMI 2. Counting starts
@@ -90,6 +90,8 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
         let entry = catalog::find(case.model).expect("catalog model");
         let model = Model::from_catalog(entry).expect("catalog models build");
         let (outputs, inputs) = variables(&model);
+        let time = model.interface.variables.iter().find(|v| v.causality == Causality::Independent).expect("time");
+        let time = time.value_reference;
         let (name, token) = (CString::new(case.model).unwrap(), CString::new(entry.token).unwrap());
         unsafe {
             let c = fmi3::fmi3InstantiateCoSimulation(
@@ -131,6 +133,10 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
                 assert_eq!(status, f3::fmi3Status_fmi3OK, "{}: step {i}", case.model);
                 let s = fmi3::fmi3GetFloat64(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr(), values.len());
                 assert_eq!(s, f3::fmi3Status_fmi3OK);
+                // A read that mixes the time with an output takes the per-variable path.
+                let (mixed, mut two) = ([time, outputs[0]], [0.0; 2]);
+                assert_eq!(fmi3::fmi3GetFloat64(c, mixed.as_ptr(), 2, two.as_mut_ptr(), 2), f3::fmi3Status_fmi3OK);
+                assert_eq!(two[1].to_bits(), values[0].to_bits(), "{}: the same output either way", case.model);
                 if i % 50 == 1 {
                     assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
                 }
