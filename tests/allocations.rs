@@ -1,9 +1,10 @@
 //! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
-//! GetFloat64/GetReal of every output (in one call, and mixed with the time), SetFloat64/SetReal of the inputs and GetFMUState into
-//! an existing state, called through the exported C functions of the FMU library (linked
-//! into this test, so that a counting global allocator sees every allocation they make),
-//! for one model of each formulation and integrator family, FMI 3 and FMI 2. Counting starts
-//! after the first communication step: its calls size a few buffers on first use.
+//! GetFloat64/GetReal of every output (in one call, and FMI 3 also mixed with the time),
+//! SetFloat64/SetReal of the inputs and GetFMUState into an existing state, called through
+//! the exported C functions of the FMU library (linked into this test, so that a counting
+//! global allocator sees every allocation they make), for one model of each formulation and
+//! integrator family, FMI 3 and FMI 2. Counting starts after the first communication step:
+//! its calls size a few buffers on first use.
 
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
 use mbfmu::fmi::{fmi2, fmi3};

@@ -221,8 +221,11 @@ impl Slave {
     }
 
     pub fn variable(&self, vr: u32) -> Result<&Variable, SlaveError> {
-        // ok_or_else: no error value is built (and dropped) on the success path.
-        self.model.interface.variable(vr).ok_or_else(|| SlaveError::UnknownReference(vr))
+        // No error value is built (and dropped) on the success path.
+        match self.model.interface.variable(vr) {
+            Some(v) => Ok(v),
+            None => Err(SlaveError::UnknownReference(vr)),
+        }
     }
 
     /// Messages produced since the last call (warnings, solver diagnostics).

@@ -279,12 +279,13 @@ mod tests {
     fn same_text_as_std_formatting_and_round_trips() {
         // Boundaries of the plain range, integers, powers of ten, subnormals, extremes.
         let mut cases = vec![
-            // Exact ties (Rust rounds them up, Zmij to even), of 17 and 16 digits.
-            1576861871246171.25,
-            4028503078.84765625,
-            -4028503078.84765625,
-            -1016754363297178.75,
-            -76152603618914.625,
+            // Exact ties (Rust rounds them up, Zmij to even), of 17 and 16 digits (the sums
+            // are exact).
+            1576861871246171.0 + 0.25,
+            4028503078.0 + 0.84765625,
+            -4028503078.0 - 0.84765625,
+            -1016754363297178.0 - 0.75,
+            -76152603618914.0 - 0.625,
             0.1015625 * 3.0,
             1e-5,
             9.999999999999999e-6,

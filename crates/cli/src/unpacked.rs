@@ -229,7 +229,7 @@ fn evict(root: &Path, current: &str) {
             let _ = std::fs::remove_file(item.path());
         }
     }
-    entries.sort_by(|a, b| b.0.cmp(&a.0));
+    entries.sort_by_key(|e| std::cmp::Reverse(e.0));
     for (_, key) in entries.into_iter().skip(KEEP.saturating_sub(1)) {
         let lock_path = root.join(format!("{key}.lock"));
         let Ok(guard) = lock(&lock_path, libc::LOCK_EX | libc::LOCK_NB) else { continue };
