@@ -1,11 +1,12 @@
 //! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
-//! GetFloat64/GetReal of every output, SetFloat64/SetReal of the inputs and GetFMUState into
-//! an existing state, the output derivatives of both versions, doStep with FMI 2 input
-//! derivatives set and FMI 3 doStep with intermediate updates (a callback that sets the
-//! inputs and reads outputs and their derivatives), called through the exported C functions
-//! of the FMU library (linked into this test, so that a counting global allocator sees every
-//! allocation they make), for one model of each formulation and integrator family. Counting
-//! starts after the first communication step: its calls size a few buffers on first use.
+//! GetFloat64/GetReal of every output (in one call, and FMI 3 also mixed with the time),
+//! SetFloat64/SetReal of the inputs and GetFMUState into an existing state, the output
+//! derivatives of both versions, doStep with FMI 2 input derivatives set and FMI 3 doStep
+//! with intermediate updates (a callback that sets the inputs and reads outputs and their
+//! derivatives), called through the exported C functions of the FMU library (linked into this
+//! test, so that a counting global allocator sees every allocation they make), for one model
+//! of each formulation and integrator family. Counting starts after the first communication
+//! step: its calls size a few buffers on first use.
 
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
 use mbfmu::fmi::{derivatives, fmi2, fmi3};
@@ -97,6 +98,8 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
         let entry = catalog::find(case.model).expect("catalog model");
         let model = Model::from_catalog(entry).expect("catalog models build");
         let (outputs, inputs) = variables(&model);
+        let time = model.interface.variables.iter().find(|v| v.causality == Causality::Independent).expect("time");
+        let time = time.value_reference;
         let (name, token) = (CString::new(case.model).unwrap(), CString::new(entry.token).unwrap());
         unsafe {
             let c = fmi3::fmi3InstantiateCoSimulation(
@@ -143,6 +146,10 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
                 let (n, p) = (rate_vrs.len(), rates.as_mut_ptr());
                 let s = derivatives::fmi3GetOutputDerivatives(c, rate_vrs.as_ptr(), n, orders.as_ptr(), p, n);
                 assert_eq!(s, f3::fmi3Status_fmi3OK);
+                // A read that mixes the time with an output takes the per-variable path.
+                let (mixed, mut two) = ([time, outputs[0]], [0.0; 2]);
+                assert_eq!(fmi3::fmi3GetFloat64(c, mixed.as_ptr(), 2, two.as_mut_ptr(), 2), f3::fmi3Status_fmi3OK);
+                assert_eq!(two[1].to_bits(), values[0].to_bits(), "{}: the same output either way", case.model);
                 if i % 50 == 1 {
                     assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
                 }

@@ -53,6 +53,11 @@ fn check_pointer<T>(p: *const T, n: usize, what: &str) -> Result<(), String> {
     Ok(())
 }
 
+#[cold]
+fn unrepresentable(function: &str, vr: u32, x: f64) -> String {
+    format!("value {x} of value reference {vr} cannot be represented by {function}")
+}
+
 /// Integer conversions for Integer/Enumeration variables (carried exactly as f64).
 pub fn to_i32(x: f64) -> Option<i32> {
     (x.fract() == 0.0 && x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX)).then_some(x as i32)
@@ -65,20 +70,29 @@ pub fn to_i64(x: f64) -> Option<i64> {
 
 impl<S: Machine> Instance<S> {
     /// Checks that `vr` exists and has one of the types `accepts` admits.
+    #[inline]
     fn typed_variable(&self, function: &str, vr: u32, accepts: &[VarType]) -> Result<(), String> {
-        let v = self.slave.variable(vr).map_err(|e| e.to_string())?;
-        if accepts.contains(&v.ty) {
-            Ok(())
-        } else {
-            Err(format!(
+        match self.slave.variables().get(vr as usize) {
+            Some(v) if accepts.contains(&v.ty) => Ok(()),
+            _ => Err(self.type_error(function, vr)),
+        }
+    }
+
+    /// Why [`Instance::typed_variable`] refused `vr`.
+    #[cold]
+    fn type_error(&self, function: &str, vr: u32) -> String {
+        match self.slave.variable(vr) {
+            Err(e) => e.to_string(),
+            Ok(v) => format!(
                 "variable '{}' (value reference {vr}) is of type {}; {function} cannot access it",
                 v.name,
                 S::type_name(v.ty)
-            ))
+            ),
         }
     }
 
     /// Reads `vrs` into `out` (same length), converting each value with `convert`.
+    #[inline]
     pub fn read<T>(
         &mut self,
         function: &str,
@@ -88,11 +102,22 @@ impl<S: Machine> Instance<S> {
         convert: impl Fn(f64) -> Option<T>,
     ) -> Outcome {
         debug_assert_eq!(vrs.len(), out.len());
+        // A host's read of many outputs: one pass over the output cache.
+        if self.slave.read_outputs(vrs, accepts, out, &convert) {
+            return Ok(Status::Ok);
+        }
         for (&vr, slot) in vrs.iter().zip(out.iter_mut()) {
-            self.typed_variable(function, vr, accepts)?;
-            let x = self.slave.get(vr).map_err(|e| e.to_string())?;
-            *slot = convert(x)
-                .ok_or_else(|| format!("value {x} of value reference {vr} cannot be represented by {function}"))?;
+            let x = match self.slave.cached_output(vr, accepts) {
+                Some(x) => x,
+                None => {
+                    self.typed_variable(function, vr, accepts)?;
+                    self.slave.get(vr).map_err(|e| e.to_string())?
+                }
+            };
+            *slot = match convert(x) {
+                Some(v) => v,
+                None => return Err(unrepresentable(function, vr, x)),
+            };
         }
         Ok(Status::Ok)
     }

@@ -145,6 +145,9 @@ pub struct Slave {
     sim: Option<Simulation>,
     /// Values `sim` was built with (to know when a rebuild is needed).
     built_with: Vec<f64>,
+    /// Some parameter's value differs from `built_with`: kept up to date wherever `values`
+    /// or `built_with` change, so that reading a value does not compare them all.
+    parameters_dirty: bool,
     time: f64,
     messages: Vec<Message>,
     /// A Model Exchange instance (the host integrates the state-space ODE).
@@ -200,6 +203,7 @@ impl Slave {
             values,
             sim: None,
             built_with: Vec::new(),
+            parameters_dirty: true,
             time: start_time,
             messages: Vec::new(),
             model_exchange: false,
@@ -240,7 +244,11 @@ impl Slave {
     }
 
     pub fn variable(&self, vr: u32) -> Result<&Variable, SlaveError> {
-        self.model.interface.variable(vr).ok_or(SlaveError::UnknownReference(vr))
+        // No error value is built (and dropped) on the success path.
+        match self.model.interface.variable(vr) {
+            Some(v) => Ok(v),
+            None => Err(SlaveError::UnknownReference(vr)),
+        }
     }
 
     /// Messages produced since the last call (warnings, solver diagnostics).
@@ -359,18 +367,27 @@ impl Slave {
         Ok(d)
     }
 
-    fn parameters_changed(&self) -> bool {
-        self.sim.is_none()
-            || self.variables().iter().any(|v| {
-                v.causality == Causality::Parameter
-                    && self.values[v.value_reference as usize] != self.built_with[v.value_reference as usize]
-            })
+    /// Whether some parameter's value differs from the one the simulation was built with
+    /// (every parameter when nothing was built yet). Recomputed only where `values` or
+    /// `built_with` change (the field `parameters_dirty`).
+    fn parameters_differ(&self) -> bool {
+        self.variables().iter().any(|v| {
+            v.causality == Causality::Parameter
+                && self.built_with.get(v.value_reference as usize) != Some(&self.values[v.value_reference as usize])
+        })
     }
 
+    #[inline]
     fn ensure_built(&mut self) -> Result<(), SlaveError> {
-        if !self.parameters_changed() {
+        if self.sim.is_some() && !self.parameters_dirty {
             return Ok(());
         }
+        self.build()
+    }
+
+    /// Builds the simulation from the current parameters.
+    #[cold]
+    fn build(&mut self) -> Result<(), SlaveError> {
         let d = self.effective_description()?;
         let mut sim = Simulation::new(&d).map_err(|e| SlaveError::Model(e.to_string()))?;
         let report = sim.assembly.to_string();
@@ -384,6 +401,7 @@ impl Slave {
         self.sim = Some(sim);
         self.state_changed();
         self.built_with = self.values.clone();
+        self.parameters_dirty = false;
         self.time = self.start_time;
         Ok(())
     }
@@ -401,7 +419,45 @@ impl Slave {
     }
 
     /// Value of any variable as f64 (integers and enumerations exactly).
+    #[inline]
     pub fn get(&mut self, vr: u32) -> Result<f64, SlaveError> {
+        // A valid cache holds outputs of a built simulation in a phase that may read them
+        // (every change of state, parameters or phase before that invalidates it).
+        match self.outputs.cached(vr) {
+            Some(x) => Ok(x),
+            None => self.get_uncached(vr),
+        }
+    }
+
+    /// The value of output `vr` if the outputs of the current state are evaluated already
+    /// and its type is one of `accepts` (None: ask [`Slave::get`], which explains).
+    #[inline]
+    pub fn cached_output(&self, vr: u32, accepts: &[VarType]) -> Option<f64> {
+        self.outputs.cached_of_type(vr, accepts)
+    }
+
+    /// Writes `convert` of every one of `vrs` to `out` from the output cache (evaluated first
+    /// if the state changed); false if one of them is not an output of a type in `accepts` or
+    /// cannot be converted: then read them with [`Slave::get`], which explains.
+    #[inline]
+    pub fn read_outputs<T>(
+        &mut self,
+        vrs: &[u32],
+        accepts: &[VarType],
+        out: &mut [T],
+        convert: impl Fn(f64) -> Option<T>,
+    ) -> bool {
+        if !self.outputs.is_valid() {
+            // The first output read of a state evaluates them all (or fails, explained later).
+            match vrs.first() {
+                Some(&vr) if !self.model_exchange && self.get(vr).is_ok() => {}
+                _ => return false,
+            }
+        }
+        self.outputs.read_cached(vrs, accepts, out, convert)
+    }
+
+    fn get_uncached(&mut self, vr: u32) -> Result<f64, SlaveError> {
         /// What a computed variable reads.
         enum Read {
             Quantity(mbfmu_model::variables::Quantity),
@@ -538,6 +594,9 @@ impl Slave {
             }
         }
         self.values[vr as usize] = value;
+        if v.causality == Causality::Parameter {
+            self.parameters_dirty = self.parameters_differ();
+        }
         self.state_changed();
         Ok(())
     }

@@ -117,6 +117,7 @@ impl Slave {
         self.time = s.time;
         self.values.clone_from(&s.values);
         self.input_derivatives.clone_from(&s.input_derivatives);
+        self.parameters_dirty = self.parameters_differ();
         self.state_changed();
         Ok(())
     }

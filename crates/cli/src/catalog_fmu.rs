@@ -54,7 +54,7 @@ fn modified(path: &Path) -> SystemTime {
 }
 
 /// $XDG_CACHE_HOME/mbfmu, else ~/.cache/mbfmu, else a folder in the temporary directory.
-fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     let home = std::env::var_os("XDG_CACHE_HOME")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)

@@ -1,17 +1,35 @@
 //! CSV output: a header row of variable names, then one row per communication point.
 //! Floats are written in their shortest round-trip form, so the file holds exactly the
-//! values the FMU returned.
+//! values the FMU returned. Rows are formatted and written by a thread of their own while
+//! the simulation goes on.
 
-use crate::error::{Context, Result};
+use crate::error::{Context, Error, Result};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
 
+/// Bytes gathered before a write to the file (a few hundred rows of a typical model).
+const BUFFER: usize = 256 * 1024;
+
+/// Rows handed to the writer thread at a time.
+const BLOCK_ROWS: usize = 256;
+
+/// Writes rows in a thread of its own, so that formatting and writing overlap the
+/// simulation: `row` copies the values into a block of rows, full blocks go to the writer
+/// thread and come back empty for reuse (no allocation per row or value once the first
+/// blocks exist).
 pub struct CsvWriter {
-    out: BufWriter<File>,
     path: PathBuf,
-    /// Columns written as integers (Integer, Boolean, Enumeration variables).
-    integer: Vec<bool>,
+    /// Values per row (the time and the data columns).
+    width: usize,
+    /// Rows gathered for the writer: per row the time, then the data columns.
+    block: Vec<f64>,
+    to_writer: Option<mpsc::SyncSender<Vec<f64>>>,
+    /// Blocks the writer has written, for reuse.
+    written: mpsc::Receiver<Vec<f64>>,
+    writer: Option<JoinHandle<std::io::Result<()>>>,
     pub rows: usize,
 }
 
@@ -22,46 +40,200 @@ impl CsvWriter {
             std::fs::create_dir_all(dir).context(format!("cannot create {}", dir.display()))?;
         }
         let file = File::create(path).context(format!("cannot create {}", path.display()))?;
-        let mut writer = CsvWriter { out: BufWriter::new(file), path: path.to_path_buf(), integer, rows: 0 };
+        let mut out = BufWriter::with_capacity(BUFFER, file);
         let line: Vec<String> = header.iter().map(|h| quote(h)).collect();
-        writer.line(&line.join(","))?;
-        Ok(writer)
+        writeln!(out, "{}", line.join(",")).context(format!("cannot write {}", path.display()))?;
+        let width = integer.len() + 1;
+        let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(2);
+        let (give_back, written) = mpsc::channel();
+        let writer = std::thread::Builder::new()
+            .name("csv writer".into())
+            .spawn(move || {
+                let mut line = Vec::with_capacity(1024);
+                for mut block in blocks {
+                    for row in block.chunks_exact(width) {
+                        format_row(&mut line, row[0], &row[1..], &integer);
+                        out.write_all(&line)?;
+                    }
+                    block.clear();
+                    // The main thread may have finished; then the block is dropped.
+                    let _ = give_back.send(block);
+                }
+                out.flush()
+            })
+            .context("cannot start the CSV writer thread")?;
+        Ok(CsvWriter {
+            path: path.to_path_buf(),
+            width,
+            block: Vec::with_capacity(BLOCK_ROWS * width),
+            to_writer: Some(to_writer),
+            written,
+            writer: Some(writer),
+            rows: 0,
+        })
     }
 
+    /// One row (`values` has one value per data column).
     pub fn row(&mut self, time: f64, values: &[f64]) -> Result<()> {
-        let mut line = format_float(time);
-        for (value, &integer) in values.iter().zip(&self.integer) {
-            line.push(',');
-            if integer && value.is_finite() {
-                line.push_str(&(*value as i64).to_string());
-            } else {
-                line.push_str(&format_float(*value));
+        debug_assert_eq!(values.len() + 1, self.width);
+        self.block.push(time);
+        self.block.extend_from_slice(values);
+        self.rows += 1;
+        if self.block.len() >= BLOCK_ROWS * self.width {
+            let empty = self.written.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK_ROWS * self.width));
+            let full = std::mem::replace(&mut self.block, empty);
+            let Some(to_writer) = &self.to_writer else {
+                return Err(Error::msg(format!(
+                    "cannot write {}: the writer stopped after an error",
+                    self.path.display()
+                )));
+            };
+            if to_writer.send(full).is_err() {
+                // The writer stopped on an error: report it.
+                return self.join();
             }
         }
-        self.line(&line)?;
-        self.rows += 1;
         Ok(())
     }
 
+    /// Writes the last rows and closes the file.
     pub fn finish(mut self) -> Result<()> {
-        self.out.flush().context(format!("cannot write {}", self.path.display()))
+        if !self.block.is_empty() {
+            if let Some(w) = &self.to_writer {
+                let _ = w.send(std::mem::take(&mut self.block));
+            }
+        }
+        self.join()
     }
 
-    fn line(&mut self, line: &str) -> Result<()> {
-        writeln!(self.out, "{line}").context(format!("cannot write {}", self.path.display()))
+    /// Ends the writer thread and returns what it reported.
+    fn join(&mut self) -> Result<()> {
+        self.to_writer = None;
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        match writer.join() {
+            Ok(result) => result.context(format!("cannot write {}", self.path.display())),
+            Err(_) => Err(Error::msg(format!("the CSV writer of {} failed", self.path.display()))),
+        }
     }
+}
+
+impl Drop for CsvWriter {
+    /// A writer dropped without [`CsvWriter::finish`] (a run that ended with an error) still
+    /// writes the rows it was given.
+    fn drop(&mut self) {
+        if !self.block.is_empty() {
+            if let Some(w) = &self.to_writer {
+                let _ = w.send(std::mem::take(&mut self.block));
+            }
+        }
+        let _ = self.join();
+    }
+}
+
+/// One CSV line (with its line feed) of a row into `line` (cleared first): the time and
+/// the values, integer columns as integers.
+fn format_row(line: &mut Vec<u8>, time: f64, values: &[f64], integer: &[bool]) {
+    line.clear();
+    push_float(line, time);
+    for (value, &integer) in values.iter().zip(integer) {
+        line.push(b',');
+        if integer && value.is_finite() {
+            line.extend_from_slice(itoa::Buffer::new().format(*value as i64).as_bytes());
+        } else {
+            push_float(line, *value);
+        }
+    }
+    line.push(b'\n');
 }
 
 /// Shortest representation that parses back to the same f64; exponent form only for very
 /// large or small magnitudes (Rust's `{}` would print 1e300 with 300 digits).
 pub fn format_float(x: f64) -> String {
-    let a = x.abs();
+    let mut out = Vec::with_capacity(24);
+    push_float(&mut out, x);
+    String::from_utf8(out).expect("ASCII")
+}
+
+/// Appends [`format_float`] of `x` to `out`: zero as "0", NaN and infinities as Rust writes
+/// them, otherwise the shortest round-trip digits (Zmij, a Schubfach variant) in plain
+/// notation for 1e-5 <= |x| < 1e16 ("0.07", "8", "123456.789") and in exponent form outside
+/// ("1e-10", "6.02e23"): the text Rust's `{}` and `{:e}` give in those ranges.
+#[inline]
+pub fn push_float(out: &mut Vec<u8>, x: f64) {
     if x == 0.0 {
-        "0".to_string()
-    } else if !x.is_finite() || (1e-5..1e16).contains(&a) {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
+        out.push(b'0');
+        return;
+    }
+    if !x.is_finite() {
+        let text: &[u8] = if x.is_nan() {
+            b"NaN"
+        } else if x > 0.0 {
+            b"inf"
+        } else {
+            b"-inf"
+        };
+        out.extend_from_slice(text);
+        return;
+    }
+    let mut buffer = zmij::Buffer::new();
+    let text = buffer.format_finite(x).as_bytes();
+    let start = out.len();
+    // Zmij writes integers in plain notation as "8.0" and positive exponents as "e+23" (the
+    // exponent is among the last five characters).
+    if let Some(integer) = text.strip_suffix(b".0") {
+        out.extend_from_slice(integer);
+        return;
+    }
+    let tail = text.len().saturating_sub(5);
+    match text[tail..].iter().position(|&c| c == b'+') {
+        Some(plus) => {
+            out.extend_from_slice(&text[..tail + plus]);
+            out.extend_from_slice(&text[tail + plus + 1..]);
+        }
+        None => out.extend_from_slice(text),
+    }
+    // A value with a short exact expansion may lie halfway between two shortest candidates.
+    if let Some(exact) = exact_digits(x) {
+        round_tie_up(&mut out[start..], exact);
+    }
+}
+
+/// The significant digits of x's exact decimal expansion if they are at most 18 and x is
+/// not an integer: with x = M 2^-n, M odd and n >= 1, the expansion is M 5^n 10^-n, whose
+/// digits are those of M 5^n (ending in a 5). Most values have more and return None at once.
+#[inline]
+fn exact_digits(x: f64) -> Option<u128> {
+    let bits = x.to_bits();
+    let (exponent, fraction) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
+    let (mantissa, power) = if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
+    let zeros = mantissa.trailing_zeros();
+    let (odd, power) = (mantissa >> zeros, power + zeros as i32);
+    if power >= 0 {
+        return None;
+    }
+    let mut digits = u128::from(odd);
+    for _ in 0..-power {
+        digits *= 5;
+        if digits >= 1_000_000_000_000_000_000 {
+            return None;
+        }
+    }
+    Some(digits)
+}
+
+/// Zmij and Rust's `{}`/`{:e}` both write the shortest digits that read back as x, the
+/// closest to x among them; when x lies exactly halfway between the two closest (its exact
+/// digits `exact`, a 5 at the end, are one more than the shortest), Zmij takes the even last
+/// digit and Rust rounds up. This makes `text` Rust's.
+#[cold]
+fn round_tie_up(text: &mut [u8], exact: u128) {
+    let mantissa = text.iter().position(|&c| c == b'e').unwrap_or(text.len());
+    let significant = text[..mantissa].iter().filter(|c| c.is_ascii_digit()).skip_while(|&&c| c == b'0').count();
+    let exact_len = exact.checked_ilog10().map_or(0, |l| l as usize + 1);
+    if exact_len == significant + 1 {
+        // Rounded down, the last digit is even and one below the rounded-up one (no carry).
+        let last = text[..mantissa].iter().rposition(|c| c.is_ascii_digit()).expect("digits");
+        text[last] = b'0' + ((exact + 5) / 10 % 10) as u8;
     }
 }
 
@@ -91,13 +263,130 @@ mod tests {
         assert_eq!(format_float(f64::NAN), "NaN");
     }
 
+    /// The text Rust's `{}` and `{:e}` give (the formatter before Zmij), as the reference.
+    fn std_format(x: f64) -> String {
+        let a = x.abs();
+        if x == 0.0 {
+            "0".to_string()
+        } else if !x.is_finite() || (1e-5..1e16).contains(&a) {
+            format!("{x}")
+        } else {
+            format!("{x:e}")
+        }
+    }
+
+    #[test]
+    fn same_text_as_std_formatting_and_round_trips() {
+        // Boundaries of the plain range, integers, powers of ten, subnormals, extremes.
+        let mut cases = vec![
+            // Exact ties (Rust rounds them up, Zmij to even), of 17 and 16 digits (the sums
+            // are exact).
+            1576861871246171.0 + 0.25,
+            4028503078.0 + 0.84765625,
+            -4028503078.0 - 0.84765625,
+            -1016754363297178.0 - 0.75,
+            -76152603618914.0 - 0.625,
+            0.1015625 * 3.0,
+            1e-5,
+            9.999999999999999e-6,
+            1e16,
+            9.999999999999998e15,
+            1e15,
+            123456789012345.0,
+            0.1 + 0.2,
+            5e-324,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            1.0,
+            10.0,
+            1e22,
+            1e23,
+            2f64.powi(53),
+            2f64.powi(53) + 2.0,
+            -0.0,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        for e in -320..=308 {
+            cases.push(10f64.powi(e));
+            cases.push(1.5 * 10f64.powi(e));
+        }
+        // Random bit patterns and random values of everyday magnitudes (SplitMix64).
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for _ in 0..200_000 {
+            cases.push(f64::from_bits(next()));
+            let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            cases.push((unit - 0.5) * 10f64.powi((next() % 40) as i32 - 20));
+        }
+        let mut ties = 0;
+        for x in cases {
+            let (s, reference) = (format_float(x), std_format(x));
+            if x.is_finite() {
+                assert_eq!(s.parse::<f64>().unwrap(), if x == 0.0 { 0.0 } else { x }, "{s}");
+            }
+            assert_eq!(s, reference, "{x:e}");
+            ties += usize::from(x.is_finite() && exact_digits(x).is_some());
+        }
+        assert!(ties > 10, "the cases include ties ({ties})");
+    }
+
+    #[test]
+    fn writes_many_blocks_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        let mut w = CsvWriter::create(&path, &["t", "x", "i"], vec![false, true]).unwrap();
+        let n = 3 * BLOCK_ROWS + 17;
+        for k in 0..n {
+            w.row(k as f64 * 0.1, &[k as f64 / 3.0, k as f64]).unwrap();
+        }
+        assert_eq!(w.rows, n);
+        w.finish().unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), n + 1);
+        for (k, line) in lines[1..].iter().enumerate() {
+            let cells: Vec<&str> = line.split(',').collect();
+            assert_eq!(cells[0].parse::<f64>().unwrap(), k as f64 * 0.1);
+            assert_eq!(cells[1].parse::<f64>().unwrap(), k as f64 / 3.0);
+            assert_eq!(cells[2], k.to_string());
+        }
+    }
+
+    #[test]
+    fn a_failing_write_is_reported_with_the_file() {
+        let path = Path::new("/dev/full");
+        let mut w = CsvWriter::create(path, &["t", "x"], vec![false]).unwrap();
+        let mut failed = None;
+        for k in 0..100_000 {
+            if let Err(e) = w.row(k as f64, &[1.0 / 3.0]) {
+                failed = Some(e);
+                break;
+            }
+        }
+        let e = failed.or_else(|| w.finish().err()).expect("writing to /dev/full fails");
+        assert!(e.to_string().contains("/dev/full"), "{e}");
+    }
+
     #[test]
     fn writes_header_and_rows() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.csv");
         let mut w = CsvWriter::create(&path, &["time", "x[1,2]", "n"], vec![false, true]).unwrap();
         w.row(0.5, &[1.25, 3.0]).unwrap();
+        w.row(1e-7, &[f64::NAN, -7.0]).unwrap();
+        w.row(2.0, &[-1e300, f64::NAN]).unwrap();
         w.finish().unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "time,\"x[1,2]\",n\n0.5,1.25,3\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "time,\"x[1,2]\",n\n0.5,1.25,3\n1e-7,NaN,-7\n2,-1e300,NaN\n"
+        );
     }
 }

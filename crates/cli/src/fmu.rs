@@ -99,7 +99,12 @@ pub struct Fmu {
     import: Import,
     identifier: String,
     path: std::path::PathBuf,
+    /// The lock on the cached extraction, shared with every instance (see `unpacked.rs`).
+    lease: Lease,
 }
+
+/// Held while an import or instance of a cached extraction lives.
+type Lease = Arc<Option<std::fs::File>>;
 
 pub(crate) enum Import {
     V2(Arc<Fmi2Import>),
@@ -121,7 +126,7 @@ pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
         ))
     })?;
     let load_error = |e: fmi::Error| Error::msg(format!("cannot load {}: {e}", path.display()));
-    let dir = unpack(path)?;
+    let crate::unpacked::Unpacked { dir, lease } = crate::unpacked::unpack(path)?;
     let identity = identity_xml(info, identifier);
     let import = match info.version {
         FmiVersion::V2 => {
@@ -135,7 +140,7 @@ pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
             Import::V3(Arc::new(import))
         }
     };
-    Ok(Fmu { import, identifier: identifier.to_string(), path: path.to_path_buf() })
+    Ok(Fmu { import, identifier: identifier.to_string(), path: path.to_path_buf(), lease: Arc::new(lease) })
 }
 
 impl Fmu {
@@ -157,7 +162,12 @@ impl Fmu {
                         .set_debug_logging(true, &categories)
                         .map_err(|e| status_error("fmi2SetDebugLogging", e))?;
                 }
-                Box::new(Fmi2Slave { instance, _import: Arc::clone(import) })
+                Box::new(Fmi2Slave {
+                    instance,
+                    buffers: Buffers::default(),
+                    _import: Arc::clone(import),
+                    _lease: Arc::clone(&self.lease),
+                })
             }
             Import::V3(import) => {
                 let mut instance = import
@@ -168,7 +178,12 @@ impl Fmu {
                         .set_debug_logging(true, &categories)
                         .map_err(|e| status_error("fmi3SetDebugLogging", e))?;
                 }
-                Box::new(Fmi3Slave { instance, _import: Arc::clone(import) })
+                Box::new(Fmi3Slave {
+                    instance,
+                    buffers: Buffers::default(),
+                    _import: Arc::clone(import),
+                    _lease: Arc::clone(&self.lease),
+                })
             }
         };
         Ok(slave)
@@ -186,15 +201,6 @@ fn logging_categories(info: &ModelInfo, debug_logging: bool) -> Option<Vec<&str>
     let status: Vec<&str> =
         info.log_categories.iter().map(String::as_str).filter(|c| c.starts_with("logStatus")).collect();
     (!status.is_empty()).then_some(status)
-}
-
-/// Unpacks the archive into a temporary directory (removed when the import is dropped).
-fn unpack(path: &Path) -> Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("mbfmu-").tempdir().context("cannot create a temporary directory")?;
-    let file = std::fs::File::open(path).context(path.display())?;
-    let mut archive = zip::ZipArchive::new(file).context(path.display())?;
-    archive.extract(dir.path()).context(format!("cannot unpack {}", path.display()))?;
-    Ok(dir)
 }
 
 /// The part of modelDescription.xml that the `fmi` crate needs to load and instantiate the
@@ -253,10 +259,41 @@ fn cstring(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::msg("a string value must not contain a NUL character"))
 }
 
+/// The getters' C arrays, one per C type, reused for every row (no allocation per read).
+#[derive(Default)]
+struct Buffers {
+    f64: Vec<f64>,
+    f32: Vec<f32>,
+    i8: Vec<i8>,
+    i16: Vec<i16>,
+    i32: Vec<i32>,
+    i64: Vec<i64>,
+    u8: Vec<u8>,
+    u16: Vec<u16>,
+    u32: Vec<u32>,
+    u64: Vec<u64>,
+    bool: Vec<bool>,
+}
+
+/// `buffer` holding one element per value reference of `g`.
+fn sized<'a, T: Default + Clone>(buffer: &'a mut Vec<T>, g: &ReadGroup) -> &'a mut [T] {
+    buffer.resize(g.vrs.len(), T::default());
+    buffer
+}
+
+/// The values of group `g` into their columns of `row`.
+fn scatter<T: Copy>(g: &ReadGroup, values: &[T], row: &mut [f64], convert: impl Fn(T) -> f64) {
+    for (&column, &value) in g.columns.iter().zip(values) {
+        row[column] = convert(value);
+    }
+}
+
 struct Fmi2Slave {
     // Field order = drop order: free the instance before the import deletes the unpacked files.
     instance: Fmi2Instance,
+    buffers: Buffers,
     _import: Arc<Fmi2Import>,
+    _lease: Lease,
 }
 
 impl Slave for Fmi2Slave {
@@ -289,27 +326,25 @@ impl Slave for Fmi2Slave {
     }
 
     fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()> {
+        let (i, b) = (&mut self.instance, &mut self.buffers);
         for g in groups {
-            let values: Vec<f64> = match g.ty {
+            match g.ty {
                 VarType::Float64 => {
-                    let mut v = vec![0.0; g.vrs.len()];
-                    self.instance.get_real(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetReal", e))?;
-                    v
+                    let v = sized(&mut b.f64, g);
+                    i.get_real(&g.vrs, v).map_err(|e| status_error("fmi2GetReal", e))?;
+                    scatter(g, v, row, |x| x);
                 }
                 VarType::Int32 | VarType::Enumeration => {
-                    let mut v = vec![0; g.vrs.len()];
-                    self.instance.get_integer(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetInteger", e))?;
-                    v.into_iter().map(f64::from).collect()
+                    let v = sized(&mut b.i32, g);
+                    i.get_integer(&g.vrs, v).map_err(|e| status_error("fmi2GetInteger", e))?;
+                    scatter(g, v, row, f64::from);
                 }
                 VarType::Boolean => {
-                    let mut v = vec![0; g.vrs.len()];
-                    self.instance.get_boolean(&g.vrs, &mut v).map_err(|e| status_error("fmi2GetBoolean", e))?;
-                    v.into_iter().map(|b| if b != 0 { 1.0 } else { 0.0 }).collect()
+                    let v = sized(&mut b.i32, g);
+                    i.get_boolean(&g.vrs, v).map_err(|e| status_error("fmi2GetBoolean", e))?;
+                    scatter(g, v, row, |b| if b != 0 { 1.0 } else { 0.0 });
                 }
                 other => return Err(Error::msg(format!("cannot read {} variables", other.name()))),
-            };
-            for (&column, value) in g.columns.iter().zip(values) {
-                row[column] = value;
             }
         }
         Ok(())
@@ -353,15 +388,17 @@ fn fmi2_type(ty: VarType) -> &'static str {
 
 struct Fmi3Slave {
     instance: Fmi3Instance,
+    buffers: Buffers,
     _import: Arc<Fmi3Import>,
+    _lease: Lease,
 }
 
-/// One `fmi3Get<Type>` call converted to f64 columns.
+/// One `fmi3Get<Type>` call into the reused buffer of its type, converted to f64 columns.
 macro_rules! get3 {
-    ($instance:expr, $g:expr, $getter:ident, $zero:expr, $name:literal) => {{
-        let mut v = vec![$zero; $g.vrs.len()];
-        $instance.$getter(&$g.vrs, &mut v).map_err(|e| status_error($name, e))?;
-        v.into_iter().map(|x| x as f64).collect::<Vec<f64>>()
+    ($instance:expr, $buffer:expr, $g:expr, $row:expr, $getter:ident, $name:literal) => {{
+        let v = sized(&mut $buffer, $g);
+        $instance.$getter(&$g.vrs, v).map_err(|e| status_error($name, e))?;
+        scatter($g, v, $row, |x| x as f64);
     }};
 }
 
@@ -410,28 +447,25 @@ impl Slave for Fmi3Slave {
     }
 
     fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()> {
-        let i = &mut self.instance;
+        let (i, b) = (&mut self.instance, &mut self.buffers);
         for g in groups {
-            let values: Vec<f64> = match g.ty {
-                VarType::Float64 => get3!(i, g, get_float64, 0.0f64, "fmi3GetFloat64"),
-                VarType::Float32 => get3!(i, g, get_float32, 0.0f32, "fmi3GetFloat32"),
-                VarType::Int8 => get3!(i, g, get_int8, 0i8, "fmi3GetInt8"),
-                VarType::Int16 => get3!(i, g, get_int16, 0i16, "fmi3GetInt16"),
-                VarType::Int32 => get3!(i, g, get_int32, 0i32, "fmi3GetInt32"),
-                VarType::Int64 | VarType::Enumeration => get3!(i, g, get_int64, 0i64, "fmi3GetInt64"),
-                VarType::UInt8 => get3!(i, g, get_uint8, 0u8, "fmi3GetUInt8"),
-                VarType::UInt16 => get3!(i, g, get_uint16, 0u16, "fmi3GetUInt16"),
-                VarType::UInt32 => get3!(i, g, get_uint32, 0u32, "fmi3GetUInt32"),
-                VarType::UInt64 => get3!(i, g, get_uint64, 0u64, "fmi3GetUInt64"),
+            match g.ty {
+                VarType::Float64 => get3!(i, b.f64, g, row, get_float64, "fmi3GetFloat64"),
+                VarType::Float32 => get3!(i, b.f32, g, row, get_float32, "fmi3GetFloat32"),
+                VarType::Int8 => get3!(i, b.i8, g, row, get_int8, "fmi3GetInt8"),
+                VarType::Int16 => get3!(i, b.i16, g, row, get_int16, "fmi3GetInt16"),
+                VarType::Int32 => get3!(i, b.i32, g, row, get_int32, "fmi3GetInt32"),
+                VarType::Int64 | VarType::Enumeration => get3!(i, b.i64, g, row, get_int64, "fmi3GetInt64"),
+                VarType::UInt8 => get3!(i, b.u8, g, row, get_uint8, "fmi3GetUInt8"),
+                VarType::UInt16 => get3!(i, b.u16, g, row, get_uint16, "fmi3GetUInt16"),
+                VarType::UInt32 => get3!(i, b.u32, g, row, get_uint32, "fmi3GetUInt32"),
+                VarType::UInt64 => get3!(i, b.u64, g, row, get_uint64, "fmi3GetUInt64"),
                 VarType::Boolean => {
-                    let mut v = vec![false; g.vrs.len()];
-                    i.get_boolean(&g.vrs, &mut v).map_err(|e| status_error("fmi3GetBoolean", e))?;
-                    v.into_iter().map(|b| if b { 1.0 } else { 0.0 }).collect()
+                    let v = sized(&mut b.bool, g);
+                    i.get_boolean(&g.vrs, v).map_err(|e| status_error("fmi3GetBoolean", e))?;
+                    scatter(g, v, row, |b| if b { 1.0 } else { 0.0 });
                 }
                 other => return Err(Error::msg(format!("cannot read {} variables", other.name()))),
-            };
-            for (&column, value) in g.columns.iter().zip(values) {
-                row[column] = value;
             }
         }
         Ok(())

@@ -19,6 +19,7 @@ mod simulate;
 mod stepping;
 mod sweep;
 mod system;
+mod unpacked;
 
 use args::{Cli, Command};
 use clap::Parser;

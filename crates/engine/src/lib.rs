@@ -318,6 +318,13 @@ impl Simulation {
         formulation::sub_step(&mut *self.formulation, target, &mut self.counters)
     }
 
+    /// [`Simulation::quantities`] without the solver statistics (`NewtonIterations`,
+    /// `Steps`: NaN, read them with [`Simulation::quantity`]), for callers that read those
+    /// apart and need not pay a pass over every quantity for them.
+    pub fn state_quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
+        self.formulation.quantities(quantities, out);
+    }
+
     /// Dimensions of the equations (for reports).
     pub fn dims(&self) -> Dims {
         self.formulation.dims()

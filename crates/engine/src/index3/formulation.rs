@@ -2,7 +2,11 @@
 //! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
 
 use super::output_rates::mechanism_quantity_rates;
-use super::{AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism};
+use super::planar::PlanarModel;
+use super::planar_outputs::PlanarOutputs;
+use super::{
+    mechanism_quantities, AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism, OutputScratch,
+};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
 use crate::inputs::InputSignals;
 use crate::integrators::{Checkpoint, DaeSystem, FloorReport, History, HistoryView, Integrator, StepError, StepStats};
@@ -77,6 +81,11 @@ impl Index3Formulation {
             assembly.worst_constraint = positions.worst_constraint;
         }
         let inputs = dae.mech.inputs.clone();
+        // The half-implicit method steps a planar mechanism in its in-plane unknowns; its
+        // outputs then have planar kernels too (the same detection).
+        let planar = (settings.method.get() == Method::HalfImplicit)
+            .then(|| PlanarModel::detect(&dae.mech, &state).map(|p| PlanarOutputs::new(&dae.mech, p, &state)))
+            .flatten();
         let (stepper, saved) = match settings.method.get() {
             Method::HalfImplicit => (
                 Stepper::HalfImplicit { hi: Box::new(HalfImplicit::new(&dae.mech, &state)), state: state.clone() },
@@ -89,7 +98,7 @@ impl Index3Formulation {
                 (Stepper::Implicit(integrator), saved)
             }
         };
-        let output_scratch = OutputScratch::new(&dae.mech);
+        let output_scratch = OutputScratch::new(&dae.mech, planar);
         Ok(Index3Formulation { dae, stepper, settings, assembly, saved, output_scratch })
     }
 
@@ -104,83 +113,6 @@ impl Index3Formulation {
             Stepper::HalfImplicit { .. } => None,
             Stepper::Implicit(i) => Some(i.history()),
         }
-    }
-}
-
-/// Storage for [`mechanism_quantities`], sized for its mechanism at construction so that
-/// evaluating outputs allocates nothing.
-#[derive(Debug, Default)]
-pub(crate) struct OutputScratch {
-    pub(super) friction: Vec<f64>,
-    phi: Vec<f64>,
-}
-
-impl OutputScratch {
-    pub(crate) fn new(m: &Mechanism) -> std::cell::RefCell<OutputScratch> {
-        std::cell::RefCell::new(OutputScratch {
-            friction: Vec::with_capacity(m.joints.len()),
-            phi: vec![0.0; m.n_constraints()],
-        })
-    }
-}
-
-/// [`Mechanism::quantity`] of each of `quantities` into `out`, with a joint's reaction force
-/// and torque evaluated once for consecutive reads of that joint, the kinetic and potential
-/// energies and the friction forces once per call (the same arithmetic, so the same bits).
-pub(crate) fn mechanism_quantities(
-    m: &Mechanism,
-    state: &MechState,
-    quantities: &[Quantity],
-    out: &mut [f64],
-    scratch: &mut OutputScratch,
-) {
-    // (joint, (force, torque)) of the last reaction formed.
-    type Reaction = (usize, ([f64; 3], [f64; 3]));
-    let mut reaction: Option<Reaction> = None;
-    let mut energies: Option<(f64, f64)> = None;
-    let mut friction = false;
-    for (q, x) in quantities.iter().zip(out.iter_mut()) {
-        let mut reaction_of = |joint: usize| match reaction {
-            Some((j, r)) if j == joint => r,
-            _ => {
-                let r = m.joint_reaction(joint, state);
-                reaction = Some((joint, r));
-                r
-            }
-        };
-        let mut energy = || {
-            *energies.get_or_insert_with(|| {
-                (m.kinetic_energy(&state.bodies), m.potential_energy(&state.bodies, &state.angles))
-            })
-        };
-        *x = match *q {
-            Quantity::JointReactionForce { joint, axis } => reaction_of(joint).0[axis],
-            Quantity::JointReactionTorque { joint, axis } => reaction_of(joint).1[axis],
-            Quantity::KineticEnergy => energy().0,
-            Quantity::PotentialEnergy => energy().1,
-            Quantity::TotalEnergy => {
-                let (k, p) = energy();
-                k + p
-            }
-            // Seed 000 eq. (23): dE = E - E0 - W.
-            Quantity::EnergyBalance => {
-                let (k, p) = energy();
-                k + p - state.energy0 - state.work
-            }
-            Quantity::JointFrictionForce { joint } => {
-                if !friction {
-                    super::friction_forces(m, state, &mut scratch.friction);
-                    friction = true;
-                }
-                scratch.friction[joint]
-            }
-            Quantity::ConstraintViolation => {
-                scratch.phi.resize(m.n_constraints(), 0.0);
-                m.constraint_values(state.t, state, &state.bodies, &mut scratch.phi);
-                scratch.phi.iter().map(|x| x * x).sum::<f64>().sqrt()
-            }
-            q => m.quantity(q, state),
-        };
     }
 }
 

@@ -17,8 +17,10 @@ mod formulation;
 pub mod geometry;
 mod half_implicit;
 mod output_rates;
+mod output_eval;
 mod outputs;
 mod planar;
+mod planar_outputs;
 mod planar_step;
 mod schur;
 mod statics;
@@ -30,9 +32,9 @@ pub use compile_beams::Beams;
 pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
-pub(crate) use formulation::{mechanism_quantities, OutputScratch};
 pub use half_implicit::HalfImplicit;
 pub(crate) use output_rates::mechanism_quantity_rates;
+pub(crate) use output_eval::{mechanism_quantities, OutputScratch};
 
 use crate::inputs::InputSignals;
 use crate::motion::{evaluate as evaluate_motion, InputRate, MotionValue};
@@ -98,6 +100,32 @@ impl ConstraintGroup {
         used.sort_unstable();
         used.dedup();
         ConstraintGroup { geometry, rows, used }
+    }
+
+    /// The values of the vectors its rows use ([`ConstraintGroup::used`]) into `values`.
+    #[inline(always)]
+    pub fn vector_values(&self, m: &Mechanism, bodies: &[BodyState], values: &mut [Vector3<f64>; MAX_GROUP_VECTORS]) {
+        let pair = m.pair(bodies, &self.geometry.pair);
+        for &i in &self.used {
+            values[i] = self.geometry.vectors[i].value(&pair);
+        }
+    }
+
+    /// Phi(q, t) of its rows into `phi`, from its [`ConstraintGroup::vector_values`].
+    #[inline(always)]
+    pub fn constraint_values(&self, m: &Mechanism, t: f64, base: &MechState, values: &[Vector3<f64>], phi: &mut [f64]) {
+        for k in self.rows.clone() {
+            let c = &m.constraints[k];
+            let value = match c.axis {
+                Some(a) => a.value(values),
+                None => c.term.value(values),
+            };
+            let f = m.target(c, t, base).f;
+            phi[k] = match c.term {
+                Term::Angle { .. } => wrap_angle(value - f),
+                Term::Dot(..) => value - f,
+            };
+        }
     }
 }
 
@@ -246,22 +274,8 @@ impl Mechanism {
     pub fn constraint_values(&self, t: f64, base: &MechState, bodies: &[BodyState], phi: &mut [f64]) {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
-            let pair = self.pair(bodies, &g.geometry.pair);
-            for &i in &g.used {
-                values[i] = g.geometry.vectors[i].value(&pair);
-            }
-            for k in g.rows.clone() {
-                let c = &self.constraints[k];
-                let value = match c.axis {
-                    Some(a) => a.value(&values),
-                    None => c.term.value(&values),
-                };
-                let f = self.target(c, t, base).f;
-                phi[k] = match c.term {
-                    Term::Angle { .. } => wrap_angle(value - f),
-                    Term::Dot(..) => value - f,
-                };
-            }
+            g.vector_values(self, bodies, &mut values);
+            g.constraint_values(self, t, base, &values, phi);
         }
     }
 

@@ -237,6 +237,11 @@ impl PlanarModel {
         model.with_groups(m, state)
     }
 
+    /// True if joint `j` has an angle measure about n (its three vectors in the plane).
+    pub fn has_planar_angle(&self, j: usize) -> bool {
+        self.angles[j].is_some()
+    }
+
     /// A body-fixed vector in the body's in-plane frame, if it has no component along n.
     fn local(&self, b: usize, s: &Vector3<f64>) -> Option<V2> {
         let pb = &self.bodies[b];

@@ -338,7 +338,7 @@ impl StateSpaceFormulation {
         let assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
         let solver = StateSpace::new(&mech, state, settings.method.get(), settings.control, &settings.newton)
             .map_err(|e| BuildError::Solver(format!("state-space formulation: {e}")))?;
-        let output_scratch = crate::index3::OutputScratch::new(&mech);
+        let output_scratch = crate::index3::OutputScratch::new(&mech, None);
         Ok(StateSpaceFormulation { mech, solver, settings, assembly, saved: None, output_scratch })
     }
 

@@ -1,0 +1,153 @@
+//! Every output of an interface evaluated together (the slave fills its output cache with one
+//! such evaluation per step, when an output is first read). What several quantities share
+//! is computed once per evaluation: a constraint group's vector values (for the constraint
+//! violation and for the reaction of the group's joint), a joint's reaction force and
+//! torque, a body's global angular velocity, the energies and the friction forces. Each
+//! value comes from the kernels of the single quantities (`outputs.rs`, `mod.rs`) with the
+//! same operations, so [`mechanism_quantities`] and [`Mechanism::quantity`] give the same
+//! bits, except for a planar mechanism stepped in its plane: its joint rates come from the
+//! in-plane kernel of `planar_outputs.rs` (equal to round-off).
+
+use super::outputs::{rotate, vector_value};
+use super::planar_outputs::PlanarOutputs;
+use super::{MechState, Mechanism, MAX_GROUP_VECTORS};
+use mbfmu_model::format::Quantity;
+use nalgebra::Vector3;
+
+/// A joint's reaction force and torque.
+type Reaction = ([f64; 3], [f64; 3]);
+
+/// Storage for [`mechanism_quantities`], sized for its mechanism at construction so that
+/// evaluating outputs allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct OutputScratch {
+    pub(super) friction: Vec<f64>,
+    phi: Vec<f64>,
+    /// Per constraint group, the values of the vectors its rows use (valid where `have_values`).
+    values: Vec<[Vector3<f64>; MAX_GROUP_VECTORS]>,
+    have_values: Vec<bool>,
+    /// Per joint, its reaction once evaluated.
+    reactions: Vec<Option<Reaction>>,
+    /// The planar kernels, for a planar mechanism stepped in its plane.
+    planar: Option<PlanarOutputs>,
+}
+
+impl OutputScratch {
+    pub(crate) fn new(m: &Mechanism, planar: Option<PlanarOutputs>) -> std::cell::RefCell<OutputScratch> {
+        std::cell::RefCell::new(OutputScratch {
+            friction: Vec::with_capacity(m.joints.len()),
+            phi: vec![0.0; m.n_constraints()],
+            values: vec![[Vector3::zeros(); MAX_GROUP_VECTORS]; m.groups.len()],
+            have_values: vec![false; m.groups.len()],
+            reactions: vec![None; m.joints.len()],
+            planar,
+        })
+    }
+}
+
+/// The vector values of group `g` at the evaluation's state, computed on first use.
+#[inline]
+fn group_values<'a>(
+    m: &Mechanism,
+    state: &MechState,
+    values: &'a mut [[Vector3<f64>; MAX_GROUP_VECTORS]],
+    have: &mut [bool],
+    g: usize,
+) -> &'a [Vector3<f64>; MAX_GROUP_VECTORS] {
+    if !have[g] {
+        // ConstraintGroup::vector_values with the value kernel inlined.
+        let group = &m.groups[g];
+        let pair = m.pair(&state.bodies, &group.geometry.pair);
+        for &i in &group.used {
+            values[g][i] = vector_value(&group.geometry.vectors[i], &pair);
+        }
+        have[g] = true;
+    }
+    &values[g]
+}
+
+/// The reaction of joint `j`, evaluated on first use.
+fn reaction(m: &Mechanism, state: &MechState, scratch: &mut OutputScratch, j: usize) -> Reaction {
+    if let Some(r) = scratch.reactions[j] {
+        return r;
+    }
+    let values = match m.joint_group(j) {
+        Some(g) => &group_values(m, state, &mut scratch.values, &mut scratch.have_values, g)[..],
+        None => &[],
+    };
+    let r = m.joint_reaction_from(j, state, values);
+    scratch.reactions[j] = Some(r);
+    r
+}
+
+/// [`Mechanism::quantity`] of each of `quantities` into `out`, each shared part computed
+/// once (see the module documentation).
+pub(crate) fn mechanism_quantities(
+    m: &Mechanism,
+    state: &MechState,
+    quantities: &[Quantity],
+    out: &mut [f64],
+    scratch: &mut OutputScratch,
+) {
+    scratch.have_values.fill(false);
+    scratch.reactions.fill(None);
+    let mut energies: Option<(f64, f64)> = None;
+    let mut friction_done = false;
+    // The last body whose global angular velocity was asked for (x, y, z come in a row).
+    let mut spin: Option<(usize, Vector3<f64>)> = None;
+    for (q, x) in quantities.iter().zip(out.iter_mut()) {
+        let mut energy = || {
+            *energies.get_or_insert_with(|| {
+                (m.kinetic_energy(&state.bodies), m.potential_energy(&state.bodies, &state.angles))
+            })
+        };
+        *x = match *q {
+            Quantity::JointReactionForce { joint, axis } => reaction(m, state, scratch, joint).0[axis],
+            Quantity::JointReactionTorque { joint, axis } => reaction(m, state, scratch, joint).1[axis],
+            Quantity::BodyAngularVelocity { body, axis } => match spin {
+                Some((b, w)) if b == body => w[axis],
+                _ => {
+                    let s = &state.bodies[body];
+                    let w = rotate(&s.rot, &s.w);
+                    spin = Some((body, w));
+                    w[axis]
+                }
+            },
+            Quantity::JointAngleRate { joint } => {
+                match scratch.planar.as_ref().and_then(|p| p.angle_rate(m, joint, state)) {
+                    Some(rate) => rate,
+                    None => m.quantity(*q, state),
+                }
+            }
+            Quantity::KineticEnergy => energy().0,
+            Quantity::PotentialEnergy => energy().1,
+            Quantity::TotalEnergy => {
+                let (k, p) = energy();
+                k + p
+            }
+            // Seed 000 eq. (23): dE = E - E0 - W.
+            Quantity::EnergyBalance => {
+                let (k, p) = energy();
+                k + p - state.energy0 - state.work
+            }
+            Quantity::JointFrictionForce { joint } => {
+                if !friction_done {
+                    super::friction_forces(m, state, &mut scratch.friction);
+                    friction_done = true;
+                }
+                scratch.friction[joint]
+            }
+            // Mechanism::constraint_violation with the groups' shared vector values.
+            Quantity::ConstraintViolation => {
+                let OutputScratch { phi, values, have_values, .. } = &mut *scratch;
+                phi.resize(m.n_constraints(), 0.0);
+                for (g, group) in m.groups.iter().enumerate() {
+                    let v = group_values(m, state, values, have_values, g);
+                    group.constraint_values(m, state.t, state, v, phi);
+                }
+                phi.iter().map(|x| x * x).sum::<f64>().sqrt()
+            }
+            q => m.quantity(q, state),
+        };
+    }
+}
