@@ -65,6 +65,9 @@ const CASES: &[Case] = &[
     // Semirecursive, double-step and penalty, with the hydraulic circuit and a Real input.
     Case { model: "HydraulicFourBar", settings: &[("solver.formulation", 2)] },
     Case { model: "HydraulicFourBar", settings: &[("solver.formulation", 3)] },
+    // A split circuit's boundary: inflow inputs into volumes; node flows from input pressures.
+    Case { model: "HydraulicFourBarCylinderMechanism", settings: &[] },
+    Case { model: "HydraulicFourBarValveDrive", settings: &[] },
 ];
 
 /// Each value reference twice, with orders 1 and 2 (a request for both output derivatives).

@@ -73,7 +73,7 @@ fn communication_points_and_step_sizes() {
 /// cannot converge: one Newton iteration on one internal step as long as the whole step
 /// (a constant-step method: variable-step methods would shrink the step instead). A mechanism
 /// held in static equilibrium by its force input (the split hydraulic four-bar) would not move
-/// at all: its input is dropped so that it falls.
+/// at all: its input is dropped so that it falls; one fed by valve flows gets a flow.
 fn break_newton(
     set_real: impl Fn(u32, f64) -> u32,
     set_int: impl Fn(u32, i32) -> u32,
@@ -91,12 +91,25 @@ fn break_newton(
     if let Some(v) = model.interface.by_name("cylinder_force") {
         assert_eq!(set_real(v.value_reference, 0.0), 0);
     }
+    if let Some(v) = model.interface.by_name("port_A_flow") {
+        assert_eq!(set_real(v.value_reference, 1e-3), 0);
+    }
+}
+
+/// A model without Newton unknowns (a valve alone: its spool law is solved in closed form)
+/// has no iteration to fail.
+fn has_newton_unknowns(model: &Model) -> bool {
+    let d = &model.description;
+    !d.bodies.is_empty() || !d.beams.is_empty() || d.hydraulics.as_ref().is_some_and(|h| !h.volumes.is_empty())
 }
 
 #[test]
 fn newton_failure_is_a_discard_and_the_instance_recovers() {
     for entry in CATALOG {
         let model = model(entry);
+        if !has_newton_unknowns(&model) {
+            continue;
+        }
         let (start, stop, _) = experiment(&model);
         // A quarter of FourLink's 8 s is one revolution of its drive: the state-space
         // formulation's position solve would start at its own solution. Take a fifth there.

@@ -57,6 +57,7 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         | Quantity::JointVelocity { .. }
         | Quantity::ForceRate { .. }
         | Quantity::VolumePressure { .. }
+        | Quantity::SourceFlow { .. }
         | Quantity::CylinderForce { .. }
         | Quantity::KineticEnergy
         | Quantity::TotalEnergy

@@ -1,9 +1,10 @@
-//! Systems of FMUs (SSP): the packaged split hydraulic four-bar read by FMPy's SSP reader
-//! (schema-validated) and run by libcosim, against `mbfmu simulate <system>.ssp`; Jacobi and
-//! Gauss-Seidel against the monolithic FMU; extrapolation's fallback and the derivative
-//! functions it calls when FMUs declare them; outputs, --set and --plot. Python parts:
-//! crates/cli/tests/ssp_checks.py (fmpy and libcosimpy on PATH, as .ci/run installs them).
-//! Bad systems and failing FMUs: ssp_refused.rs.
+//! Systems of FMUs (SSP): the packaged split hydraulic four-bar (force and length exchanged)
+//! read by FMPy's SSP reader (schema-validated) and run by libcosim, against `mbfmu simulate
+//! <system>.ssp`; Jacobi and Gauss-Seidel against the monolithic FMU; extrapolation through
+//! the standard derivative functions and its accuracy, and its fallback to zero-order hold;
+//! outputs, --set and --plot. Python parts: crates/cli/tests/ssp_checks.py (fmpy and
+//! libcosimpy on PATH, as .ci/run installs them). Bad systems and failing FMUs:
+//! ssp_refused.rs; the split at the valve ports: ssp_valve_split.rs.
 
 mod ssp_common;
 
@@ -11,73 +12,7 @@ use ssp_common::*;
 
 #[test]
 fn fmpy_reads_and_validates_the_packaged_ssp() {
-    let spec = description();
-    for version in [2, 3] {
-        // read_ssd validates the SSD and each .ssv against the SSP 1.0 schemas FMPy ships.
-        let json: serde_json::Value = serde_json::from_str(&python(&["structure", s(&ssp(version))])).unwrap();
-        println!("FMI {version}: {json}");
-        assert_eq!((json["name"].as_str(), json["version"].as_str()), (Some(SYSTEM), Some("1.0")));
-        let components = json["components"].as_array().unwrap();
-        let specs = spec["components"].as_array().unwrap();
-        assert_eq!(components.len(), specs.len());
-        let dir = unpacked(version);
-        for (c, sc) in components.iter().zip(specs) {
-            let model = sc["model"].as_str().unwrap();
-            // The FMU inside is the one `package` writes on its own, byte for byte.
-            let inside = std::fs::read(dir.path().join(format!("resources/{model}.fmu"))).unwrap();
-            let alone = std::fs::read(root().join(format!("fmus/fmi{version}/{model}.fmu"))).unwrap();
-            assert!(inside == alone, "FMI {version}: {model}.fmu in the SSP differs from fmus/fmi{version}");
-            assert_eq!(c["name"], sc["name"]);
-            assert_eq!(c["source"].as_str().unwrap(), format!("resources/{model}.fmu"));
-            assert_eq!(
-                c["binding_sources"][0].as_str().unwrap(),
-                format!("resources/{}.ssv", sc["name"].as_str().unwrap())
-            );
-            let parameters = c["parameters"].as_object().unwrap();
-            let names: Vec<&str> = sc["parameters"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
-            assert_eq!(
-                parameters.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
-                names.iter().copied().collect()
-            );
-            for name in names {
-                // The parameter set carries the FMU's own start values.
-                let value: f64 = parameters[name][1].as_str().unwrap().parse().unwrap();
-                let start: f64 = start_value(&dir.path().join(format!("resources/{model}.fmu")), name).parse().unwrap();
-                assert_eq!(value, start, "{model} {name}");
-            }
-            for output in sc["outputs"].as_array().unwrap() {
-                assert!(
-                    c["connectors"].as_array().unwrap().iter().any(|k| k[0] == *output && k[1] == "output"),
-                    "{output}"
-                );
-            }
-        }
-        let connections: Vec<Vec<&str>> = json["connections"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect())
-            .collect();
-        let expected: Vec<Vec<&str>> = spec["connections"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| {
-                vec![
-                    c["from"][0].as_str().unwrap(),
-                    c["from"][1].as_str().unwrap(),
-                    c["to"][0].as_str().unwrap(),
-                    c["to"][1].as_str().unwrap(),
-                ]
-            })
-            .collect();
-        assert_eq!(connections, expected);
-        // Units by their SI exponents (kg, m, s, A, K, mol, cd, rad).
-        let units = &json["units"];
-        assert_eq!(units["m"], serde_json::json!([0, 1, 0, 0, 0, 0, 0, 0]));
-        assert_eq!(units["N"], serde_json::json!([1, 1, -2, 0, 0, 0, 0, 0]));
-        assert_eq!(units["m/s"], serde_json::json!([0, 1, -1, 0, 0, 0, 0, 0]));
-    }
+    check_structure(SYSTEM, &["m", "N", "m/s"]);
 }
 
 #[test]
@@ -127,22 +62,10 @@ fn libcosim_runs_the_packaged_ssp_exactly_like_the_jacobi_master() {
     assert!(fmi3.iter().zip(&ours).all(|(a, b)| a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())));
 }
 
-/// Largest |angle difference| between a run and the monolithic reference at its sample times.
-fn error_against(reference: &[Vec<f64>], run: &[Vec<f64>], h: f64) -> f64 {
-    let per_sample = (0.04 / h).round() as usize;
-    reference
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| r[1..].iter().zip(&run[i * per_sample][1..]).map(|(a, b)| (a - b).abs()))
-        .fold(0.0, f64::max)
-}
-
 #[test]
 fn gauss_seidel_and_jacobi_converge_to_the_monolithic_fmu() {
+    let reference = monolithic();
     let dir = tempfile::tempdir().unwrap();
-    let mono = root().join("fmus/fmi2/HydraulicFourBar.fmu");
-    let (_, reference) =
-        run(&mono, &dir.path().join("mono.csv"), &["--step", "0.04", "--outputs", "O.angle,C.angle,D.angle"]);
     let steps = [1e-4, 5e-5, 2.5e-5];
     println!("| communication step [s] | Jacobi: max |angle error| [rad] | order | Gauss-Seidel [rad] | order |");
     println!("|---|---|---|---|---|");
@@ -153,7 +76,7 @@ fn gauss_seidel_and_jacobi_converge_to_the_monolithic_fmu() {
             let csv = dir.path().join(format!("{algorithm}.csv"));
             let (_, rows) =
                 run(&ssp(2), &csv, &["--algorithm", algorithm, "--step", &h.to_string(), "--outputs", ANGLES]);
-            pair[a] = error_against(&reference, &rows, *h);
+            pair[a] = angle_error(reference, &rows, *h);
         }
         let order = |a: usize| match i {
             0 => "-".to_string(),
@@ -172,87 +95,151 @@ fn gauss_seidel_and_jacobi_converge_to_the_monolithic_fmu() {
     assert!(errors.iter().all(|[j, g]| g < j), "{errors:?}");
     assert!(errors[2][0] < 5e-4, "{errors:?}");
     // And it stays stable at a step where Jacobi diverges (the trapped oil's stiff spring).
-    let csv = dir.path().join("coarse.csv");
-    let jacobi = fails(&["simulate", s(&ssp(2)), "--step", "1e-3", "--csv", s(&csv), "-q"]);
-    assert!(jacobi.contains("returned Discard"), "{jacobi}");
-    let (_, rows) = run(&ssp(2), &csv, &["--algorithm", "gauss-seidel", "--step", "1e-3", "--outputs", ANGLES]);
-    println!("| 1e-3 | diverges (Discard) | | {:.3e} | |", error_against(&reference, &rows, 1e-3));
+    let jacobi = cycle_error(&ssp(2), 1e-3, &[]).expect_err("Jacobi at 1 ms diverges");
+    assert!(jacobi.1.contains("returned Discard"), "{jacobi:?}");
+    let gauss_seidel = cycle_error(&ssp(2), 1e-3, &["--algorithm", "gauss-seidel"]).unwrap();
+    println!("| 1e-3 | diverges (Discard at {} s) | | {gauss_seidel:.3e} | |", jacobi.0);
+}
+
+/// The FMU calls (logCalls) in what `mbfmu simulate --debug-logging` printed.
+fn calls(log: &str, component: &str, call: &str) -> usize {
+    log.lines().filter(|l| l.contains(&format!("[{component}]: {call} "))).count()
+}
+
+#[test]
+fn extrapolation_calls_the_standard_derivative_functions_and_improves_accuracy() {
+    // The catalog FMUs declare maxOutputDerivativeOrder="2", FMI 2 canInterpolateInputs and
+    // FMI 3 intermediate update on their continuous inputs: every connection is extrapolated
+    // with its source's derivative and interpolated by its target.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("log.csv");
+    for version in [2, 3] {
+        let args = ["--extrapolate", "--stop-time", "0.004", "--step", "2e-3", "--debug-logging"];
+        let archive = ssp(version);
+        let mut all = vec!["simulate", s(&archive), "--csv", s(&csv)];
+        all.extend(args);
+        let (stdout, stderr) = ok(&all);
+        let log = format!("{stdout}{stderr}");
+        for link in [
+            "mechanism.cylinder.length -> drive.cylinder_length (line 63)",
+            "mechanism.cylinder.rate -> drive.cylinder_velocity (line 64)",
+            "drive.cylinder.force -> mechanism.cylinder_force (line 65)",
+        ] {
+            assert!(
+                log.contains(&format!("{link}: extrapolated with the source's derivative, the target interpolating")),
+                "FMI {version}: {link}\n{log}"
+            );
+        }
+        // Two communication steps of two internal steps each: the standard functions, once
+        // per component and communication point (the start included).
+        if version == 2 {
+            for component in ["mechanism", "drive"] {
+                assert_eq!(calls(&log, component, "fmi2GetRealOutputDerivatives"), 3, "{log}");
+                assert_eq!(calls(&log, component, "fmi2SetRealInputDerivatives"), 2, "{log}");
+            }
+        } else {
+            for (component, inputs) in [("mechanism", 1), ("drive", 2)] {
+                assert_eq!(calls(&log, component, "fmi3GetOutputDerivatives"), 3, "{log}");
+                // The callback sets each input once per step, before the second internal step.
+                let set = calls(&log, component, "fmi3SetFloat64 (state Intermediate Update Mode)");
+                assert_eq!(set, 2 * inputs, "{log}");
+            }
+        }
+    }
+    // FMI 2: the inputs follow the line through value and derivative over the whole step.
+    // Jacobi at 1 ms, which diverges with held inputs, stays within 1e-3 rad of the monolithic
+    // FMU (measured 2.0e-4).
+    let held = cycle_error(&ssp(2), 1e-3, &[]).expect_err("held inputs at 1 ms diverge");
+    let extrapolated = cycle_error(&ssp(2), 1e-3, &["--extrapolate"]).unwrap();
+    println!("FMI 2, Jacobi, 1 ms: held: diverges at {} s; extrapolated: {extrapolated:.3e} rad", held.0);
+    assert!(extrapolated < 1e-3, "{extrapolated}");
+    // FMI 3 has no input derivatives: the intermediate updates set the extrapolated inputs at
+    // the FMU's internal steps (1 ms), so at 5 ms they act four times per step. Gauss-Seidel:
+    // 9.1e-2 rad held, 1.6e-3 rad extrapolated.
+    let gs = ["--algorithm", "gauss-seidel"];
+    let held = cycle_error(&ssp(3), 5e-3, &gs).unwrap();
+    let extrapolated = cycle_error(&ssp(3), 5e-3, &[&gs[..], &["--extrapolate"]].concat()).unwrap();
+    println!("FMI 3, Gauss-Seidel, 5 ms: held {held:.3e} rad, intermediate updates {extrapolated:.3e} rad");
+    assert!(extrapolated < held / 10.0 && extrapolated < 5e-3, "{held} {extrapolated}");
+    // One internal step per communication step: no intermediate update, so the same as held.
+    let (a, b) = (
+        cycle_error(&ssp(3), 1e-3, &gs).unwrap(),
+        cycle_error(&ssp(3), 1e-3, &[&gs[..], &["--extrapolate"]].concat()).unwrap(),
+    );
+    assert_eq!(a.to_bits(), b.to_bits(), "{a} {b}");
 }
 
 #[test]
 fn extrapolation_falls_back_to_zero_order_hold_without_output_derivatives() {
-    // The catalog FMUs declare maxOutputDerivativeOrder="0": --extrapolate must change nothing.
+    // FMUs whose XML declares no output derivatives (and no input interpolation): --extrapolate
+    // must change nothing, bit for bit, and ask for no derivative.
     let dir = tempfile::tempdir().unwrap();
-    for algorithm in ["jacobi", "gauss-seidel"] {
-        let plain = dir.path().join("plain.csv");
-        let extrapolated = dir.path().join("extrapolated.csv");
-        ok(&["simulate", s(&ssp(2)), "--algorithm", algorithm, "--stop-time", "1", "--csv", s(&plain), "-q"]);
-        let (_, stderr) = ok(&[
+    for version in [2, 3] {
+        let system = unpacked(version);
+        for fmu in ["HydraulicFourBarMechanism", "HydraulicFourBarDrive"] {
+            edit_model_description(&system.path().join(format!("resources/{fmu}.fmu")), |xml| {
+                let xml = xml.replace("maxOutputDerivativeOrder=\"2\"", "maxOutputDerivativeOrder=\"0\"");
+                assert!(xml.contains("maxOutputDerivativeOrder=\"0\""), "{fmu}");
+                xml.replace("canInterpolateInputs=\"true\"", "canInterpolateInputs=\"false\"")
+                    .replace("providesIntermediateUpdate=\"true\"", "providesIntermediateUpdate=\"false\"")
+            });
+        }
+        for algorithm in ["jacobi", "gauss-seidel"] {
+            let plain = dir.path().join("plain.csv");
+            let extrapolated = dir.path().join("extrapolated.csv");
+            let common = ["--algorithm", algorithm, "--stop-time", "1", "--step", "1e-3"];
+            let mut args = vec!["simulate", s(system.path()), "--csv", s(&plain), "-q"];
+            args.extend(common);
+            ok(&args);
+            let mut args = vec!["simulate", s(system.path()), "--csv", s(&extrapolated), "--extrapolate"];
+            args.extend(common);
+            let (stdout, stderr) = ok(&args);
+            assert!(
+                stderr.contains("mechanism.cylinder.length -> drive.cylinder_length (line 63): held (zero-order hold"),
+                "{stderr}"
+            );
+            assert!(!stderr.contains("extrapolated with"), "{stderr}");
+            assert!(!format!("{stdout}{stderr}").contains("OutputDerivatives"));
+            assert_eq!(
+                std::fs::read(&plain).unwrap(),
+                std::fs::read(&extrapolated).unwrap(),
+                "FMI {version} {algorithm}"
+            );
+        }
+        // Such FMUs are also instantiated without intermediate update: the run with the
+        // packaged FMUs' flags differs.
+        let packaged = dir.path().join("packaged.csv");
+        ok(&[
             "simulate",
-            s(&ssp(2)),
-            "--algorithm",
-            algorithm,
+            s(&ssp(version)),
             "--stop-time",
             "1",
-            "--csv",
-            s(&extrapolated),
+            "--step",
+            "2e-3",
             "--extrapolate",
+            "--csv",
+            s(&packaged),
+            "-q",
         ]);
-        assert!(
-            stderr.contains("mechanism.cylinder.length -> drive.cylinder_length")
-                && stderr.contains("held (zero-order hold"),
-            "{stderr}"
-        );
-        assert!(!stderr.contains("extrapolated with"), "{stderr}");
-        assert_eq!(std::fs::read(&plain).unwrap(), std::fs::read(&extrapolated).unwrap(), "{algorithm}");
+        let fallback = dir.path().join("fallback.csv");
+        ok(&[
+            "simulate",
+            s(system.path()),
+            "--stop-time",
+            "1",
+            "--step",
+            "2e-3",
+            "--extrapolate",
+            "--csv",
+            s(&fallback),
+            "-q",
+        ]);
+        assert_ne!(std::fs::read(&packaged).unwrap(), std::fs::read(&fallback).unwrap(), "FMI {version}");
     }
     // --algorithm and --extrapolate belong to systems.
     let fmu = root().join("fmus/fmi2/HydraulicFourBar.fmu");
     let err = fails(&["simulate", s(&fmu), "--algorithm", "jacobi"]);
     assert!(err.contains("--algorithm applies to systems (.ssp) only"), "{err}");
-}
-
-#[test]
-fn declared_derivatives_are_requested_through_the_standard_functions() {
-    // FMUs that declare output derivatives and input interpolation get them used. The
-    // catalog's FMU library does not implement the functions yet (it declares order 0), so
-    // declaring them by editing the XML makes the master's call reach the library, which
-    // answers Error; the message shows the master called the standard function. When the
-    // library provides derivatives, this test becomes the accuracy check of --extrapolate.
-    for (version, call, how) in [
-        (2, "fmi2GetRealOutputDerivatives returned Error", "the target interpolating"),
-        (3, "fmi3GetOutputDerivatives returned Error", "held at the step's midpoint value"),
-    ] {
-        let dir = unpacked(version);
-        edit_model_description(&dir.path().join("resources/HydraulicFourBarMechanism.fmu"), |xml| {
-            xml.replace("maxOutputDerivativeOrder=\"0\"", "maxOutputDerivativeOrder=\"1\"")
-        });
-        edit_model_description(&dir.path().join("resources/HydraulicFourBarDrive.fmu"), |xml| {
-            xml.replace("canInterpolateInputs=\"false\"", "canInterpolateInputs=\"true\"")
-        });
-        let csv = dir.path().join("out.csv");
-        let err = fails(&["simulate", s(dir.path()), "--extrapolate", "--stop-time", "0.01", "--csv", s(&csv)]);
-        assert!(err.contains(&format!("mechanism.cylinder.length -> drive.cylinder_length (line 63): extrapolated with the source's derivative, {how}")), "FMI {version}: {err}");
-        assert!(err.contains("component 'mechanism'") && err.contains(call), "FMI {version}: {err}");
-        // Without --extrapolate the same FMUs run: no derivative is asked for.
-        ok(&["simulate", s(dir.path()), "--stop-time", "0.01", "--csv", s(&csv), "-q"]);
-    }
-    // An FMI 3.0 drive that provides intermediate update for its inputs is instantiated with
-    // them as requiredIntermediateVariables (FMI 3.0 Sect. 4.2.2); the catalog library, which
-    // provides none, refuses that at instantiation and says why.
-    let dir = unpacked(3);
-    edit_model_description(&dir.path().join("resources/HydraulicFourBarMechanism.fmu"), |xml| {
-        xml.replace("maxOutputDerivativeOrder=\"0\"", "maxOutputDerivativeOrder=\"1\"")
-    });
-    edit_model_description(&dir.path().join("resources/HydraulicFourBarDrive.fmu"), |xml| {
-        xml.replace("providesIntermediateUpdate=\"false\"", "providesIntermediateUpdate=\"true\"")
-            .replace("name=\"cylinder_length\"", "name=\"cylinder_length\" intermediateUpdate=\"true\"")
-    });
-    let csv = dir.path().join("out.csv");
-    let err = fails(&["simulate", s(dir.path()), "--extrapolate", "--stop-time", "0.01", "--csv", s(&csv)]);
-    assert!(err.contains("mechanism.cylinder.length -> drive.cylinder_length (line 63): extrapolated with the source's derivative, the target interpolating"), "{err}");
-    assert!(err.contains("mechanism.cylinder.rate -> drive.cylinder_velocity (line 64): extrapolated with the source's derivative, held at the step's midpoint value"), "{err}");
-    assert!(err.contains("component 'drive'") && err.contains("requiredIntermediateVariables is not empty"), "{err}");
 }
 
 #[test]

@@ -10,10 +10,14 @@ Usage:
       libcosim's from_ssp_file (with its parameter bindings) run for <steps> steps of <step_ns>
       nanoseconds; writes a CSV (time, then the variables, repr precision) after every
       <every>-th step (a file: libcosim logs to standard output).
+  python3 ssp_checks.py fmpy <system.ssp> <out.csv> <stop> <step> <component.variable>...
+      FMPy's simulate_ssp from 0 to <stop> at communication step <step>; writes a CSV of
+      every communication point (time, then the variables, repr precision).
 
-FMPy's simulate_ssp is not used: it starts every connector at 0.0 before the first step and
-ignores the SSD's parameter bindings, and a cylinder length of 0 m is outside the drive's
-stroke, which the drive refuses (fmi2SetReal returns Error).
+FMPy's simulate_ssp starts every connector at 0.0 before the first step and ignores the SSD's
+parameter bindings: it cannot run the force-exchanging split (a cylinder length of 0 m is
+outside the drive's stroke, which the drive refuses), but it runs the split at the valve
+ports, whose port pressures at 0 Pa make no flow through the closed valve.
 
 Exit status: 0 done, 1 a check failed, 2 usage error, 3 a package is missing.
 """
@@ -23,6 +27,7 @@ import sys
 
 try:
     from fmpy.ssp.ssd import read_ssd
+    from fmpy.ssp.simulation import simulate_ssp
     from libcosimpy.CosimExecution import CosimExecution
     from libcosimpy.CosimObserver import CosimObserver
     from libcosimpy.CosimLogging import log_output_level, CosimLogLevel
@@ -81,11 +86,23 @@ def libcosim(path, out, step_ns, steps, every, names):
     return 0
 
 
+def fmpy(path, out, stop, step, names):
+    result = simulate_ssp(path, stop_time=stop, step_size=step)
+    lines = [",".join(["time"] + names)]
+    for row in result:
+        lines.append(",".join(repr(float(row[n])) for n in ["time"] + names))
+    with open(out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return 0
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "structure":
         return structure(sys.argv[2])
     if len(sys.argv) >= 8 and sys.argv[1] == "libcosim":
         return libcosim(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), sys.argv[7:])
+    if len(sys.argv) >= 7 and sys.argv[1] == "fmpy":
+        return fmpy(sys.argv[2], sys.argv[3], float(sys.argv[4]), float(sys.argv[5]), sys.argv[6:])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -24,7 +24,22 @@ fn input_law(name: &str) -> (f64, f64) {
         "cylinder_force" => (2000.0, -500.0),
         "cylinder_length" => (0.02, 0.01),
         "cylinder_velocity" => (0.01, 0.004),
+        "port_A_flow" => (1e-3, -0.1),
+        "port_B_flow" => (-8e-4, 0.08),
+        "port_A_pressure" => (2e6, -5e5),
+        "port_B_pressure" => (1e6, 3e5),
         other => panic!("no law for input {other}"),
+    }
+}
+
+/// Start values that keep a model moving before the window (the flows a valve delivers while
+/// the boom rises: a flow switched on at the window's start would make every rate begin at 0,
+/// where central differences of the polynomial response have no relative accuracy).
+fn moving_start(name: &str) -> Option<f64> {
+    match name {
+        "port_A_flow" => Some(2e-4),
+        "port_B_flow" => Some(-1.6e-4),
+        _ => None,
     }
 }
 
@@ -102,6 +117,9 @@ fn output_rates_match_central_differences_of_the_outputs() {
     let mut report = Vec::new();
     for entry in CATALOG {
         let mut d = with_orientations(entry.json);
+        for input in &mut d.interface.inputs {
+            input.start = moving_start(&input.name).unwrap_or(input.start);
+        }
         let iface = interface_of(&d).unwrap();
         let outputs: Vec<(String, Quantity)> = iface
             .variables

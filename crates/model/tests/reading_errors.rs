@@ -332,3 +332,48 @@ fn hydraulics_need_a_semirecursive_formulation() {
         assert!(e.contains("solver.formulation") && e.contains("\"doubleStep\" or \"penalty\""), "{formulation}: {e}");
     }
 }
+
+/// The boundary of a circuit split between FMUs: a source's pressure is a constant or an
+/// input, never both or neither; inflow and pressure inputs must be declared; a circuit keeps
+/// at least one state; a source output names a source.
+#[test]
+fn split_circuit_boundaries_are_checked() {
+    let cases: [(&str, Edit, &[&str]); 5] = [
+        (
+            "HydraulicFourBarValveDrive",
+            |v| v["hydraulics"]["sources"][2]["pressure"] = json!(5e6),
+            &["hydraulic source 'port_A'", "give either pressure (a constant) or pressure_input (an FMU input)"],
+        ),
+        (
+            "HydraulicFourBarValveDrive",
+            |v| {
+                v["hydraulics"]["sources"][0].as_object_mut().unwrap().remove("pressure");
+            },
+            &["hydraulic source 'pump'", "give either pressure"],
+        ),
+        (
+            "HydraulicFourBarValveDrive",
+            |v| v["hydraulics"]["sources"][3]["pressure_input"] = json!("p_B"),
+            &["hydraulic source 'port_B'", "pressure_input 'p_B' is not declared in interface.inputs"],
+        ),
+        (
+            "HydraulicFourBarValveDrive",
+            |v| v["hydraulics"]["valves"] = json!([]),
+            &["hydraulics", "a circuit needs at least one volume or directional valve"],
+        ),
+        (
+            "HydraulicFourBarCylinderMechanism",
+            |v| v["hydraulics"]["volumes"][0]["inflow_input"] = json!("port_flow"),
+            &["hydraulic volume 'V1'", "inflow_input 'port_flow' is not declared in interface.inputs"],
+        ),
+    ];
+    for (name, edit, fragments) in cases {
+        assert_mentions(&error(name, edit), fragments);
+    }
+    // Outputs are expanded into variables after reading: an unknown source is named there.
+    let mut v = model("HydraulicFourBarValveDrive");
+    v["interface"]["outputs"][0]["source"] = json!("port_C");
+    let d = format::parse(&v.to_string()).unwrap();
+    let e = mbfmu_model::variables::interface_of(&d).unwrap_err().0;
+    assert_mentions(&e, &["hydraulic source", "port_C"]);
+}

@@ -92,6 +92,7 @@ fn expected(d: &Description) -> Vec<(&'static str, usize)> {
         ("hydraulic volume", h.map_or(0, |h| h.volumes.len())),
         ("hydraulic valve", h.map_or(0, |h| h.valves.len())),
         ("hydraulic cylinder", h.map_or(0, |h| h.cylinders.len())),
+        ("hydraulic feed", h.map_or(0, |h| h.volumes.iter().filter(|v| v.inflow_input.is_some()).count())),
     ]
 }
 
@@ -104,6 +105,8 @@ fn chromium_shows_one_visible_group_per_element_of_each_drawing() {
         "RotatingShaft",
         "HydraulicFourBar",
         "HydraulicFourBarDrive",
+        "HydraulicFourBarCylinderMechanism",
+        "HydraulicFourBarValveDrive",
     ];
     for name in models {
         let entry = mbfmu_model::catalog::find(name).unwrap();
@@ -128,12 +131,14 @@ fn chromium_shows_one_visible_group_per_element_of_each_drawing() {
         }
         let total: usize = expected(&d).iter().map(|e| e.1).sum();
         assert_eq!(probe.groups.len(), total, "{name}: no other groups");
-        // The circuit's lines: four per directional valve, two per throttle and cylinder.
+        // The circuit's lines: four per directional valve, two per throttle and cylinder, one
+        // per inflow.
         if let Some(h) = &d.hydraulics {
             let lines =
                 4 * h.valves.iter().filter(|v| matches!(v, mbfmu_model::format::Valve::Directional { .. })).count()
                     + 2 * h.valves.iter().filter(|v| matches!(v, mbfmu_model::format::Valve::Throttle { .. })).count()
-                    + 2 * h.cylinders.len();
+                    + 2 * h.cylinders.len()
+                    + h.volumes.iter().filter(|v| v.inflow_input.is_some()).count();
             assert_eq!(probe.dom.matches("class=\"line\"").count(), lines, "{name}: hydraulic lines");
         }
     }

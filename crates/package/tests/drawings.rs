@@ -1,5 +1,5 @@
 //! The drawings of the documentation pages and icons: one group per element of the
-//! description for every catalog model, and odd descriptions (no mechanism, beams only, a
+//! description (and per inflow from another FMU) for every catalog model, and odd descriptions (no mechanism, beams only, a
 //! circuit only, zero-length and non-finite geometry) drawn without a panic or a NaN.
 
 use mbfmu_model::catalog::CATALOG;
@@ -52,11 +52,13 @@ fn every_catalog_model_draws_each_of_its_elements_once() {
         if let Some(h) = &d.hydraulics {
             let circuit = Circuit::new(Some(h)).unwrap().svg(true, None, &d.name);
             finite_numbers_only(&circuit);
-            let components = h.sources.len() + h.volumes.len() + h.valves.len() + h.cylinders.len();
+            let inflows = h.volumes.iter().filter(|v| v.inflow_input.is_some()).count();
+            let components = h.sources.len() + h.volumes.len() + h.valves.len() + h.cylinders.len() + inflows;
             assert_eq!(groups(&circuit, "hydraulic source"), h.sources.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic volume"), h.volumes.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic valve"), h.valves.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic cylinder"), h.cylinders.len(), "{}", d.name);
+            assert_eq!(groups(&circuit, "hydraulic feed"), inflows, "{}", d.name);
             assert_eq!(circuit.matches("<g class=\"hydraulic ").count(), components);
         }
         // The icon is the mechanism without labels, or the circuit for a circuit alone.

@@ -6,11 +6,21 @@
 use super::{laws, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
 
 impl Circuit {
+    /// The pressure of node `n`: a volume's state, a source's constant or its input's value.
     #[inline(always)]
-    fn pressure(&self, p: &[f64], n: Node) -> f64 {
+    fn pressure(&self, p: &[f64], inputs: &[f64], n: Node) -> f64 {
+        self.pressure_with(p, |k| inputs[k], n)
+    }
+
+    /// [`Circuit::pressure`] with the input values from `input`.
+    #[inline(always)]
+    pub(super) fn pressure_with(&self, p: &[f64], input: impl Fn(usize) -> f64, n: Node) -> f64 {
         match n {
             Node::Volume(i) => p[i],
-            Node::Source(i) => self.sources[i],
+            Node::Source(i) => match self.source_inputs[i] {
+                Some(k) => input(k),
+                None => self.sources[i],
+            },
         }
     }
 
@@ -19,25 +29,48 @@ impl Circuit {
     /// pump -> A and B -> tank, U < 0 A -> tank and pump -> B, coefficient C_vd |U|).
     #[inline(always)]
     fn orifices(&self, spools: &[f64], mut f: impl FnMut(Node, Node, f64, f64)) {
+        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| f(from, to, coefficient, laminar));
+    }
+
+    /// [`Circuit::orifices`], also giving each coefficient's time derivative from the spools'
+    /// rates (C_vd sgn(U) U'; 0 without rates and for throttles).
+    #[inline(always)]
+    pub(super) fn moving_orifices(
+        &self,
+        spools: &[f64],
+        spool_rates: Option<&[f64]>,
+        mut f: impl FnMut(Node, Node, f64, f64, f64),
+    ) {
         for t in &self.throttles {
-            f(t.from, t.to, t.coefficient, t.laminar);
+            f(t.from, t.to, t.coefficient, 0.0, t.laminar);
         }
-        for (v, &u) in self.valves.iter().zip(spools) {
+        for (j, (v, &u)) in self.valves.iter().zip(spools).enumerate() {
             let k = v.flow_constant * u.abs();
+            let rate = spool_rates.map_or(0.0, |r| v.flow_constant * if u >= 0.0 { r[j] } else { -r[j] });
             if u >= 0.0 {
-                f(v.pump, v.port_a, k, v.laminar);
-                f(v.port_b, v.tank, k, v.laminar);
+                f(v.pump, v.port_a, k, rate, v.laminar);
+                f(v.port_b, v.tank, k, rate, v.laminar);
             } else {
-                f(v.port_a, v.tank, k, v.laminar);
-                f(v.pump, v.port_b, k, v.laminar);
+                f(v.port_a, v.tank, k, rate, v.laminar);
+                f(v.pump, v.port_b, k, rate, v.laminar);
             }
         }
     }
 
     /// The flow through one orifice (eqs. 24, 26) taken from `from` and added to `to`.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
-    fn orifice_flow(&self, p: &[f64], flows: &mut [f64], from: Node, to: Node, coefficient: f64, laminar: f64) {
-        let q = coefficient * laws::orifice(self.pressure(p, from) - self.pressure(p, to), laminar);
+    fn orifice_flow(
+        &self,
+        p: &[f64],
+        inputs: &[f64],
+        flows: &mut [f64],
+        from: Node,
+        to: Node,
+        coefficient: f64,
+        laminar: f64,
+    ) {
+        let q = coefficient * laws::orifice(self.pressure(p, inputs, from) - self.pressure(p, inputs, to), laminar);
         if let Node::Volume(i) = from {
             flows[i] -= q;
         }
@@ -46,29 +79,31 @@ impl Circuit {
         }
     }
 
-    /// Net flows Q into every volume (eqs. 24, 26, 28) into `flows`, and the cylinder forces.
+    /// Net flows Q into every volume (eqs. 24, 26, 28, and the inflow inputs) into `flows`,
+    /// and the cylinder forces.
     #[inline(always)]
     fn flows(
         &self,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         flows: &mut [f64],
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
         flows.iter_mut().for_each(|q| *q = 0.0);
         // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
         for t in &self.throttles {
-            self.orifice_flow(p, flows, t.from, t.to, t.coefficient, t.laminar);
+            self.orifice_flow(p, inputs, flows, t.from, t.to, t.coefficient, t.laminar);
         }
         for (v, &u) in self.valves.iter().zip(spools) {
             let k = v.flow_constant * u.abs();
             if u >= 0.0 {
-                self.orifice_flow(p, flows, v.pump, v.port_a, k, v.laminar);
-                self.orifice_flow(p, flows, v.port_b, v.tank, k, v.laminar);
+                self.orifice_flow(p, inputs, flows, v.pump, v.port_a, k, v.laminar);
+                self.orifice_flow(p, inputs, flows, v.port_b, v.tank, k, v.laminar);
             } else {
-                self.orifice_flow(p, flows, v.port_a, v.tank, k, v.laminar);
-                self.orifice_flow(p, flows, v.pump, v.port_b, k, v.laminar);
+                self.orifice_flow(p, inputs, flows, v.port_a, v.tank, k, v.laminar);
+                self.orifice_flow(p, inputs, flows, v.pump, v.port_b, k, v.laminar);
             }
         }
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
@@ -85,6 +120,12 @@ impl Circuit {
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
             *f = c.force(p[c.piston_side], p[c.rod_side], s.velocity);
+        }
+        // A flow another FMU delivers (the boundary of a split circuit).
+        for (i, v) in self.volumes.iter().enumerate() {
+            if let Some(k) = v.inflow {
+                flows[i] += inputs[k];
+            }
         }
         Ok(())
     }
@@ -106,16 +147,18 @@ impl Circuit {
     }
 
     /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
-    /// `rates` and cylinder forces F_s (eq. 29) into `forces`.
+    /// `rates` and cylinder forces F_s (eq. 29) into `forces`; `inputs` are the model's input
+    /// values (source pressures and inflows that inputs give).
     pub fn evaluate(
         &self,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         rates: &mut [f64],
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
-        self.flows(p, spools, strokes, rates, forces)?;
+        self.flows(p, spools, strokes, inputs, rates, forces)?;
         let mut finite = true;
         for (i, r) in rates.iter_mut().enumerate().take(self.volumes.len()) {
             *r *= self.stiffness(i, strokes);
@@ -134,11 +177,12 @@ impl Circuit {
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         j.resize(self.n_pressures(), self.n_cylinders());
-        self.flows(p, spools, strokes, &mut j.rates, &mut j.forces)?;
-        self.jacobian_from_flows(p, spools, strokes, false, j)
+        self.flows(p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
+        self.jacobian_from_flows(p, spools, strokes, inputs, false, j)
     }
 
     /// As [`Circuit::jacobian`] at a point where `rates` are [`Circuit::evaluate`]'s pressure
@@ -148,12 +192,13 @@ impl Circuit {
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         rates: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         j.resize(self.n_pressures(), self.n_cylinders());
         j.rates.copy_from_slice(rates);
-        self.jacobian_from_flows(p, spools, strokes, true, j)
+        self.jacobian_from_flows(p, spools, strokes, inputs, true, j)
     }
 
     /// The Jacobians with the net flows of the point in `j.rates`, or the pressure rates
@@ -163,6 +208,7 @@ impl Circuit {
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         scaled: bool,
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
@@ -171,7 +217,8 @@ impl Circuit {
         j.df_dp.fill(0.0);
         let dp_dp = &mut j.dp_dp;
         self.orifices(spools, |from, to, coefficient, laminar| {
-            let slope = coefficient * laws::orifice_slope(self.pressure(p, from) - self.pressure(p, to), laminar);
+            let slope = coefficient
+                * laws::orifice_slope(self.pressure(p, inputs, from) - self.pressure(p, inputs, to), laminar);
             for (row, sign) in [(from, -1.0), (to, 1.0)] {
                 let Node::Volume(i) = row else { continue };
                 if let Node::Volume(a) = from {
@@ -229,6 +276,7 @@ impl Circuit {
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
+        inputs: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         let (np, nc) = (self.n_pressures(), self.n_cylinders());
@@ -237,11 +285,11 @@ impl Circuit {
         j.p.extend_from_slice(p);
         j.strokes.clear();
         j.strokes.extend_from_slice(strokes);
-        self.evaluate(p, spools, strokes, &mut j.rates, &mut j.forces)?;
+        self.evaluate(p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
         for (k, &pk) in p.iter().enumerate().take(np) {
             let eps = super::increment(pk);
             j.p[k] = pk + eps;
-            self.evaluate(&j.p, spools, strokes, &mut j.rates_plus, &mut j.forces_plus)?;
+            self.evaluate(&j.p, spools, strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
             j.p[k] = pk;
             for i in 0..np {
                 j.dp_dp[i * np + k] = (j.rates_plus[i] - j.rates[i]) / eps;
@@ -259,7 +307,7 @@ impl Circuit {
                 } else {
                     j.strokes[c].length = x + eps;
                 }
-                self.evaluate(p, spools, &j.strokes, &mut j.rates_plus, &mut j.forces_plus)?;
+                self.evaluate(p, spools, &j.strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
                 j.strokes[c] = strokes[c];
                 let (dp, df) = if velocity { (&mut j.dp_dv, &mut j.df_dv) } else { (&mut j.dp_ds, &mut j.df_ds) };
                 for i in 0..np {

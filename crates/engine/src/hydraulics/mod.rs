@@ -1,12 +1,17 @@
 //! Lumped-fluid hydraulics, independent of the multibody formulation (seed 004 Sect. 3).
 //!
 //! Given the circuit state (pressures p of the volumes, spool positions U of the directional
-//! valves) and each cylinder's actuator length |s| and rate s', a [`Circuit`] gives the
-//! pressure rates p' (eqs. 22-23 with the valve and cylinder flows of eqs. 24-28, the circuit
-//! of Sect. 5 is eq. 44) and the cylinder forces F_s (eq. 29), and their Jacobians by forward
-//! differences (eqs. 40-41). Spools follow eq. (27) with the reference held over each step,
-//! integrated by the trapezoidal rule in closed form ([`laws::spool_step`]).
+//! valves), each cylinder's actuator length |s| and rate s' and the model's input values, a
+//! [`Circuit`] gives the pressure rates p' (eqs. 22-23 with the valve and cylinder flows of
+//! eqs. 24-28, the circuit of Sect. 5 is eq. 44) and the cylinder forces F_s (eq. 29), and
+//! their Jacobians by forward differences (eqs. 40-41). Spools follow eq. (27) with the
+//! reference held over each step, integrated by the trapezoidal rule in closed form
+//! ([`laws::spool_step`]). For a circuit split between FMUs, inputs may give a source's
+//! pressure (the node's pressure in eqs. 24 and 26) and a flow into a volume (one more term
+//! of the sum in eq. 22); [`Circuit::source_flow`] is the flow the orifices deliver into a
+//! source node, the other FMU's inflow.
 
+mod boundary;
 mod evaluate;
 pub mod laws;
 
@@ -28,6 +33,8 @@ pub struct VolumeSpec {
     pub hose: f64,
     pub hose_modulus: f64,
     pub initial: Option<f64>,
+    /// Input index of an external inflow (m3/s).
+    pub inflow: Option<usize>,
 }
 
 #[derive(Clone, Debug)]
@@ -143,7 +150,10 @@ impl fmt::Display for CircuitError {
 pub struct Circuit {
     pub oil_modulus: f64,
     pub volumes: Vec<VolumeSpec>,
+    /// Constant source pressures (0 where an input gives it).
     pub sources: Vec<f64>,
+    /// Input index of each source whose pressure is an input.
+    pub source_inputs: Vec<Option<usize>>,
     throttles: Vec<Throttle>,
     pub valves: Vec<DirectionalValve>,
     pub cylinders: Vec<CylinderSpec>,
@@ -339,13 +349,15 @@ impl Circuit {
                 hose: v.hose_volume,
                 hose_modulus: v.hose_bulk_modulus,
                 initial: v.initial_pressure,
+                inflow: v.inflow_input.as_deref().map(input),
             })
             .collect();
         let compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders);
         Some(Circuit {
             oil_modulus: h.oil.bulk_modulus,
             volumes,
-            sources: h.sources.iter().map(|s| s.pressure).collect(),
+            sources: h.sources.iter().map(|s| s.pressure.unwrap_or(0.0)).collect(),
+            source_inputs: h.sources.iter().map(|s| s.pressure_input.as_deref().map(input)).collect(),
             throttles,
             valves,
             cylinders,
@@ -432,5 +444,7 @@ impl Circuit {
     }
 }
 
+#[cfg(test)]
+mod boundary_tests;
 #[cfg(test)]
 mod tests;

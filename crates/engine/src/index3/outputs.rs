@@ -148,6 +148,7 @@ impl Mechanism {
             Quantity::ForceValue { force } => self.element_force(force, state.t, bodies, &state.angles),
             Quantity::ForceRate { force } => self.element_length(force, bodies, &state.angles).1,
             Quantity::VolumePressure { .. }
+            | Quantity::SourceFlow { .. }
             | Quantity::ValveSpool { .. }
             | Quantity::ValveReference { .. }
             | Quantity::CylinderLength { .. }

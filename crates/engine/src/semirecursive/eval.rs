@@ -247,7 +247,7 @@ impl Semirecursive {
         let w = &mut self.w;
         self.inputs.values_at(t, &mut w.u);
         if let Some(c) = &self.tree.circuit {
-            c.evaluate(&w.p, &w.spools, &w.strokes, &mut w.h, &mut w.forces)
+            c.evaluate(&w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
         Ok(self.tree.loads(

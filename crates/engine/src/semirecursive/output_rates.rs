@@ -3,7 +3,8 @@
 //! accelerations through the tree kinematics (seed 004 eqs. 2-3), the pressure rates from
 //! the circuit equations at the current pressures, spools and strokes (seed 004 eqs. 22-29),
 //! the spool law (eq. 27), the cylinder force's rate from the pressure rates and the
-//! piston's acceleration (eqs. 28-29 with the seal friction's slope), energies -> powers.
+//! piston's acceleration (eqs. 28-29 with the seal friction's slope), a boundary node's flow
+//! from the spool and pressure rates (eqs. 24, 26-27), energies -> powers.
 //! The pressures' second derivatives would need the circuit's Jacobians along the state's
 //! rates and are not formed; derivatives the state does not determine (a jerk, a damped
 //! element's force acceleration) are 0 (FMI 3.0 Sect. 4.1.2).
@@ -45,6 +46,8 @@ fn body_spin(k: &BodyKin) -> (Vector3<f64>, Vector3<f64>) {
 pub(super) struct RateScratch {
     pressure_rates: Vec<f64>,
     forces: Vec<f64>,
+    inputs: Vec<f64>,
+    spool_rates: Vec<f64>,
 }
 
 impl Semirecursive {
@@ -140,9 +143,15 @@ impl Semirecursive {
         let st = &self.state;
         scratch.pressure_rates.resize(circuit.n_pressures(), 0.0);
         scratch.forces.resize(circuit.n_cylinders(), 0.0);
-        if circuit.evaluate(&st.p, &st.spools, &self.strokes, &mut scratch.pressure_rates, &mut scratch.forces).is_err()
-        {
+        scratch.inputs.resize(self.inputs.len(), 0.0);
+        self.inputs.values_at(st.t, &mut scratch.inputs);
+        let (rates, forces) = (&mut scratch.pressure_rates, &mut scratch.forces);
+        if circuit.evaluate(&st.p, &st.spools, &self.strokes, &scratch.inputs, rates, forces).is_err() {
             scratch.pressure_rates.fill(0.0);
+        }
+        scratch.spool_rates.resize(circuit.n_spools(), 0.0);
+        for (k, r) in scratch.spool_rates.iter_mut().enumerate() {
+            *r = circuit.spool_rates(k, st.spools[k], st.t, &self.inputs)[0];
         }
         for (c, (cylinder, f)) in circuit.cylinders.iter().zip(scratch.forces.iter_mut()).enumerate() {
             let (_, velocity) = self.cylinder_rates(c);
@@ -219,6 +228,25 @@ impl Semirecursive {
                         circuit = true;
                     }
                     [scratch.pressure_rates[volume], 0.0]
+                }
+                // The flow into a boundary node from the spools' and pressures' rates.
+                Quantity::SourceFlow { source } => {
+                    if !circuit {
+                        self.circuit_rates(scratch);
+                        circuit = true;
+                    }
+                    let c = self.tree.circuit.as_ref().expect("sources belong to a circuit");
+                    let (t, u) = (st.t, &self.inputs);
+                    let rate = c.source_flow_rate(
+                        source,
+                        &st.p,
+                        &scratch.pressure_rates,
+                        &st.spools,
+                        &scratch.spool_rates,
+                        &|i| u.at(i, t),
+                        &|i| u.rate(i, t),
+                    );
+                    [rate, 0.0]
                 }
                 Quantity::CylinderForce { cylinder } => {
                     if !circuit {

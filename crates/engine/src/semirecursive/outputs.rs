@@ -38,6 +38,10 @@ impl Semirecursive {
             Quantity::ForceRate { force } => self.element_measure(force).1,
             Quantity::ForceValue { force } => self.element_value(force),
             Quantity::VolumePressure { volume } => st.p[volume],
+            Quantity::SourceFlow { source } => self.tree.circuit.as_ref().map_or(f64::NAN, |c| {
+                let (inputs, t) = (&self.inputs, st.t);
+                c.source_flow(source, &st.p, &st.spools, &|i| inputs.at(i, t))
+            }),
             Quantity::ValveSpool { valve } => self.spool(valve).map_or(f64::NAN, |k| st.spools[k]),
             Quantity::ValveReference { valve } => self.spool(valve).map_or(f64::NAN, |k| st.references[k]),
             Quantity::CylinderLength { cylinder } => self.strokes[cylinder].length,

@@ -2,7 +2,9 @@
 //! whose pressures are states (eqs. 22-23), constant-pressure sources (pump, tank), throttle
 //! valves (eqs. 24-25), 4/3 directional control valves with first-order spool dynamics
 //! (eqs. 26-27) and double-acting cylinders (eqs. 28-29, 42-43) attached to the mechanism or
-//! driven from FMU inputs (a pure hydraulic model for co-simulation).
+//! driven from FMU inputs (a pure hydraulic model for co-simulation). For circuits split
+//! between FMUs, a node's pressure and a volume's external inflow may be FMU inputs, and the
+//! flow the valves deliver into a node is an output.
 //!
 //! Compiled into build.rs as part of the description module: serde only.
 
@@ -43,14 +45,20 @@ pub struct Oil {
     pub density: f64,
 }
 
-/// A node of constant pressure: the pump p_P or the tank p_T (Jaiswal et al. 2021 Sect. 5).
+/// A node whose pressure is given rather than a state: the pump p_P or the tank p_T
+/// (Jaiswal et al. 2021 Sect. 5), or, with `pressure_input`, a volume of another FMU whose
+/// pressure arrives as an input (the boundary of a circuit split for co-simulation).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Source {
-    /// Unique name (a C identifier); valves refer to it.
+    /// Unique name (a C identifier); valves and outputs refer to it.
     pub name: String,
-    /// Its constant pressure \[Pa\].
-    pub pressure: f64,
+    /// Its constant pressure \[Pa\]; give this or `pressure_input`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure: Option<f64>,
+    /// The FMU input (in Pa) that gives its pressure; give this or `pressure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pressure_input: Option<String>,
 }
 
 /// A control volume: a hose (V_h, B_h) plus the cylinder chambers connected to it
@@ -68,6 +76,11 @@ pub struct Volume {
     /// cylinder's static start (see `static_start` of cylinders).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial_pressure: Option<f64>,
+    /// An FMU input (in m3/s) giving a flow into the volume besides its valves' and
+    /// cylinders' (a term of the sum in Jaiswal et al. 2021 eq. 22): the flow another FMU's
+    /// valve delivers into this volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inflow_input: Option<String>,
 }
 
 const VALVES: Kinds =

@@ -77,7 +77,7 @@ pub struct InputSpec {
 const OUTPUTS: Kinds = Kinds {
     what: "output",
     tag: None,
-    words: &["body", "joint", "driver", "force", "system", "node", "volume", "valve", "cylinder"],
+    words: &["body", "joint", "driver", "force", "system", "node", "volume", "source", "valve", "cylinder"],
     hint: |_| None,
 };
 
@@ -132,6 +132,13 @@ tagged! {
             volume: String,
             /// What is output.
             quantities: Vec<VolumeQuantity>,
+        },
+        /// Hydraulic source (a node of given pressure).
+        Source {
+            /// A source of `hydraulics.sources`.
+            source: String,
+            /// What is output.
+            quantities: Vec<SourceQuantity>,
         },
         /// Directional control valve.
         Valve {
@@ -238,6 +245,15 @@ keyword! {
     pub enum VolumeQuantity("volume quantity") {
         /// Pressure \[Pa\] (Jaiswal et al. 2021 eq. 22).
         Pressure = "pressure",
+    }
+}
+
+keyword! {
+    /// Outputs of a hydraulic source.
+    pub enum SourceQuantity("source quantity") {
+        /// Net flow the valves and throttles deliver into the node [m3/s] (Jaiswal et al.
+        /// 2021 eqs. 24, 26): what a volume at this node in another FMU receives.
+        Flow = "flow",
     }
 }
 

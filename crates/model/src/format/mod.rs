@@ -37,7 +37,7 @@ pub use forces::Force;
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use interface::{
     BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface, JointQuantity, NodeQuantity,
-    OutputSpec, ParameterSpec, SystemQuantity, ValveQuantity, VolumeQuantity,
+    OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity, ValveQuantity, VolumeQuantity,
 };
 pub use keyword::Keyword;
 pub use path::{get_number, set_number, PathError};
@@ -446,6 +446,9 @@ impl Description {
     }
     pub fn volume_index(&self, name: &str) -> Option<usize> {
         self.hydraulics.as_ref()?.volumes.iter().position(|v| v.name == name)
+    }
+    pub fn source_index(&self, name: &str) -> Option<usize> {
+        self.hydraulics.as_ref()?.sources.iter().position(|s| s.name == name)
     }
     pub fn valve_index(&self, name: &str) -> Option<usize> {
         self.hydraulics.as_ref()?.valves.iter().position(|v| v.name() == name)

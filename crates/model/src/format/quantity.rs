@@ -106,6 +106,9 @@ pub enum Quantity {
     VolumePressure {
         volume: usize,
     },
+    SourceFlow {
+        source: usize,
+    },
     ValveSpool {
         valve: usize,
     },

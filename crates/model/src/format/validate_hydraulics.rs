@@ -38,6 +38,11 @@ impl Hydraulics {
         self.volumes.iter().any(|v| v.name == name)
     }
 
+    /// True if `name` is a source whose pressure is an FMU input.
+    fn is_input_node(&self, name: &str) -> bool {
+        self.sources.iter().any(|s| s.name == name && s.pressure_input.is_some())
+    }
+
     /// Volumes whose start pressure follows from a static start: the piston side of every
     /// cylinder with `static_start` or `initial_force`, and what throttles connect to it.
     pub fn static_volumes(&self) -> Vec<bool> {
@@ -100,17 +105,25 @@ impl Description {
         }
         positive("hydraulics.oil", "bulk_modulus", h.oil.bulk_modulus)?;
         positive("hydraulics.oil", "density", h.oil.density)?;
-        if h.volumes.is_empty() {
-            return Err(invalid("hydraulics", "a circuit needs at least one volume"));
+        if h.volumes.is_empty() && !h.valves.iter().any(|v| matches!(v, Valve::Directional { .. })) {
+            return Err(invalid("hydraulics", "a circuit needs at least one volume or directional valve (its states)"));
         }
         for s in &h.sources {
-            finite(&format!("hydraulic source '{}'", s.name), "pressure", s.pressure)?;
+            let loc = format!("hydraulic source '{}'", s.name);
+            match (s.pressure, &s.pressure_input) {
+                (Some(p), None) => finite(&loc, "pressure", p)?,
+                (None, Some(input)) => self.input_ref(&loc, "pressure_input", input)?,
+                _ => return Err(invalid(&loc, "give either pressure (a constant) or pressure_input (an FMU input)")),
+            }
         }
         let statics = h.static_volumes();
         for (v, is_static) in h.volumes.iter().zip(&statics) {
             let loc = format!("hydraulic volume '{}'", v.name);
             positive(&loc, "hose_volume", v.hose_volume)?;
             positive(&loc, "hose_bulk_modulus", v.hose_bulk_modulus)?;
+            if let Some(input) = &v.inflow_input {
+                self.input_ref(&loc, "inflow_input", input)?;
+            }
             match (v.initial_pressure, is_static) {
                 (Some(p), false) => finite(&loc, "initial_pressure", p)?,
                 (None, false) => {
@@ -144,8 +157,11 @@ impl Description {
                     if from == to {
                         return Err(invalid(&loc, "from and to are the same node"));
                     }
-                    if !h.is_volume(from) && !h.is_volume(to) {
-                        return Err(invalid(&loc, "a throttle between two sources changes no state"));
+                    if !h.is_volume(from) && !h.is_volume(to) && !h.is_input_node(from) && !h.is_input_node(to) {
+                        return Err(invalid(
+                            &loc,
+                            "a throttle between two constant-pressure sources changes no state and feeds no output",
+                        ));
                     }
                     positive(&loc, "discharge_coefficient", *discharge_coefficient)?;
                     positive(&loc, "diameter", *diameter)?;

@@ -64,6 +64,7 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         | Quantity::JointVelocity { .. }
         | Quantity::ForceRate { .. }
         | Quantity::VolumePressure { .. }
+        | Quantity::SourceFlow { .. }
         | Quantity::CylinderForce { .. }
         | Quantity::KineticEnergy
         | Quantity::TotalEnergy

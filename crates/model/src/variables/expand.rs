@@ -5,8 +5,8 @@ use super::{
 };
 use crate::format::{
     get_number, BodyQuantity, CylinderQuantity, Description, DriverQuantity, Force, ForceQuantity, Formulation,
-    JointCoordinate, JointKind, JointQuantity, Method, NodeQuantity, OutputSpec, SystemQuantity, Valve, ValveQuantity,
-    VolumeQuantity,
+    JointCoordinate, JointKind, JointQuantity, Method, NodeQuantity, OutputSpec, SourceQuantity, SystemQuantity, Valve,
+    ValveQuantity, VolumeQuantity,
 };
 use std::collections::HashSet;
 use std::fmt;
@@ -607,6 +607,19 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
                         "Pa",
                         format!("Pressure in hydraulic volume {volume} (Jaiswal et al. 2021, eq. 22)"),
                         Quantity::VolumePressure { volume: i },
+                    )?,
+                }
+            }
+        }
+        OutputSpec::Source { source, quantities } => {
+            let i = d.source_index(source).ok_or_else(|| missing("hydraulic source", source))?;
+            for q in quantities {
+                match q {
+                    SourceQuantity::Flow => b.output(
+                        format!("{source}.flow"),
+                        "m3/s",
+                        format!("Net flow the valves deliver into node {source} (Jaiswal et al. 2021, eqs. 24 and 26)"),
+                        Quantity::SourceFlow { source: i },
                     )?,
                 }
             }

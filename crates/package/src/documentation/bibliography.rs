@@ -72,6 +72,18 @@ pub const JAISWAL_2021: Reference = Reference {
     note: None,
 };
 
+pub const RAHIKAINEN_2020: Reference = Reference {
+    id: "ref-rahikainen2020",
+    short: "Rahikainen et al. 2020",
+    marks: &["Rahikainen et al. 2020"],
+    authors: "J. Rahikainen, F. Gonzalez, M. A. Naya, J. Sopanen, A. Mikkola",
+    title: "On the cosimulation of multibody systems and hydraulic dynamics",
+    venue: "Multibody System Dynamics 50(2), 143-167",
+    year: Some("2020"),
+    doi: Some("10.1007/s11044-020-09727-z"),
+    note: None,
+};
+
 pub const BAUCHAU_2016: Reference = Reference {
     id: "ref-bauchau2016",
     short: "Bauchau et al. 2016",
@@ -150,6 +162,7 @@ pub const ALL: &[&Reference] = &[
     &ZHANG_2022,
     &NEGRUT,
     &JAISWAL_2021,
+    &RAHIKAINEN_2020,
     &KENNEDY_CARPENTER_2019,
     &HAIRER_WANNER_1996,
     &BAUCHAU_2016,

@@ -2,7 +2,9 @@
 //! from the bottom up (sources, directional valves, the volumes their ports feed, throttles
 //! and the volumes behind them, cylinders on top), each component placed over the mean
 //! position of the components below it that it connects to, and orthogonal lines between
-//! ports. Symbol sizes are pixels; the icon scales the whole schematic down.
+//! ports. Symbol sizes are pixels; the icon scales the whole schematic down. The boundary of
+//! a circuit split between FMUs is drawn as connection points: a source whose pressure is an
+//! input, and the input flow that feeds a volume.
 
 use super::{add, Frame, PathCommand, Svg, P};
 use mbfmu_model::format::{Hydraulics, Valve};
@@ -23,6 +25,10 @@ enum Kind {
     Directional,
     Throttle,
     Cylinder,
+    /// A node whose pressure comes from another FMU (a source with `pressure_input`).
+    Port,
+    /// A flow from another FMU into a volume (`inflow_input`).
+    Inflow,
 }
 
 impl Kind {
@@ -35,11 +41,13 @@ impl Kind {
             Kind::Directional => (112.0, 30.0),
             Kind::Throttle => (16.0, 28.0),
             Kind::Cylinder => (140.0, 24.0),
+            Kind::Port | Kind::Inflow => (20.0, 20.0),
         }
     }
     fn class(self) -> &'static str {
         match self {
-            Kind::Pump | Kind::Tank => "hydraulic source",
+            Kind::Pump | Kind::Tank | Kind::Port => "hydraulic source",
+            Kind::Inflow => "hydraulic feed",
             Kind::Volume => "hydraulic volume",
             Kind::Directional | Kind::Throttle => "hydraulic valve",
             Kind::Cylinder => "hydraulic cylinder",
@@ -81,13 +89,29 @@ impl Circuit {
             .filter_map(|v| if let Valve::Directional { tank, .. } = v { Some(tank.as_str()) } else { None })
             .collect();
         for s in &h.sources {
-            let kind = if tanks.contains(&s.name.as_str()) { Kind::Tank } else { Kind::Pump };
+            let kind = if s.pressure_input.is_some() {
+                Kind::Port
+            } else if tanks.contains(&s.name.as_str()) {
+                Kind::Tank
+            } else {
+                Kind::Pump
+            };
             nodes.insert(&s.name, items.len());
-            items.push(Item { kind, name: s.name.clone(), level: 0, x: f64::NAN });
+            // A port sits where a volume at a valve's port would (placed with the valves).
+            let level = if kind == Kind::Port { -1 } else { 0 };
+            items.push(Item { kind, name: s.name.clone(), level, x: f64::NAN });
         }
         for v in &h.volumes {
             nodes.entry(&v.name).or_insert(items.len());
             items.push(Item { kind: Kind::Volume, name: v.name.clone(), level: -1, x: f64::NAN });
+        }
+        // Inflows from other FMUs, in the row of the sources, each with a line to its volume.
+        let mut inflow_lines = Vec::new();
+        for v in &h.volumes {
+            if let Some(input) = &v.inflow_input {
+                inflow_lines.push(Line { from: (items.len(), (0.0, 0.0)), to: nodes[v.name.as_str()] });
+                items.push(Item { kind: Kind::Inflow, name: input.clone(), level: 0, x: f64::NAN });
+            }
         }
         let first_valve = items.len();
         for v in &h.valves {
@@ -102,7 +126,7 @@ impl Circuit {
         // Ports, as offsets from the symbol's centre (pixels, y down).
         let (p, t, a, b) = ((-8.0, 15.0), (8.0, 15.0), (-8.0, -15.0), (8.0, -15.0));
         let (piston, rod) = ((-50.0, 12.0), (10.0, 12.0));
-        let mut lines = Vec::new();
+        let mut lines = inflow_lines;
         for (k, v) in h.valves.iter().enumerate() {
             let me = first_valve + k;
             let ends: Vec<(&str, P)> = match v {
@@ -170,8 +194,9 @@ impl Circuit {
                 break;
             }
         }
-        for item in items.iter_mut().filter(|i| i.kind == Kind::Volume && i.level < 0) {
-            item.level = 2; // not reachable from a source
+        for item in items.iter_mut().filter(|i| i.level < 0) {
+            // Not reachable from a source: volumes above the sources' row, ports in it.
+            item.level = if item.kind == Kind::Volume { 2 } else { 0 };
         }
         for (k, v) in h.valves.iter().enumerate() {
             if let Valve::Throttle { from, to, .. } = v {
@@ -224,7 +249,13 @@ impl Circuit {
             });
             let mut previous: Option<(f64, f64)> = None; // (x, half width)
             for (i, target) in row {
-                let half = self.items[i].kind.size().0 / 2.0;
+                let item = &self.items[i];
+                // Connection points keep room for their labels beside them.
+                let label = match item.kind {
+                    Kind::Port | Kind::Inflow => 7.0 * item.name.chars().count() as f64,
+                    _ => 0.0,
+                };
+                let half = item.kind.size().0 / 2.0 + label;
                 let min = previous.map_or(f64::NEG_INFINITY, |(x, h)| x + h + GAP + half);
                 let x = if target.is_finite() {
                     target.max(min)
@@ -308,7 +339,7 @@ impl Circuit {
             return offset;
         }
         let half = kind.size().1 / 2.0;
-        let below = towards.1 > c.1 && matches!(kind, Kind::Volume | Kind::Throttle);
+        let below = towards.1 > c.1 && matches!(kind, Kind::Volume | Kind::Throttle | Kind::Port);
         (0.0, if below { half } else { -half })
     }
 }
@@ -385,6 +416,20 @@ fn symbol(svg: &mut Svg, frame: &Frame, kind: Kind, c: P, name: &str) {
             svg.line((x - 25.0, y - 12.0), (x - 25.0, y + 12.0), &format!("stroke=\"{INK}\" stroke-width=\"3\""));
             svg.line((x - 25.0, y), (x + 70.0, y), &format!("stroke=\"{INK}\" stroke-width=\"4\""));
             svg.text(frame, (x, y - 18.0), "middle", name);
+        }
+        Kind::Port => {
+            // Connection point to another FMU's volume: a ring around the node.
+            svg.circle(c, 10.0, &body);
+            svg.circle(c, 4.0, &format!("fill=\"{LINE}\""));
+            svg.text(frame, (x - 16.0, y + 4.0), "end", name);
+        }
+        Kind::Inflow => {
+            // A flow from another FMU: a ring with an arrow towards the volume above.
+            svg.circle(c, 10.0, &body);
+            let thin = format!("stroke=\"{INK}\" stroke-width=\"1.3\"");
+            svg.line((x, y + 6.0), (x, y - 2.0), &thin);
+            svg.arrowhead((x, y - 7.0), (0.0, -1.0), 6.0, INK);
+            svg.text(frame, (x + 16.0, y + 4.0), "start", name);
         }
     }
 }

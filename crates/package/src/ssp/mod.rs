@@ -14,8 +14,10 @@ use std::io::{self, Cursor, Write};
 use std::path::{Path, PathBuf};
 
 /// The built-in systems: (name, JSON description).
-pub const SYSTEMS: &[(&str, &str)] =
-    &[("HydraulicFourBarSplit", include_str!("../../systems/HydraulicFourBarSplit.json"))];
+pub const SYSTEMS: &[(&str, &str)] = &[
+    ("HydraulicFourBarSplit", include_str!("../../systems/HydraulicFourBarSplit.json")),
+    ("HydraulicFourBarValveSplit", include_str!("../../systems/HydraulicFourBarValveSplit.json")),
+];
 
 /// Every built-in system, checked against the catalog.
 pub fn systems() -> Vec<System> {

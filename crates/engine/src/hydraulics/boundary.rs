@@ -1,0 +1,55 @@
+//! The boundary of a circuit split between FMUs: the flow the orifices deliver into a source
+//! node (Jaiswal et al. 2021 eqs. 24 and 26), which a volume at that node in the other FMU
+//! receives as its inflow input (one term of the sum in eq. 22), and its time derivative.
+
+use super::{laws, Circuit, Node};
+
+impl Circuit {
+    /// Net flow the throttles and valves deliver into source `k` (positive into the node) at
+    /// pressures `p`, spools `spools` and input values `input(i)`.
+    pub fn source_flow(&self, k: usize, p: &[f64], spools: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {
+        let node = Node::Source(k);
+        let mut q = 0.0;
+        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| {
+            if from == node || to == node {
+                let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
+                let flow = coefficient * laws::orifice(dp, laminar);
+                q += if to == node { flow } else { -flow };
+            }
+        });
+        q
+    }
+
+    /// Time derivative of [`Circuit::source_flow`]: d(C U)/dt f(dp) + C U f'(dp) d(dp)/dt for
+    /// every orifice at the node (f the orifice law of eqs. 24 and 26), with the volumes'
+    /// pressure rates `pd`, the spools' rates (eq. 27) and the inputs' rates `input_rate(i)`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn source_flow_rate(
+        &self,
+        k: usize,
+        p: &[f64],
+        pd: &[f64],
+        spools: &[f64],
+        spool_rates: &[f64],
+        input: &dyn Fn(usize) -> f64,
+        input_rate: &dyn Fn(usize) -> f64,
+    ) -> f64 {
+        let node = Node::Source(k);
+        // Constant sources do not change; volumes at their rates, input sources at the input's.
+        let pressure_rate = |n: Node| match n {
+            Node::Volume(i) => pd[i],
+            Node::Source(i) => self.source_inputs[i].map_or(0.0, input_rate),
+        };
+        let mut rate = 0.0;
+        self.moving_orifices(spools, Some(spool_rates), |from, to, coefficient, coefficient_rate, laminar| {
+            if from == node || to == node {
+                let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
+                let dp_rate = pressure_rate(from) - pressure_rate(to);
+                let d = coefficient_rate * laws::orifice(dp, laminar)
+                    + coefficient * laws::orifice_slope(dp, laminar) * dp_rate;
+                rate += if to == node { d } else { -d };
+            }
+        });
+        rate
+    }
+}
