@@ -7,7 +7,7 @@ use super::{laws, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
 
 impl Circuit {
     #[inline(always)]
-    fn pressure(&self, p: &[f64], n: Node) -> f64 {
+    pub(super) fn pressure(&self, p: &[f64], n: Node) -> f64 {
         match n {
             Node::Volume(i) => p[i],
             Node::Source(i) => self.sources[i],
@@ -93,7 +93,7 @@ impl Circuit {
     /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
     /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
     #[inline(always)]
-    fn stiffness(&self, i: usize, strokes: &[Stroke]) -> f64 {
+    pub(super) fn stiffness(&self, i: usize, strokes: &[Stroke]) -> f64 {
         let (mut total, mut compliance) = (self.volumes[i].hose, self.compiled.hose_compliance[i]);
         for chamber in &self.compiled.chambers[i] {
             let c = &self.cylinders[chamber.cylinder];

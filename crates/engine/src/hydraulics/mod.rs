@@ -9,6 +9,7 @@
 
 mod evaluate;
 pub mod laws;
+mod switching;
 
 use crate::inputs::InputSignals;
 use mbfmu_model::format::{self, Reference, SealFriction, Valve};

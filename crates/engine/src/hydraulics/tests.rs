@@ -3,7 +3,7 @@
 use super::*;
 
 /// The seed's three-volume circuit, driven by inputs (lengths in m, pressures in Pa).
-fn seed_circuit() -> (format::Description, Circuit) {
+pub(super) fn seed_circuit() -> (format::Description, Circuit) {
     let json = r#"{
         "name": "circuit", "bodies": [],
         "hydraulics": {
