@@ -192,7 +192,7 @@ impl Slave {
                     (true, true) => "the unknowns in Initialization Mode are the continuous outputs of type Real, the continuous states and their derivatives",
                     (false, _) => "the unknowns of a co-simulation are the continuous outputs of type Real",
                 };
-                return Err(self.partial_error("unknown", vr, reason.into()));
+                return Err(self.partial_error("an unknown", vr, reason.into()));
             }
         }
         for (&vr, &s) in knowns.iter().zip(seed) {
@@ -209,10 +209,10 @@ impl Slave {
                     (true, true) => "the knowns in Initialization Mode are the inputs",
                     (false, _) => "the knowns of a co-simulation are the inputs (direct feed-through)",
                 };
-                return Err(self.partial_error("known", vr, reason.into()));
+                return Err(self.partial_error("a known", vr, reason.into()));
             }
             if !s.is_finite() {
-                return Err(self.partial_error("known", vr, format!("its seed {s} is not finite")));
+                return Err(self.partial_error("a known", vr, format!("its seed {s} is not finite")));
             }
         }
         self.ensure_built()?;

@@ -85,7 +85,8 @@ pub enum SlaveError {
         value_reference: u32,
         reason: String,
     },
-    /// A variable that cannot be an unknown or known (`role`) of a directional derivative.
+    /// A variable that cannot be an unknown or a known (`role`, with its article) of a
+    /// directional derivative.
     Partial {
         role: &'static str,
         name: String,
@@ -131,7 +132,7 @@ impl fmt::Display for SlaveError {
             }
             SlaveError::Partial { role, name, value_reference, reason } => write!(
                 f,
-                "variable '{name}' (value reference {value_reference}) cannot be a {role} of a directional derivative here: {reason}"
+                "variable '{name}' (value reference {value_reference}) cannot be {role} of a directional derivative here: {reason}"
             ),
         }
     }
@@ -449,17 +450,15 @@ impl Slave {
             return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
         }
         self.ensure_built()?;
-        if !self.model_exchange {
-            let sim = self.sim.as_ref().expect("built by ensure_built");
-            if let Some(x) = self.outputs.get(vr, sim) {
-                return Ok(x);
-            }
-        }
         let time = self.time;
         let sim = self.sim.as_mut().expect("built by ensure_built");
-        // Model Exchange: bring the state to the host's time and continuous states first.
+        // Model Exchange: bring the state to the host's time and continuous states first (the
+        // output cache is invalidated whenever the host moves the point).
         let step_error = |error| SlaveError::Step { error, reached: time };
         sim.ode_evaluate().map_err(step_error)?;
+        if let Some(x) = self.outputs.get(vr, sim) {
+            return Ok(x);
+        }
         match read {
             Read::Quantity(q) => Ok(sim.quantity(q)),
             Read::State(index) => Ok(sim.ode_state_value(index)),

@@ -72,7 +72,7 @@ impl Slave {
         }
         self.running("setting the time")?.set_ode_time(t);
         if t != self.time {
-            self.partials.invalidate();
+            self.state_changed();
         }
         self.time = t;
         Ok(())
@@ -89,7 +89,7 @@ impl Slave {
             });
         }
         self.running("setting continuous states")?.set_ode_state(x);
-        self.partials.invalidate();
+        self.state_changed();
         Ok(())
     }
 
@@ -145,7 +145,7 @@ impl Slave {
     /// CompletedIntegratorStep: true requests event mode (the partition must be re-chosen).
     pub fn completed_integrator_step(&mut self) -> Result<bool, SlaveError> {
         let time = self.time;
-        self.partials.invalidate();
+        self.state_changed();
         self.running("completing an integrator step")?
             .ode_completed_step()
             .map_err(|error| SlaveError::Step { error, reached: time })
@@ -154,7 +154,7 @@ impl Slave {
     /// Event update: re-chooses the partition if needed.
     pub fn event_update(&mut self) -> Result<EventUpdate, SlaveError> {
         let time = self.time;
-        self.partials.invalidate();
+        self.state_changed();
         let sim = self.running("updating discrete states")?;
         let changed = sim.ode_event().map_err(|error| SlaveError::Step { error, reached: time })?;
         let next_time = sim.next_time_event();

@@ -438,9 +438,11 @@ impl Simulation {
 
     fn ode(&mut self) -> Result<&mut dyn OdeSystem, StepError> {
         let time = self.time();
-        self.formulation.ode().ok_or(StepError::Model {
+        // Lazily: the message is formed only on failure (no allocation per call).
+        self.formulation.ode().ok_or_else(|| StepError::Model {
             time,
-            what: "the formulation is not an ODE (Model Exchange needs the state-space formulation)".into(),
+            what: "the formulation is not an ODE (Model Exchange needs the state-space or a semirecursive formulation)"
+                .into(),
         })
     }
 }

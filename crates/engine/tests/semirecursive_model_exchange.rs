@@ -10,9 +10,11 @@ mod common;
 
 use common::catalog;
 use mbfmu_engine::partials::{Column, Known};
+use mbfmu_engine::semirecursive::Semirecursive;
 use mbfmu_engine::Simulation;
-use mbfmu_model::format::{Description, Formulation};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
+use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::format::{self, Description, Formulation};
+use mbfmu_model::variables::{event_indicator_names, interface_of, Binding, Quantity, StateLayout};
 
 const MODELS: [&str; 2] = ["HydraulicFourBar", "HydraulicQuickReturn"];
 const SAMPLES: [f64; 5] = [2.0, 4.0, 6.0, 8.0, 10.0];
@@ -207,6 +209,38 @@ fn partial_columns_match_independent_central_differences() {
                 "d f{i}/d x{j}: {} vs central differences {fd} (column scale {scale:.3e})",
                 column.derivatives[i]
             );
+        }
+    }
+}
+
+/// The model crate predicts the ODE's state layout and event indicators of every
+/// semirecursive catalog model (its modelDescription.xml is written before anything is
+/// built) in both formulations.
+#[test]
+fn the_description_predicts_the_states_and_event_indicators() {
+    for entry in CATALOG {
+        let d = format::parse(entry.json).unwrap();
+        if !d.solver.formulation.is_semirecursive() {
+            continue;
+        }
+        for formulation in Formulation::SEMIRECURSIVE {
+            let mut d = d.clone();
+            d.solver.formulation = *formulation;
+            let mut sim = Simulation::new(&d).unwrap();
+            let l = sim.formulation::<Semirecursive>().unwrap().ode_layout();
+            let predicted = StateLayout::of(&d).unwrap().unwrap();
+            assert_eq!(
+                (predicted.dof, predicted.pressures, predicted.spools, predicted.work, predicted.cylinders),
+                (l.dof, l.pressures, l.spools, l.work, l.cylinders),
+                "{}",
+                d.name
+            );
+            assert_eq!(sim.ode_len(), predicted.len());
+            let indicators = sim.event_indicator_count();
+            assert_eq!(event_indicator_names(&d).len(), indicators, "{}", d.name);
+            let iface = interface_of(&d).unwrap();
+            assert_eq!(iface.states().count(), predicted.len());
+            assert_eq!(iface.event_indicators().count(), indicators);
         }
     }
 }

@@ -101,6 +101,8 @@ pub(super) struct Ode {
     pub tmp: Vec<f64>,
     /// d p'/d U, pressures x spools row-major (`ode_partials.rs`).
     pub by_spool: Vec<f64>,
+    /// The step of the differences in the rate column being formed (`ode_partials.rs`).
+    pub velocity_step: f64,
     /// The work-cycle value of each spool's schedule since the last event (eqs. 46-47 are
     /// piecewise constant; their switches are time events, so between events the schedule is
     /// a discrete state and the ODE is smooth in time).
@@ -140,6 +142,7 @@ impl Ode {
             rhs: vec![0.0; layout.dof],
             tmp: vec![0.0; layout.dof],
             by_spool: vec![0.0; layout.pressures * layout.spools],
+            velocity_step: 0.0,
             schedule: vec![0.0; layout.spools],
         }
     }

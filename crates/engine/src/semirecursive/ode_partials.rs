@@ -47,8 +47,43 @@ impl Semirecursive {
                 self.ode_evaluate()?;
                 self.exact_circuit_column(i, &mut column.derivatives)
             }
+            Known::State(i) if i >= l.velocities() && self.attached_friction() => {
+                self.ode_evaluate()?;
+                self.ode.velocity_step = self.friction_step(i - l.velocities());
+                differences(self, known, quantities, outputs, column)
+            }
             _ => differences(self, known, quantities, outputs, column),
         }
+    }
+
+    /// True if a cylinder attached to the mechanism has seal friction: its force is then
+    /// not quadratic in the rates.
+    fn attached_friction(&self) -> bool {
+        self.tree.circuit.as_ref().is_some_and(|c| {
+            c.cylinders.iter().zip(&self.tree.cylinder_ends).any(|(cyl, ends)| cyl.friction.is_some() && ends.is_some())
+        })
+    }
+
+    /// The step in the independent rate `k` that moves every attached cylinder's stroke
+    /// velocity s' = g_c z'^i (g_c = J_s,c R_z, eqs. 14, 45) by half the monitor's limit of its
+    /// Stribeck velocity, or the plain step if that is smaller (at the current point).
+    fn friction_step(&mut self, k: usize) -> f64 {
+        let l = self.ode.layout;
+        let n = self.tree.n_coordinates();
+        let f = l.dof;
+        let plain = RELATIVE_STEP * self.ode.x[l.velocities() + k].abs().max(1.0);
+        let Some(circuit) = &self.tree.circuit else { return plain };
+        let w = &mut self.w;
+        let mut step = plain;
+        for (c, cyl) in circuit.cylinders.iter().enumerate() {
+            let (Some(friction), Some(row)) = (&cyl.friction, &w.cylinder_rows[c]) else { continue };
+            super::cuts::jacobian_row(&self.tree, &self.kin, row, &mut w.tmp_n[..n]);
+            let g: f64 = (0..n).map(|j| self.ode.rz[j * f + k] * w.tmp_n[j]).sum();
+            if g != 0.0 {
+                step = step.min(0.5 * crate::partials::MONITOR_LIMIT * friction.stribeck_velocity / g.abs());
+            }
+        }
+        step
     }
 
     /// The state derivatives' column of a pressure, spool or work state in closed form.
@@ -163,8 +198,20 @@ impl Probe for Semirecursive {
         result
     }
 
+    /// The rates enter quadratically (eqs. 2-3, 10: velocity products) unless an attached
+    /// cylinder's seal friction makes its force a function of its stroke velocity (eq. 29).
+    fn quadratic(&self, known: Known) -> bool {
+        let l = self.ode.layout;
+        matches!(known, Known::State(i) if (l.velocities()..l.pressure()).contains(&i)) && !self.attached_friction()
+    }
+
     fn step(&self, known: Known) -> f64 {
         let l = self.ode.layout;
+        if let Known::State(i) = known {
+            if (l.velocities()..l.pressure()).contains(&i) && self.attached_friction() {
+                return self.ode.velocity_step;
+            }
+        }
         let scale = match known {
             // Pressures: the outputs are linear in them (the state derivatives' columns are exact).
             Known::State(i) if (l.pressure()..l.spool()).contains(&i) => self.ode.x[i].abs().max(1e5),

@@ -9,8 +9,9 @@
 //! the columns are formed by central differences of the reduced equations with Richardson
 //! extrapolation ([`crate::partials`]): each evaluation solves the dependent positions by
 //! Newton from the last completed step (eqs. 9-10), deterministically, and the derivatives
-//! are accurate to about 1e-9. Time is a known where drivers make the constraints
-//! rheonomic (eq. 3).
+//! are accurate to about 1e-9 (a velocity column, on which the equations depend
+//! quadratically, by one central difference, exactly). Time is a known where drivers make the
+//! constraints rheonomic (eq. 3).
 
 use super::formulation::StateSpaceFormulation;
 use crate::formulation::Formulation;
@@ -76,6 +77,14 @@ impl Probe for StateSpaceFormulation {
         // The point is evaluated again when next needed.
         self.solver.stale = true;
         result
+    }
+
+    /// The reduced equations are quadratic in the independent velocities: the dependent
+    /// velocities are linear in them (eq. 8), the acceleration right side and the gyroscopic
+    /// and chart terms are products of two velocities, dampers are linear and Coulomb friction
+    /// is held over the step.
+    fn quadratic(&self, known: Known) -> bool {
+        matches!(known, Known::State(i) if i >= self.solver.dof())
     }
 
     fn step(&self, known: Known) -> f64 {
