@@ -34,7 +34,7 @@ pub enum Known {
 
 /// Step of the differences relative to the known's scale.
 pub const RELATIVE_STEP: f64 = 1e-3;
-/// Step of the differences in time [s]: drivers and inputs vary over tenths of seconds.
+/// Step of the differences in time \[s\]: drivers and inputs vary over tenths of seconds.
 pub const TIME_STEP: f64 = 1e-4;
 /// Largest change of a monitored law's argument over its scale in one step.
 pub const MONITOR_LIMIT: f64 = 3e-3;

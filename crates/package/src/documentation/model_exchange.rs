@@ -22,7 +22,7 @@ pub fn directional_notes(out: &mut String, d: &Description) {
         "<h3>Directional derivatives</h3>\n<p><code>fmi2GetDirectionalDerivative</code> / <code>fmi3GetDirectionalDerivative</code>{}: in co-simulation, the derivatives of the continuous outputs by the inputs at a communication point, which are nonzero only where an input feeds directly through to an output (a force element's value, a cylinder fed by inputs), as the <code>ModelStructure</code> dependencies declare.{}</p>",
         if me { " (both interfaces)" } else { "" },
         if me {
-            " In Model Exchange, the derivatives of the state derivatives and of the continuous outputs by the continuous states, the inputs and, where drivers make the equations depend on time, time; the pressure and spool columns of the state derivatives in closed form, the others by central differences with Richardson extrapolation (about 1e-9 relative accuracy), formed for a column when a seed needs it and kept until time, states or inputs change."
+            " In Model Exchange, the derivatives of the state derivatives and of the continuous outputs by the continuous states, the inputs and, where drivers make the equations depend on time, time; the pressure and spool columns of the state derivatives in closed form, the others by central differences with Richardson extrapolation (about 1e-9 relative accuracy), formed for a column when the importer first asks for it and kept until time, states or inputs change."
         } else {
             ""
         }

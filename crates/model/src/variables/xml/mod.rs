@@ -194,7 +194,7 @@ fn serialize<T: Serialize>(md: &T) -> Result<String, String> {
 }
 
 /// The variable a known of `<ModelStructure>` dependencies refers to.
-fn known_variable<'a>(interface: &'a ModelInterface, known: Known) -> Option<&'a Variable> {
+fn known_variable(interface: &ModelInterface, known: Known) -> Option<&Variable> {
     interface.variables.iter().find(|v| match (known, &v.binding) {
         (Known::State(i), Binding::State { index }) => i == *index,
         (Known::Input(i), Binding::Input { index }) => i == *index,
