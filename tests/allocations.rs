@@ -1,15 +1,18 @@
 //! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
 //! GetFloat64/GetReal of every output (in one call, and FMI 3 also mixed with the time),
 //! SetFloat64/SetReal of the inputs and GetFMUState into an existing state, the output
-//! derivatives of both versions, doStep with FMI 2 input derivatives set and FMI 3 doStep
+//! derivatives of both versions, the directional derivatives of the outputs by the inputs,
+//! doStep with FMI 2 input derivatives set and FMI 3 doStep
 //! with intermediate updates (a callback that sets the inputs and reads outputs and their
 //! derivatives), called through the exported C functions of the FMU library (linked into this
 //! test, so that a counting global allocator sees every allocation they make), for one model
 //! of each formulation and integrator family. Counting starts after the first communication
-//! step: its calls size a few buffers on first use.
+//! step: its calls size a few buffers on first use. Model Exchange likewise: SetTime,
+//! SetContinuousStates, GetDerivatives, GetEventIndicators, the directional derivatives of
+//! the derivatives and outputs by every state and input, CompletedIntegratorStep, GetReal.
 
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
-use mbfmu::fmi::{derivatives, fmi2, fmi3};
+use mbfmu::fmi::{derivatives, directional, fmi2, fmi2_me, fmi3, fmi3_me};
 use mbfmu_model::catalog;
 use mbfmu_model::variables::{Causality, VarType};
 use mbfmu_model::Model;
@@ -92,6 +95,21 @@ fn variables(model: &Model) -> (Vec<u32>, Vec<(u32, f64)>) {
     (outputs, inputs)
 }
 
+/// The continuous Real outputs and the inputs (the unknowns and knowns of co-simulation
+/// directional derivatives).
+fn real_signals(model: &Model) -> (Vec<u32>, Vec<u32>) {
+    let vrs = |c: Causality| {
+        model
+            .interface
+            .variables
+            .iter()
+            .filter(|v| v.causality == c && v.is_continuous_signal())
+            .map(|v| v.value_reference)
+            .collect()
+    };
+    (vrs(Causality::Output), vrs(Causality::Input))
+}
+
 const STEPS: usize = 200;
 const H: f64 = 1e-3;
 
@@ -132,6 +150,8 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
             let (rate_vrs, orders) = both_orders(&outputs);
             let mut rates = vec![0.0; rate_vrs.len()];
             let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
+            let (continuous, input_vrs) = real_signals(&model);
+            let (seed, mut sensitivity) = (vec![1.0; input_vrs.len()], vec![0.0; continuous.len()]);
 
             let mut before = allocations();
             for i in 0..STEPS {
@@ -153,6 +173,18 @@ fn fmi3_calls_of_a_running_instance_allocate_nothing() {
                 let (mixed, mut two) = ([time, outputs[0]], [0.0; 2]);
                 assert_eq!(fmi3::fmi3GetFloat64(c, mixed.as_ptr(), 2, two.as_mut_ptr(), 2), f3::fmi3Status_fmi3OK);
                 assert_eq!(two[1].to_bits(), values[0].to_bits(), "{}: the same output either way", case.model);
+                let s = directional::fmi3GetDirectionalDerivative(
+                    c,
+                    continuous.as_ptr(),
+                    continuous.len(),
+                    input_vrs.as_ptr(),
+                    input_vrs.len(),
+                    seed.as_ptr(),
+                    seed.len(),
+                    sensitivity.as_mut_ptr(),
+                    sensitivity.len(),
+                );
+                assert_eq!(s, f3::fmi3Status_fmi3OK);
                 if i % 50 == 1 {
                     assert_eq!(fmi3::fmi3GetFMUState(c, &mut state), f3::fmi3Status_fmi3OK);
                 }
@@ -200,6 +232,8 @@ fn fmi2_calls_of_a_running_instance_allocate_nothing() {
             let mut values = vec![0.0; outputs.len()];
             let (rate_vrs, orders) = both_orders(&outputs);
             let mut rates = vec![0.0; rate_vrs.len()];
+            let (continuous, input_vrs) = real_signals(&model);
+            let (seed, mut sensitivity) = (vec![1.0; input_vrs.len()], vec![0.0; continuous.len()]);
 
             let mut before = allocations();
             for i in 0..STEPS {
@@ -218,6 +252,16 @@ fn fmi2_calls_of_a_running_instance_allocate_nothing() {
                 }
                 assert_eq!(fmi2::fmi2DoStep(c, i as f64 * H, H, 1), f2::fmi2Status_fmi2OK, "{}: step {i}", case.model);
                 assert_eq!(fmi2::fmi2GetReal(c, outputs.as_ptr(), outputs.len(), values.as_mut_ptr()), 0);
+                let status = directional::fmi2GetDirectionalDerivative(
+                    c,
+                    continuous.as_ptr(),
+                    continuous.len(),
+                    input_vrs.as_ptr(),
+                    input_vrs.len(),
+                    seed.as_ptr(),
+                    sensitivity.as_mut_ptr(),
+                );
+                assert_eq!(status, f2::fmi2Status_fmi2OK);
                 let (n, p) = (rate_vrs.len(), rates.as_mut_ptr());
                 assert_eq!(derivatives::fmi2GetRealOutputDerivatives(c, rate_vrs.as_ptr(), n, orders.as_ptr(), p), 0);
                 if i % 50 == 1 {
@@ -340,6 +384,158 @@ fn fmi3_steps_with_intermediate_updates_allocate_nothing() {
             let made = allocations() - before;
             assert!(host.updates >= (STEPS / 10) as u64, "{}: {} updates", case.model, host.updates);
             assert_eq!(made, 0, "{} {:?}: {made} allocations in intermediate updates", case.model, case.settings);
+            fmi3::fmi3FreeInstance(c);
+        }
+    }
+}
+
+/// Model Exchange models: state space, semirecursive with a mechanism, semirecursive circuit
+/// fed by inputs.
+const MODEL_EXCHANGE: &[&str] = &["DoublePendulumStateSpace", "HydraulicFourBar", "HydraulicFourBarDrive"];
+
+/// The variables of a Model Exchange run: states, derivatives, continuous outputs, inputs.
+struct MeVariables {
+    derivatives_and_outputs: Vec<u32>,
+    knowns: Vec<u32>,
+    outputs: Vec<u32>,
+    n: usize,
+    indicators: usize,
+}
+
+fn me_variables(model: &Model) -> MeVariables {
+    let (outputs, inputs) = real_signals(model);
+    let derivatives = model.interface.derivatives().map(|v| v.value_reference);
+    let states = model.interface.states().map(|v| v.value_reference);
+    MeVariables {
+        derivatives_and_outputs: derivatives.chain(outputs.iter().copied()).collect(),
+        knowns: states.chain(inputs).collect(),
+        n: model.interface.states().count(),
+        indicators: model.interface.event_indicators().count(),
+        outputs,
+    }
+}
+
+#[test]
+fn model_exchange_calls_allocate_nothing() {
+    let callbacks = f2::fmi2CallbackFunctions {
+        logger: None,
+        allocateMemory: None,
+        freeMemory: None,
+        stepFinished: None,
+        componentEnvironment: std::ptr::null_mut(),
+    };
+    for name in MODEL_EXCHANGE {
+        let entry = catalog::find(name).expect("catalog model");
+        let model = Model::from_catalog(entry).expect("catalog models build");
+        let v = me_variables(&model);
+        let (cname, token) = (CString::new(*name).unwrap(), CString::new(entry.token).unwrap());
+        let (mut x, mut dx, mut z) = (vec![0.0; v.n], vec![0.0; v.n], vec![0.0; v.indicators]);
+        let mut values = vec![0.0; v.outputs.len()];
+        let mut sensitivity = vec![0.0; v.derivatives_and_outputs.len()];
+        unsafe {
+            // FMI 2: explicit Euler steps of the host, a Jacobian column per known per step.
+            let c = fmi2::fmi2Instantiate(
+                cname.as_ptr(),
+                f2::fmi2Type_fmi2ModelExchange,
+                token.as_ptr(),
+                std::ptr::null(),
+                &callbacks,
+                0,
+                0,
+            );
+            assert!(!c.is_null());
+            assert_eq!(fmi2::fmi2SetupExperiment(c, 0, 0.0, 0.0, 1, 1.0), f2::fmi2Status_fmi2OK);
+            assert_eq!(fmi2::fmi2EnterInitializationMode(c), f2::fmi2Status_fmi2OK);
+            assert!(fmi2::fmi2ExitInitializationMode(c) <= f2::fmi2Status_fmi2Warning);
+            let mut info = std::mem::zeroed::<f2::fmi2EventInfo>();
+            assert_eq!(fmi2_me::fmi2NewDiscreteStates(c, &mut info), f2::fmi2Status_fmi2OK);
+            assert_eq!(fmi2_me::fmi2EnterContinuousTimeMode(c), f2::fmi2Status_fmi2OK);
+            assert_eq!(fmi2_me::fmi2GetContinuousStates(c, x.as_mut_ptr(), v.n), f2::fmi2Status_fmi2OK);
+            let (mut event, mut terminate) = (0, 0);
+            let mut before = allocations();
+            for i in 0..STEPS {
+                if i == 1 {
+                    before = allocations();
+                }
+                let t = i as f64 * 1e-4;
+                assert_eq!(fmi2_me::fmi2SetTime(c, t), f2::fmi2Status_fmi2OK);
+                assert_eq!(fmi2_me::fmi2SetContinuousStates(c, x.as_ptr(), v.n), f2::fmi2Status_fmi2OK);
+                assert_eq!(fmi2_me::fmi2GetDerivatives(c, dx.as_mut_ptr(), v.n), f2::fmi2Status_fmi2OK);
+                assert_eq!(fmi2_me::fmi2GetEventIndicators(c, z.as_mut_ptr(), z.len()), f2::fmi2Status_fmi2OK);
+                for known in &v.knowns {
+                    let status = directional::fmi2GetDirectionalDerivative(
+                        c,
+                        v.derivatives_and_outputs.as_ptr(),
+                        v.derivatives_and_outputs.len(),
+                        known,
+                        1,
+                        &1.0,
+                        sensitivity.as_mut_ptr(),
+                    );
+                    assert_eq!(status, f2::fmi2Status_fmi2OK, "{name}");
+                }
+                assert_eq!(fmi2::fmi2GetReal(c, v.outputs.as_ptr(), v.outputs.len(), values.as_mut_ptr()), 0);
+                for (x, d) in x.iter_mut().zip(&dx) {
+                    *x += 1e-4 * d;
+                }
+                assert_eq!(fmi2_me::fmi2CompletedIntegratorStep(c, 1, &mut event, &mut terminate), 0);
+            }
+            let made = allocations() - before;
+            assert_eq!(made, 0, "{name}: {made} allocations in {STEPS} FMI 2 Model Exchange steps");
+            fmi2::fmi2FreeInstance(c);
+
+            // FMI 3, the same calls.
+            let c = fmi3::fmi3InstantiateModelExchange(
+                cname.as_ptr(),
+                token.as_ptr(),
+                std::ptr::null(),
+                false,
+                false,
+                std::ptr::null_mut(),
+                None,
+            );
+            assert!(!c.is_null());
+            assert_eq!(fmi3::fmi3EnterInitializationMode(c, false, 0.0, 0.0, true, 1.0), f3::fmi3Status_fmi3OK);
+            assert!(fmi3::fmi3ExitInitializationMode(c) <= f3::fmi3Status_fmi3Warning);
+            let (mut a, mut b, mut d, mut e, mut f, mut next) = (false, false, false, false, false, 0.0);
+            let s = fmi3_me::fmi3UpdateDiscreteStates(c, &mut a, &mut b, &mut d, &mut e, &mut f, &mut next);
+            assert_eq!(s, f3::fmi3Status_fmi3OK);
+            assert_eq!(fmi3_me::fmi3EnterContinuousTimeMode(c), f3::fmi3Status_fmi3OK);
+            assert_eq!(fmi3_me::fmi3GetContinuousStates(c, x.as_mut_ptr(), v.n), f3::fmi3Status_fmi3OK);
+            let mut before = allocations();
+            for i in 0..STEPS {
+                if i == 1 {
+                    before = allocations();
+                }
+                let t = i as f64 * 1e-4;
+                assert_eq!(fmi3_me::fmi3SetTime(c, t), f3::fmi3Status_fmi3OK);
+                assert_eq!(fmi3_me::fmi3SetContinuousStates(c, x.as_ptr(), v.n), f3::fmi3Status_fmi3OK);
+                let s = fmi3_me::fmi3GetContinuousStateDerivatives(c, dx.as_mut_ptr(), v.n);
+                assert_eq!(s, f3::fmi3Status_fmi3OK);
+                assert_eq!(fmi3_me::fmi3GetEventIndicators(c, z.as_mut_ptr(), z.len()), f3::fmi3Status_fmi3OK);
+                for known in &v.knowns {
+                    let s = directional::fmi3GetDirectionalDerivative(
+                        c,
+                        v.derivatives_and_outputs.as_ptr(),
+                        v.derivatives_and_outputs.len(),
+                        known,
+                        1,
+                        &1.0,
+                        1,
+                        sensitivity.as_mut_ptr(),
+                        sensitivity.len(),
+                    );
+                    assert_eq!(s, f3::fmi3Status_fmi3OK, "{name}");
+                }
+                let s = fmi3::fmi3GetFloat64(c, v.outputs.as_ptr(), v.outputs.len(), values.as_mut_ptr(), values.len());
+                assert_eq!(s, f3::fmi3Status_fmi3OK);
+                for (x, d) in x.iter_mut().zip(&dx) {
+                    *x += 1e-4 * d;
+                }
+                assert_eq!(fmi3_me::fmi3CompletedIntegratorStep(c, true, &mut a, &mut b), f3::fmi3Status_fmi3OK);
+            }
+            let made = allocations() - before;
+            assert_eq!(made, 0, "{name}: {made} allocations in {STEPS} FMI 3 Model Exchange steps");
             fmi3::fmi3FreeInstance(c);
         }
     }

@@ -57,6 +57,8 @@ enum Op {
     SetDerivative(u32, i32, Value),
     /// fmi2GetRealOutputDerivatives / fmi3GetOutputDerivatives.
     GetDerivative(u32, i32),
+    /// fmi2GetDirectionalDerivative / fmi3GetDirectionalDerivative of (unknown, known, seed).
+    Directional(u32, u32, Value),
     DoStep(At, f64),
     /// FMI 2 fmi2GetRealStatus(fmi2LastSuccessfulTime).
     LastTime,
@@ -93,7 +95,7 @@ fn order() -> impl Strategy<Value = i32> {
     prop_oneof![4 => 1..=2i32, 1 => prop_oneof![Just(0), Just(3), Just(-1)]]
 }
 
-fn op(n_vars: u32, mut inputs: Vec<u32>) -> impl Strategy<Value = Op> {
+fn op(n_vars: u32, mut inputs: Vec<u32>, outputs: Vec<u32>) -> impl Strategy<Value = Op> {
     if inputs.is_empty() {
         inputs.push(0); // the independent variable: refused
     }
@@ -109,9 +111,13 @@ fn op(n_vars: u32, mut inputs: Vec<u32>) -> impl Strategy<Value = Op> {
         3 => (0..n_vars + 3, value.clone()).prop_map(|(vr, x)| Op::SetReal(vr, x)),
         3 => (prop::sample::select(inputs.clone()), value.clone()).prop_map(|(vr, x)| Op::SetReal(vr, x)),
         2 => (0..n_vars + 3).prop_map(Op::GetReal),
-        2 => (prop::sample::select(inputs), order(), value.clone()).prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
-        1 => (0..n_vars + 3, order(), value).prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
+        2 => (prop::sample::select(inputs.clone()), order(), value.clone())
+            .prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
+        1 => (0..n_vars + 3, order(), value.clone()).prop_map(|(vr, o, x)| Op::SetDerivative(vr, o, x)),
         2 => (0..n_vars + 3, order()).prop_map(|(vr, o)| Op::GetDerivative(vr, o)),
+        2 => (prop::sample::select(outputs), prop::sample::select(inputs.clone()), value.clone())
+            .prop_map(|(u, k, x)| Op::Directional(u, k, x)),
+        1 => (0..n_vars + 3, 0..n_vars + 3, value).prop_map(|(u, k, x)| Op::Directional(u, k, x)),
         8 => (prop_oneof![4 => Just(At::Now), 1 => hostile_f64().prop_map(At::Hostile)], step)
             .prop_map(|(at, h)| Op::DoStep(at, h)),
         1 => Just(Op::LastTime),
@@ -126,13 +132,15 @@ fn op(n_vars: u32, mut inputs: Vec<u32>) -> impl Strategy<Value = Op> {
 }
 
 /// Mostly a well-started instance, then random calls.
-fn sequence(n_vars: u32, inputs: Vec<u32>) -> impl Strategy<Value = Vec<Op>> {
-    (prop::bool::weighted(0.8), prop::collection::vec(op(n_vars, inputs), 1..24)).prop_map(|(started, mut ops)| {
-        if started {
-            ops.insert(0, Op::Init(ops.len() % 2 == 0));
-        }
-        ops
-    })
+fn sequence(n_vars: u32, inputs: Vec<u32>, outputs: Vec<u32>) -> impl Strategy<Value = Vec<Op>> {
+    (prop::bool::weighted(0.8), prop::collection::vec(op(n_vars, inputs, outputs), 1..24)).prop_map(
+        |(started, mut ops)| {
+            if started {
+                ops.insert(0, Op::Init(ops.len() % 2 == 0));
+            }
+            ops
+        },
+    )
 }
 
 /// What the sequences covered: "call in state -> status" counts, so that a test that stops
@@ -161,6 +169,8 @@ impl Coverage {
             format!("SetReal in {running} -> {OK}"),
             format!("GetDerivative in {running} -> {OK}"),
             format!("GetDerivative in {running} -> {ERROR}"),
+            format!("Directional in {running} -> {OK}"),
+            format!("Directional in {running} -> {ERROR}"),
             format!("Restore in {running} -> {OK}"),
             format!("Terminate in {running} -> {OK}"),
             "Restore in error".into(),
@@ -189,6 +199,11 @@ fn resolve_at(oracle: &Oracle, at: At) -> f64 {
     }
 }
 
+/// The continuous Real outputs (the unknowns of co-simulation directional derivatives).
+fn continuous_outputs(model: &Model) -> Vec<u32> {
+    model.interface.outputs().filter(|v| v.is_continuous_signal()).map(|v| v.value_reference).collect()
+}
+
 fn max_steps_vr(model: &Model) -> u32 {
     var(model, "solver.maxStepsPerCall").value_reference
 }
@@ -203,7 +218,7 @@ fn fmi2_call_sequences_follow_the_standard_state_machine() {
         let n_vars = model.interface.variables.len() as u32;
         let budget_vr = max_steps_vr(&model);
         runner(100, 0x5eed_0020 + k as u64)
-            .run(&sequence(n_vars, inputs(&model).iter().map(|i| i.0).collect()), |ops| {
+            .run(&sequence(n_vars, inputs(&model).iter().map(|i| i.0).collect(), continuous_outputs(&model)), |ops| {
                 let f = Fmu2::new(entry, "calls2");
                 prop_assert_eq!(f.set_integer(budget_vr, STEPS_PER_CALL), OK2);
                 let mut oracle = Oracle::new(Standard::Fmi2, model.description.experiment.start);
@@ -288,6 +303,11 @@ unsafe fn run2(
                 let s = b.fmi2GetRealOutputDerivatives(c, &vr, 1, &order, &mut x);
                 (s, oracle.get_output_derivative(&model.interface, vr, order, s, x))
             }
+            Op::Directional(unknown, known, v) => {
+                let (seed, mut x) = (resolve(model, known, v), f64::NAN);
+                let s = b.fmi2GetDirectionalDerivative(c, &unknown, 1, &known, 1, &seed, &mut x);
+                (s, oracle.directional_derivative(&model.interface, unknown, known, seed, s, x))
+            }
             Op::DoStep(at, h) => {
                 let t = resolve_at(oracle, at);
                 let s = f.do_step(t, h);
@@ -342,7 +362,8 @@ fn fmi3_call_sequences_follow_the_standard_state_machine() {
         let (start, stop, h) = experiment(&model);
         let n_vars = model.interface.variables.len() as u32;
         let budget_vr = max_steps_vr(&model);
-        let case = (any::<bool>(), sequence(n_vars, inputs(&model).iter().map(|i| i.0).collect()));
+        let case =
+            (any::<bool>(), sequence(n_vars, inputs(&model).iter().map(|i| i.0).collect(), continuous_outputs(&model)));
         runner(100, 0x5eed_0030 + k as u64)
             .run(&case, |(early_return_allowed, ops)| {
                 let f = Fmu3::with_early_return(entry, "calls3", early_return_allowed);
@@ -419,6 +440,11 @@ unsafe fn run3(
                 let mut x = f64::NAN;
                 let s = b.fmi3GetOutputDerivatives(c, &vr, 1, &order, &mut x, 1);
                 (s, oracle.get_output_derivative(&model.interface, vr, order, s, x))
+            }
+            Op::Directional(unknown, known, v) => {
+                let (seed, mut x) = (resolve(model, known, v), f64::NAN);
+                let s = b.fmi3GetDirectionalDerivative(c, &unknown, 1, &known, 1, &seed, 1, &mut x, 1);
+                (s, oracle.directional_derivative(&model.interface, unknown, known, seed, s, x))
             }
             Op::EnterInit => {
                 let s = b.fmi3EnterInitializationMode(c, false, 0.0, start, stop.is_some(), stop.unwrap_or(0.0));

@@ -24,11 +24,6 @@ pub(crate) unsafe fn with(
     unsafe { run::<Fmi2State>(c, function, call, op) }
 }
 
-/// A function this FMU does not implement: Error with the reason.
-pub(crate) unsafe fn unsupported(c: fmi2Component, function: &'static str, reason: &str) -> fmi2Status {
-    unsafe { with(c, function, Call::Unsupported, |_| Err(format!("not supported: {reason}"))) }
-}
-
 // ---- Inquire platform and version ----------------------------------------------------------
 
 #[no_mangle]
@@ -352,19 +347,6 @@ pub unsafe extern "C" fn fmi2DeSerializeFMUstate(
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn fmi2GetDirectionalDerivative(
-    c: fmi2Component,
-    _vUnknown_ref: *const fmi2ValueReference,
-    _nUnknown: usize,
-    _vKnown_ref: *const fmi2ValueReference,
-    _nKnown: usize,
-    _dvKnown: *const fmi2Real,
-    _dvUnknown: *mut fmi2Real,
-) -> fmi2Status {
-    unsafe { unsupported(c, "fmi2GetDirectionalDerivative", "providesDirectionalDerivative=\"false\"") }
-}
-
 // ---- Co-simulation -------------------------------------------------------------------------
 
 /// Sect. 4.2.2: the step must be > 0 and start at the FMU's time; a Newton failure, a
@@ -562,7 +544,6 @@ const _: fmi2FreeFMUstateTYPE = Some(fmi2FreeFMUstate);
 const _: fmi2SerializedFMUstateSizeTYPE = Some(fmi2SerializedFMUstateSize);
 const _: fmi2SerializeFMUstateTYPE = Some(fmi2SerializeFMUstate);
 const _: fmi2DeSerializeFMUstateTYPE = Some(fmi2DeSerializeFMUstate);
-const _: fmi2GetDirectionalDerivativeTYPE = Some(fmi2GetDirectionalDerivative);
 const _: fmi2DoStepTYPE = Some(fmi2DoStep);
 const _: fmi2CancelStepTYPE = Some(fmi2CancelStep);
 const _: fmi2GetStatusTYPE = Some(fmi2GetStatus);

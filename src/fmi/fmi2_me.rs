@@ -1,8 +1,9 @@
-//! The FMI 2.0 model-exchange functions (FMI 2.0.4 Sect. 3.2). Models in the state-space
-//! formulation provide Model Exchange (states: independent coordinates and velocities, no
-//! event indicators, step events when the coordinate partition must be re-chosen); for
-//! co-simulation instances and co-simulation-only models the functions log why and return
-//! Error. All physics is the slave's.
+//! The FMI 2.0 model-exchange functions (FMI 2.0.4 Sect. 3.2). Models in the state-space and
+//! semirecursive formulations provide Model Exchange (states: independent coordinates and
+//! velocities, and pressures, spools and work integrals; event indicators at the circuit's
+//! kinks; time events of work cycles; step events when the coordinate partition must be
+//! re-chosen); for co-simulation instances and co-simulation-only models the functions log
+//! why and return Error. All physics is the slave's.
 
 use super::fmi2::{with, I2};
 use super::instance::Outcome;
@@ -49,8 +50,8 @@ pub unsafe extern "C" fn fmi2NewDiscreteStates(c: fmi2Component, fmi2eventInfo: 
             info.terminateSimulation = 0;
             info.nominalsOfContinuousStatesChanged = 0;
             info.valuesOfContinuousStatesChanged = i32::from(update.states_changed);
-            info.nextEventTimeDefined = 0;
-            info.nextEventTime = 0.0;
+            info.nextEventTimeDefined = i32::from(update.next_time.is_some());
+            info.nextEventTime = update.next_time.unwrap_or(0.0);
             Ok(Status::Ok)
         })
     }
@@ -135,16 +136,19 @@ pub unsafe extern "C" fn fmi2GetEventIndicators(
     eventIndicators: *mut fmi2Real,
     ni: usize,
 ) -> fmi2Status {
+    const F: &str = "fmi2GetEventIndicators";
     unsafe {
-        with(c, "fmi2GetEventIndicators", Call::Unsupported, |i| {
+        with(c, F, Call::Unsupported, |i| {
             i.require_model_exchange(Call::GetContinuous)?;
-            output(eventIndicators, ni, "eventIndicators")?;
-            if ni != 0 {
-                return Err(format!(
-                    "ni = {ni}, but the model has no event indicators (numberOfEventIndicators=\"0\")"
-                ));
+            let z = output(eventIndicators, ni, "eventIndicators")?;
+            let expected = i.slave.event_indicator_count();
+            if ni != expected {
+                return Err(format!("ni = {ni}, but the model has numberOfEventIndicators=\"{expected}\""));
             }
-            Ok(Status::Ok)
+            match i.slave.get_event_indicators(z) {
+                Ok(()) => Ok(Status::Ok),
+                Err(e) => discard_or_error(i, F, e),
+            }
         })
     }
 }

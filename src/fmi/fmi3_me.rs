@@ -1,8 +1,9 @@
 //! The FMI 3.0 model-exchange and event-mode functions (FMI 3.0 Sect. 3.2). Models in the
-//! state-space formulation provide Model Exchange (states: independent coordinates and
-//! velocities, no event indicators, step events when the coordinate partition must be
-//! re-chosen); co-simulation instances have no event mode and get Error with the reason.
-//! All physics is the slave's.
+//! state-space and semirecursive formulations provide Model Exchange (states: independent
+//! coordinates and velocities, and pressures, spools and work integrals; event indicators at
+//! the circuit's kinks; time events of work cycles; step events when the coordinate
+//! partition must be re-chosen); co-simulation instances have no event mode and get Error
+//! with the reason. All physics is the slave's.
 
 use super::fmi3::{with, I3};
 use super::fmi3_unsupported::{unsupported, NO_EVENT_MODE};
@@ -77,6 +78,7 @@ pub unsafe extern "C" fn fmi3UpdateDiscreteStates(
             match i.slave.event_update() {
                 Ok(u) => {
                     *values = u.states_changed;
+                    (*defined, *next) = (u.next_time.is_some(), u.next_time.unwrap_or(0.0));
                     Ok(Status::Ok)
                 }
                 Err(e) => discard_or_error(i, F, e),
@@ -168,13 +170,18 @@ pub unsafe extern "C" fn fmi3GetEventIndicators(
     eventIndicators: *mut fmi3Float64,
     nEventIndicators: usize,
 ) -> fmi3Status {
+    const F: &str = "fmi3GetEventIndicators";
     unsafe {
-        me(instance, "fmi3GetEventIndicators", Call::GetContinuous, None, |_| {
-            output(eventIndicators, nEventIndicators, "eventIndicators")?;
-            if nEventIndicators != 0 {
-                return Err(format!("nEventIndicators = {nEventIndicators}, but the model has no event indicators"));
+        me(instance, F, Call::GetContinuous, None, |i| {
+            let z = output(eventIndicators, nEventIndicators, "eventIndicators")?;
+            let expected = i.slave.event_indicator_count();
+            if nEventIndicators != expected {
+                return Err(format!("nEventIndicators = {nEventIndicators}, but the model has {expected}"));
             }
-            Ok(Status::Ok)
+            match i.slave.get_event_indicators(z) {
+                Ok(()) => Ok(Status::Ok),
+                Err(e) => discard_or_error(i, F, e),
+            }
         })
     }
 }
@@ -214,8 +221,8 @@ pub unsafe extern "C" fn fmi3GetNumberOfEventIndicators(
     nEventIndicators: *mut usize,
 ) -> fmi3Status {
     unsafe {
-        me(instance, "fmi3GetNumberOfEventIndicators", Call::GetNominals, None, |_| {
-            *out_scalar(nEventIndicators, "nEventIndicators")? = 0;
+        me(instance, "fmi3GetNumberOfEventIndicators", Call::GetNominals, None, |i| {
+            *out_scalar(nEventIndicators, "nEventIndicators")? = i.slave.event_indicator_count();
             Ok(Status::Ok)
         })
     }

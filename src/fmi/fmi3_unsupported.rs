@@ -121,21 +121,6 @@ pub unsafe extern "C" fn fmi3GetVariableDependencies(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fmi3GetDirectionalDerivative(
-    instance: fmi3Instance,
-    _unknowns: *const fmi3ValueReference,
-    _nUnknowns: usize,
-    _knowns: *const fmi3ValueReference,
-    _nKnowns: usize,
-    _seed: *const fmi3Float64,
-    _nSeed: usize,
-    _sensitivity: *mut fmi3Float64,
-    _nSensitivity: usize,
-) -> fmi3Status {
-    unsafe { unsupported(instance, "fmi3GetDirectionalDerivative", "providesDirectionalDerivatives=\"false\"") }
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn fmi3GetAdjointDerivative(
     instance: fmi3Instance,
     _unknowns: *const fmi3ValueReference,
@@ -286,7 +271,6 @@ const _: fmi3SetBinaryTYPE = Some(fmi3SetBinary);
 const _: fmi3SetClockTYPE = Some(fmi3SetClock);
 const _: fmi3GetNumberOfVariableDependenciesTYPE = Some(fmi3GetNumberOfVariableDependencies);
 const _: fmi3GetVariableDependenciesTYPE = Some(fmi3GetVariableDependencies);
-const _: fmi3GetDirectionalDerivativeTYPE = Some(fmi3GetDirectionalDerivative);
 const _: fmi3GetAdjointDerivativeTYPE = Some(fmi3GetAdjointDerivative);
 const _: fmi3EnterConfigurationModeTYPE = Some(fmi3EnterConfigurationMode);
 const _: fmi3ExitConfigurationModeTYPE = Some(fmi3ExitConfigurationMode);

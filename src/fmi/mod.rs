@@ -5,8 +5,9 @@
 //! - [`fmi2`], [`fmi2_me`] (model exchange), [`fmi3`], [`fmi3_me`], [`fmi3_unsupported`]: the
 //!   exported functions (all 44 of FMI 2.0, all 75 of FMI 3.0; importers refuse an FMU with a
 //!   missing symbol).
-//! - [`derivatives`]: input and output derivatives of both versions; [`intermediate`]: FMI 3
-//!   intermediate updates inside fmi3DoStep.
+//! - [`derivatives`]: input and output derivatives of both versions; [`directional`]:
+//!   directional derivatives of both versions; [`intermediate`]: FMI 3 intermediate updates
+//!   inside fmi3DoStep.
 //! - [`instance`]: the instance behind a handle and the firewall every function goes through.
 //! - [`state`]: the state machine of each standard.
 //! - [`values`], [`fmu_state`]: getters/setters and FMU states.
@@ -17,6 +18,7 @@
 #![allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc)]
 
 pub mod derivatives;
+pub mod directional;
 pub mod fmi2;
 pub mod fmi2_me;
 pub mod fmi3;

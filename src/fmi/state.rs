@@ -37,6 +37,8 @@ pub enum Call {
     SetInputDerivatives,
     /// fmi2GetRealOutputDerivatives, fmi3GetOutputDerivatives.
     GetOutputDerivatives,
+    /// fmi2GetDirectionalDerivative, fmi3GetDirectionalDerivative.
+    GetDirectionalDerivative,
     /// The continuation of an fmi3DoStep after its intermediate-update callback (not an
     /// importer's call; fmi3DoStep checks the state itself).
     StepContinuation,
@@ -136,6 +138,12 @@ impl Machine for Fmi2State {
             // error: for debugging).
             Call::SetInputDerivatives => matches!(self, Instantiated | InitializationMode | StepComplete),
             Call::GetOutputDerivatives => matches!(self, StepComplete | StepFailed | Terminated | Error),
+            // Sect. 3.2.3 and 4.2.4, tables of allowed calls: like fmi2GetReal (error: values
+            // for debugging only).
+            Call::GetDirectionalDerivative => matches!(
+                self,
+                InitializationMode | StepComplete | StepFailed | EventMode | ContinuousTimeMode | Terminated | Error
+            ),
             Call::StepContinuation => false,
             Call::GetStatus => matches!(self, StepComplete | StepFailed | Terminated),
             Call::SetTime => matches!(self, EventMode | ContinuousTimeMode),
@@ -242,6 +250,11 @@ impl Machine for Fmi3State {
             Call::Set => matches!(self, Instantiated | InitializationMode | StepMode | EventMode | ContinuousTimeMode),
             // Sect. 4.2.1 and 2.3.5 (Terminated): after a step and at the end.
             Call::GetOutputDerivatives => matches!(self, StepMode | Terminated),
+            // The allowed calls of Initialization Mode, Event Mode and Terminated (Sect. 2.3),
+            // Continuous-Time Mode (Sect. 3.2) and Step Mode (Sect. 4.2) name it.
+            Call::GetDirectionalDerivative => {
+                matches!(self, InitializationMode | StepMode | EventMode | ContinuousTimeMode | Terminated)
+            }
             // FMI 2 only.
             Call::SetupExperiment | Call::GetStatus | Call::SetInputDerivatives => false,
             Call::SetTime | Call::SetContinuousStates => matches!(self, EventMode | ContinuousTimeMode),

@@ -3,6 +3,7 @@
 //! C ABI; the FMI layer maps its errors to statuses.
 
 mod derivatives;
+mod directional;
 mod input_signals;
 mod model_exchange;
 mod outputs;
@@ -84,6 +85,14 @@ pub enum SlaveError {
         value_reference: u32,
         reason: String,
     },
+    /// A variable that cannot be an unknown or a known (`role`, with its article) of a
+    /// directional derivative.
+    Partial {
+        role: &'static str,
+        name: String,
+        value_reference: u32,
+        reason: String,
+    },
 }
 
 impl SlaveError {
@@ -121,6 +130,10 @@ impl fmt::Display for SlaveError {
             SlaveError::Derivative { name, value_reference, reason } => {
                 write!(f, "variable '{name}' (value reference {value_reference}) has no time derivative here: {reason}")
             }
+            SlaveError::Partial { role, name, value_reference, reason } => write!(
+                f,
+                "variable '{name}' (value reference {value_reference}) cannot be {role} of a directional derivative here: {reason}"
+            ),
         }
     }
 }
@@ -162,6 +175,10 @@ pub struct Slave {
     input_derivatives: Vec<[f64; 2]>,
     /// The time at the last [`Slave::checkpoint`].
     saved_time: f64,
+    /// Roles of the variables in directional derivatives and the Model Exchange Jacobian.
+    partials: directional::Partials,
+    /// The event indicators of the current point (Model Exchange).
+    indicators: Vec<f64>,
 }
 
 impl fmt::Debug for Slave {
@@ -195,6 +212,8 @@ impl Slave {
         let outputs = OutputCache::new(&model.interface);
         let rates = RateCache::new(&model.interface);
         let input_derivatives = vec![[0.0; 2]; model.description.interface.inputs.len()];
+        let partials = directional::Partials::new(&model.interface, &model.description);
+        let indicators = vec![0.0; model.interface.event_indicators().count()];
         Slave {
             model,
             phase: Phase::Instantiated,
@@ -212,6 +231,8 @@ impl Slave {
             rates,
             input_derivatives,
             saved_time: start_time,
+            partials,
+            indicators,
         }
     }
 
@@ -265,6 +286,7 @@ impl Slave {
     fn state_changed(&mut self) {
         self.outputs.invalidate();
         self.rates.invalidate();
+        self.partials.invalidate();
     }
 
     /// FMI 2 SetupExperiment / the start time of FMI 3 EnterInitializationMode.
@@ -398,6 +420,10 @@ impl Slave {
         }
         self.apply_inputs(&mut sim)?;
         self.apply_input_derivatives(&mut sim)?;
+        if self.model_exchange {
+            sim.ode_activate();
+            self.partials.allocate(&mut sim);
+        }
         self.sim = Some(sim);
         self.state_changed();
         self.built_with = self.values.clone();
@@ -463,6 +489,7 @@ impl Slave {
             Quantity(mbfmu_model::variables::Quantity),
             State(usize),
             Derivative(usize),
+            EventIndicator(usize),
         }
         let read = match &self.variable(vr)?.binding {
             Binding::Time => return Ok(self.time),
@@ -473,26 +500,29 @@ impl Slave {
             Binding::Output(q) => Read::Quantity(*q),
             Binding::State { index } => Read::State(*index),
             Binding::Derivative { index } => Read::Derivative(*index),
+            Binding::EventIndicator { index } => Read::EventIndicator(*index),
         };
         if self.phase == Phase::Instantiated {
             return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
         }
         self.ensure_built()?;
-        if !self.model_exchange {
-            let sim = self.sim.as_ref().expect("built by ensure_built");
-            if let Some(x) = self.outputs.get(vr, sim) {
-                return Ok(x);
-            }
-        }
         let time = self.time;
         let sim = self.sim.as_mut().expect("built by ensure_built");
-        // Model Exchange: bring the state to the host's time and continuous states first.
+        // Model Exchange: bring the state to the host's time and continuous states first (the
+        // output cache is invalidated whenever the host moves the point).
         let step_error = |error| SlaveError::Step { error, reached: time };
         sim.ode_evaluate().map_err(step_error)?;
+        if let Some(x) = self.outputs.get(vr, sim) {
+            return Ok(x);
+        }
         match read {
             Read::Quantity(q) => Ok(sim.quantity(q)),
             Read::State(index) => Ok(sim.ode_state_value(index)),
             Read::Derivative(index) => sim.ode_derivative_value(index).map_err(step_error),
+            Read::EventIndicator(index) => {
+                sim.event_indicators(&mut self.indicators).map_err(step_error)?;
+                Ok(self.indicators[index])
+            }
         }
     }
 

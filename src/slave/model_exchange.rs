@@ -1,24 +1,28 @@
-//! Model Exchange instances of models in the state-space formulation (seed 001): the host
-//! integrates the ODE in the independent coordinates; the slave sets time and continuous
-//! states, returns derivatives, and re-chooses the coordinate partition at step events.
-//! Knows nothing of the C ABI.
+//! Model Exchange instances of models in the state-space formulation (seed 001) and the
+//! semirecursive formulations (seed 004): the host integrates the ODE in the independent
+//! coordinates (with the circuit's states); the slave sets time and continuous states,
+//! returns derivatives and event indicators, re-chooses the coordinate partition at step
+//! events and reports the time events of work cycles. Knows nothing of the C ABI.
 
 use super::{Model, Phase, Slave, SlaveError};
 use std::sync::Arc;
 
 /// Result of an event update (FMI 2 NewDiscreteStates / FMI 3 UpdateDiscreteStates).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EventUpdate {
     /// The continuous states were re-chosen (a new partition): read them again.
     pub states_changed: bool,
+    /// The next time event, if any.
+    pub next_time: Option<f64>,
 }
 
 impl Slave {
-    /// A Model Exchange instance; only models in the state-space formulation have one.
+    /// A Model Exchange instance; models in the state-space and semirecursive formulations
+    /// have one.
     pub fn new_model_exchange(model: Arc<Model>) -> Result<Slave, SlaveError> {
         if !model.description.solver.formulation.model_exchange() {
             return Err(SlaveError::Model(format!(
-                "model {} is in the {} formulation, which provides co-simulation only (Model Exchange needs the state_space formulation)",
+                "model {} is in the {} formulation, which provides co-simulation only (Model Exchange needs the stateSpace, doubleStep or penalty formulation)",
                 model.description.name,
                 model.description.solver.formulation.name()
             )));
@@ -67,6 +71,9 @@ impl Slave {
             });
         }
         self.running("setting the time")?.set_ode_time(t);
+        if t != self.time {
+            self.state_changed();
+        }
         self.time = t;
         Ok(())
     }
@@ -82,6 +89,7 @@ impl Slave {
             });
         }
         self.running("setting continuous states")?.set_ode_state(x);
+        self.state_changed();
         Ok(())
     }
 
@@ -102,16 +110,42 @@ impl Slave {
             .map_err(|error| SlaveError::Step { error, reached: time })
     }
 
-    /// GetNominalsOfContinuousStates: 1 (coordinates in m and rad, velocities in m/s, rad/s).
+    /// GetNominalsOfContinuousStates: 1 for coordinates (m, rad), velocities (m/s, rad/s),
+    /// spools (V) and work (J); 1e5 for pressures (Pa: a bar).
     pub fn nominals(&self, out: &mut [f64]) -> Result<(), SlaveError> {
         self.check_len("nominals", out.len())?;
         out.iter_mut().for_each(|x| *x = 1.0);
+        if let Ok(Some(l)) = mbfmu_model::variables::StateLayout::of(&self.model.description) {
+            out[l.pressure(0)..l.pressure(l.pressures)].iter_mut().for_each(|x| *x = 1e5);
+        }
         Ok(())
+    }
+
+    /// Number of event indicators.
+    pub fn event_indicator_count(&self) -> usize {
+        self.indicators.len()
+    }
+
+    /// GetEventIndicators at the current time, states and inputs.
+    pub fn get_event_indicators(&mut self, z: &mut [f64]) -> Result<(), SlaveError> {
+        let expected = self.event_indicator_count();
+        if z.len() != expected {
+            return Err(SlaveError::InvalidValue {
+                name: "event indicators".into(),
+                value: format!("{} elements", z.len()),
+                reason: format!("the model has {expected} event indicators"),
+            });
+        }
+        let time = self.time;
+        self.running("computing event indicators")?
+            .event_indicators(z)
+            .map_err(|error| SlaveError::Step { error, reached: time })
     }
 
     /// CompletedIntegratorStep: true requests event mode (the partition must be re-chosen).
     pub fn completed_integrator_step(&mut self) -> Result<bool, SlaveError> {
         let time = self.time;
+        self.state_changed();
         self.running("completing an integrator step")?
             .ode_completed_step()
             .map_err(|error| SlaveError::Step { error, reached: time })
@@ -120,16 +154,16 @@ impl Slave {
     /// Event update: re-chooses the partition if needed.
     pub fn event_update(&mut self) -> Result<EventUpdate, SlaveError> {
         let time = self.time;
-        let changed = self
-            .running("updating discrete states")?
-            .ode_event()
-            .map_err(|error| SlaveError::Step { error, reached: time })?;
+        self.state_changed();
+        let sim = self.running("updating discrete states")?;
+        let changed = sim.ode_event().map_err(|error| SlaveError::Step { error, reached: time })?;
+        let next_time = sim.next_time_event();
         if changed {
             self.note(
                 "logNonlinearSystems",
                 format!("t = {time}: new coordinate partition (continuous states re-chosen)"),
             );
         }
-        Ok(EventUpdate { states_changed: changed })
+        Ok(EventUpdate { states_changed: changed, next_time })
     }
 }

@@ -110,6 +110,10 @@ impl Slave {
             }
         };
         self.sim = sim;
+        if let (true, Some(sim)) = (self.model_exchange, self.sim.as_mut()) {
+            sim.ode_activate();
+            self.partials.allocate_once(sim);
+        }
         self.built_with.clone_from(&s.built_with);
         self.phase = s.phase;
         self.start_time = s.start_time;

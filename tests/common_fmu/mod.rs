@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod abi;
+pub mod host;
 pub mod orders;
 
 use mbfmu::slave::Slave;

@@ -309,6 +309,47 @@ impl Oracle {
         Ok(())
     }
 
+    /// fmi2GetDirectionalDerivative / fmi3GetDirectionalDerivative of one unknown by one
+    /// known with one seed, on a co-simulation instance: FMI 2.0.4 Sect. 4.2.4 (as fmi2GetReal:
+    /// initializationMode, stepComplete, stepFailed, terminated, error), FMI 3.0 Sect. 2.3 and
+    /// 4.2 (Initialization Mode, Step Mode, Terminated); Sect. 2.1.9 / 2.2.11: the unknowns of
+    /// co-simulation are continuous Real outputs, the knowns continuous Real inputs.
+    pub fn directional_derivative(
+        &mut self,
+        table: &ModelInterface,
+        unknown: u32,
+        known: u32,
+        seed: f64,
+        got: u32,
+        value: f64,
+    ) -> Result<(), String> {
+        let what = format!("GetDirectionalDerivative d#{unknown}/d#{known} seed {seed}");
+        let legal = self.mode != Mode::Normal || self.phase != Phase::Instantiated;
+        if !self.refused_unless(legal, &what, got)? {
+            return Ok(());
+        }
+        let signal = |vr: u32, c: Causality| {
+            table
+                .variable(vr)
+                .is_some_and(|v| v.causality == c && v.ty == VarType::Real && v.variability == Variability::Continuous)
+        };
+        let valid = signal(unknown, Causality::Output)
+            && signal(known, Causality::Input)
+            && seed.is_finite()
+            && self.phase != Phase::Instantiated;
+        // Initialization Mode builds the model: tampered parameters may fail it.
+        let allowed = match (valid, self.tampered) {
+            (false, _) => Statuses::of(&[ERROR]),
+            (true, false) => Statuses::of(&[OK]),
+            (true, true) => Statuses::of(&[OK, ERROR]),
+        };
+        self.check(&what, allowed, got)?;
+        if got == OK && !value.is_finite() && !self.tampered {
+            return Err(format!("{what} in state {}: OK with the value {value}", self.state()));
+        }
+        Ok(())
+    }
+
     /// doStep from `at` by `h`. `last` is the FMU's lastSuccessfulTime after the call (FMI 3
     /// out argument, FMI 2 fmi2GetRealStatus), `early` FMI 3's earlyReturn.
     pub fn do_step(&mut self, at: f64, h: f64, got: u32, last: f64, early: bool) -> Result<(), String> {

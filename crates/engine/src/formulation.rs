@@ -7,6 +7,7 @@
 use crate::index3::{AssemblyReport, Mechanism};
 use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, StepError, StepStats};
+use crate::partials::{Column, Known};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
 use std::any::Any;
@@ -197,6 +198,16 @@ pub trait Formulation: Send {
     /// Value of an output quantity at the current state.
     fn quantity(&self, q: Quantity) -> f64;
 
+    /// d q / d u_input for an output at the current communication point (co-simulation):
+    /// the direct feed-through of an input to an output, where setting the input changes the
+    /// output without a step. The default: a force element's value is its law plus its input.
+    fn feedthrough(&self, q: Quantity, input: usize) -> f64 {
+        match (q, self.mechanism()) {
+            (Quantity::ForceValue { force }, Some(m)) => f64::from(u8::from(m.force_input(force) == Some(input))),
+            _ => 0.0,
+        }
+    }
+
     /// Values of `quantities` at the current state into `out` (same length). Formulations
     /// override it where quantities share work (a joint's reaction force and torque, the
     /// energies), so that each shared part is computed once.
@@ -291,6 +302,42 @@ pub trait OdeSystem {
 
     /// Event update; true if the continuous states changed meaning and value.
     fn event(&mut self) -> Result<bool, StepError>;
+
+    /// A host drives the ODE from now on (a Model Exchange instance): time and states are
+    /// the host's. Before, the view reads the co-simulation state.
+    fn activate(&mut self) {}
+
+    /// Number of event indicators (state events, FMI 2.0.4 Sect. 3.1, FMI 3.0 Sect. 3.1).
+    fn event_indicator_count(&self) -> usize {
+        0
+    }
+
+    /// The event indicators at the current point into `z`.
+    fn event_indicators(&mut self, z: &mut [f64]) -> Result<(), StepError> {
+        let _ = z;
+        Ok(())
+    }
+
+    /// The next time event after the current time, if any.
+    fn next_time_event(&self) -> Option<f64> {
+        None
+    }
+
+    /// The partial derivatives of the state derivatives and (if `outputs`) of `quantities`
+    /// with respect to `known` at the current point into `column` ([`crate::partials`]). The
+    /// current point is evaluated again when next read.
+    fn partial_column(
+        &mut self,
+        known: Known,
+        quantities: &[Quantity],
+        outputs: bool,
+        column: &mut Column,
+    ) -> Result<(), StepError>;
+
+    /// Number of monitored laws of [`crate::partials::Probe`] (the scratch of a [`Column`]).
+    fn monitored_laws(&self) -> usize {
+        0
+    }
 }
 
 /// Serializes a formulation's snapshot into `bytes` (postcard: compact, self-delimiting, no

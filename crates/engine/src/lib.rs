@@ -17,6 +17,7 @@ pub mod inputs;
 pub mod integrators;
 pub mod linalg;
 pub mod motion;
+pub mod partials;
 pub mod rates;
 pub mod rotation;
 pub mod semirecursive;
@@ -388,11 +389,67 @@ impl Simulation {
         self.ode()?.event()
     }
 
+    /// A Model Exchange host drives the ODE from now on (no-op without an ODE).
+    pub fn ode_activate(&mut self) {
+        if let Some(o) = self.formulation.ode() {
+            o.activate();
+        }
+    }
+
+    /// Number of event indicators (0 without an ODE).
+    pub fn event_indicator_count(&mut self) -> usize {
+        self.formulation.ode().map_or(0, |o| o.event_indicator_count())
+    }
+
+    pub fn event_indicators(&mut self, z: &mut [f64]) -> Result<(), StepError> {
+        self.ode()?.event_indicators(z)
+    }
+
+    /// The next time event after the current time, if any.
+    pub fn next_time_event(&mut self) -> Option<f64> {
+        self.formulation.ode().and_then(|o| o.next_time_event())
+    }
+
+    /// Number of laws the partial derivatives monitor (the size of a [`partials::Column`]'s
+    /// monitor scratch).
+    pub fn monitored_laws(&mut self) -> usize {
+        self.formulation.ode().map_or(0, |o| o.monitored_laws())
+    }
+
+    /// The partial derivatives of the state derivatives and (if `outputs`) of `quantities`
+    /// with respect to `known` at the current point ([`OdeSystem::partial_column`]); the
+    /// solver counters' rows are 0.
+    pub fn partial_column(
+        &mut self,
+        known: partials::Known,
+        quantities: &[Quantity],
+        outputs: bool,
+        column: &mut partials::Column,
+    ) -> Result<(), StepError> {
+        self.ode()?.partial_column(known, quantities, outputs, column)?;
+        if outputs {
+            for (q, d) in quantities.iter().zip(column.outputs.iter_mut()) {
+                if matches!(q, Quantity::NewtonIterations | Quantity::Steps) {
+                    *d = 0.0;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// d q / d u_input at the current communication point (co-simulation feed-through,
+    /// [`Formulation::feedthrough`]).
+    pub fn feedthrough(&self, q: Quantity, input: usize) -> f64 {
+        self.formulation.feedthrough(q, input)
+    }
+
     fn ode(&mut self) -> Result<&mut dyn OdeSystem, StepError> {
         let time = self.time();
-        self.formulation.ode().ok_or(StepError::Model {
+        // Lazily: the message is formed only on failure (no allocation per call).
+        self.formulation.ode().ok_or_else(|| StepError::Model {
             time,
-            what: "the formulation is not an ODE (Model Exchange needs the state-space formulation)".into(),
+            what: "the formulation is not an ODE (Model Exchange needs the state-space or a semirecursive formulation)"
+                .into(),
         })
     }
 }

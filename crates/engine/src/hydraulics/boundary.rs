@@ -20,6 +20,33 @@ impl Circuit {
         q
     }
 
+    /// d [`Circuit::source_flow`] / d u_`input`: the slope of each orifice's law at the node
+    /// (eqs. 24, 26) times how its pressure drop moves with the input (+-1 at an end whose
+    /// pressure is that input). The direct feed-through of a pressure input to the flow.
+    pub fn source_flow_by_input(
+        &self,
+        k: usize,
+        p: &[f64],
+        spools: &[f64],
+        input: &dyn Fn(usize) -> f64,
+        by: usize,
+    ) -> f64 {
+        let node = Node::Source(k);
+        let moves = |n: Node| match n {
+            Node::Source(i) => f64::from(u8::from(self.source_inputs[i] == Some(by))),
+            Node::Volume(_) => 0.0,
+        };
+        let mut d = 0.0;
+        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| {
+            if from == node || to == node {
+                let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
+                let slope = coefficient * laws::orifice_slope(dp, laminar) * (moves(from) - moves(to));
+                d += if to == node { slope } else { -slope };
+            }
+        });
+        d
+    }
+
     /// Time derivative of [`Circuit::source_flow`]: d(C U)/dt f(dp) + C U f'(dp) d(dp)/dt for
     /// every orifice at the node (f the orifice law of eqs. 24 and 26), with the volumes'
     /// pressure rates `pd`, the spools' rates (eq. 27) and the inputs' rates `input_rate(i)`.

@@ -8,7 +8,7 @@ use super::{laws, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
 impl Circuit {
     /// The pressure of node `n`: a volume's state, a source's constant or its input's value.
     #[inline(always)]
-    fn pressure(&self, p: &[f64], inputs: &[f64], n: Node) -> f64 {
+    pub(super) fn pressure(&self, p: &[f64], inputs: &[f64], n: Node) -> f64 {
         self.pressure_with(p, |k| inputs[k], n)
     }
 
@@ -134,7 +134,7 @@ impl Circuit {
     /// 1/B_e = 1/B_oil + V_hose/(V B_hose) + sum V_chamber/(V B_wall), so
     /// B_e/V = 1/(V/B_oil + C) with the compliance C = V_hose/B_hose + sum V_chamber/B_wall.
     #[inline(always)]
-    fn stiffness(&self, i: usize, strokes: &[Stroke]) -> f64 {
+    pub(super) fn stiffness(&self, i: usize, strokes: &[Stroke]) -> f64 {
         let (mut total, mut compliance) = (self.volumes[i].hose, self.compiled.hose_compliance[i]);
         for chamber in &self.compiled.chambers[i] {
             let c = &self.cylinders[chamber.cylinder];

@@ -14,6 +14,7 @@
 mod boundary;
 mod evaluate;
 pub mod laws;
+mod switching;
 
 use crate::inputs::InputSignals;
 use mbfmu_model::format::{self, Reference, SealFriction, Valve};

@@ -351,6 +351,16 @@ impl Mechanism {
         }
     }
 
+    /// The input added to element `f`'s value, if any.
+    pub fn force_input(&self, f: usize) -> Option<usize> {
+        match self.forces.get(f)? {
+            ForceElement::Tsda { input, .. }
+            | ForceElement::Rsda { input, .. }
+            | ForceElement::PointForce { input, .. }
+            | ForceElement::Torque { input, .. } => *input,
+        }
+    }
+
     /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f` at time `t`.
     pub fn element_force(&self, f: usize, t: f64, bodies: &[BodyState], angles: &[f64]) -> f64 {
         match &self.forces[f] {

@@ -2,8 +2,10 @@
 //! coordinates with the hydraulic circuit, double-step partitioning or penalty projections,
 //! trapezoidal rule.
 
+use super::tree::Element;
 use super::{SemiState, Semirecursive};
-use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
+use crate::formulation::{to_bytes_into, Dims, Formulation, OdeSystem};
+use crate::hydraulics::{laws, Attachment};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, StepError, StepStats};
@@ -93,7 +95,9 @@ impl Formulation for Semirecursive {
     }
 
     fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
-        Semirecursive::change_inputs(self, change)
+        Semirecursive::change_inputs(self, change)?;
+        self.ode_inputs_changed();
+        Ok(())
     }
 
     fn hold_inputs(&mut self) -> Result<(), String> {
@@ -122,6 +126,45 @@ impl Formulation for Semirecursive {
         Semirecursive::quantity(self, q)
     }
 
+    /// Force elements' values add their inputs; a cylinder fed by inputs reports its length
+    /// and velocity inputs, and its force F = p_A A_A - p_B A_B - F_mu(s') (seed 004 eq. 29)
+    /// follows the velocity input through the seal friction; the flow into a source node
+    /// follows the pressure inputs at its orifices (eqs. 24, 26).
+    fn feedthrough(&self, q: Quantity, input: usize) -> f64 {
+        let is = |i: Option<usize>| f64::from(u8::from(i == Some(input)));
+        let fed = |c: usize| match self.tree.circuit.as_ref().map(|k| &k.cylinders[c].attachment) {
+            Some(Attachment::Inputs { length, velocity }) => Some((*length, *velocity)),
+            _ => None,
+        };
+        match q {
+            Quantity::ForceValue { force } => is(match &self.tree.elements[force] {
+                Element::Line { input, .. }
+                | Element::Rotary { input, .. }
+                | Element::PointForce { input, .. }
+                | Element::Torque { input, .. } => *input,
+            }),
+            Quantity::CylinderLength { cylinder } => fed(cylinder).map_or(0.0, |(l, _)| is(Some(l))),
+            Quantity::CylinderVelocity { cylinder } => fed(cylinder).map_or(0.0, |(_, v)| is(Some(v))),
+            Quantity::CylinderForce { cylinder } => match fed(cylinder) {
+                Some((_, v)) if v == input => {
+                    let circuit = self.tree.circuit.as_ref().expect("a fed cylinder belongs to a circuit");
+                    let velocity = self.strokes[cylinder].velocity;
+                    -circuit.cylinders[cylinder]
+                        .friction
+                        .as_ref()
+                        .map_or(0.0, |f| laws::seal_friction_slope(f, velocity))
+                }
+                _ => 0.0,
+            },
+            // The orifices at a source follow its and its neighbours' pressure inputs.
+            Quantity::SourceFlow { source } => self.tree.circuit.as_ref().map_or(0.0, |c| {
+                let (inputs, t) = (&self.inputs, self.state.t);
+                c.source_flow_by_input(source, &self.state.p, &self.state.spools, &|i| inputs.at(i, t), input)
+            }),
+            _ => 0.0,
+        }
+    }
+
     fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
         self.quantity_rates_into(quantities, first, second, &mut self.rate_scratch.borrow_mut());
     }
@@ -130,8 +173,11 @@ impl Formulation for Semirecursive {
         Dims { coordinates: self.n_coordinates(), constraints: self.n_constraints(), unknowns: self.n_unknowns() }
     }
 
+    /// The formulation's state and inputs, followed, for a view a Model Exchange host
+    /// drives, by the host's point (`ode.rs`).
     fn snapshot_into(&self, bytes: &mut Vec<u8>) {
         to_bytes_into(&SnapshotView { state: &self.state, inputs: &self.inputs }, bytes);
+        self.ode_snapshot_into(bytes);
     }
 
     fn checkpoint(&mut self) {
@@ -153,12 +199,19 @@ impl Formulation for Semirecursive {
     }
 
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
-        let s: Snapshot = from_bytes(bytes)?;
-        Semirecursive::restore(self, &s.state, &s.inputs)
+        let (s, rest): (Snapshot, &[u8]) = postcard::take_from_bytes(bytes)
+            .map_err(|e| format!("the snapshot does not belong to this formulation: {e}"))?;
+        self.ode_check(rest)?;
+        Semirecursive::restore(self, &s.state, &s.inputs)?;
+        self.ode_restore(rest)
     }
 
     fn assembly(&self) -> &AssemblyReport {
         &self.assembly
+    }
+
+    fn ode(&mut self) -> Option<&mut dyn OdeSystem> {
+        Some(self)
     }
 
     fn as_any(&self) -> &dyn Any {

@@ -21,6 +21,8 @@ pub mod dynamics;
 mod eval;
 mod formulation;
 pub mod kinematics;
+mod ode;
+mod ode_partials;
 mod output_rates;
 mod outputs;
 mod planar;
@@ -28,6 +30,7 @@ mod step;
 mod tangent;
 pub mod tree;
 
+pub use ode::Layout;
 pub use tree::{CompileError, Tree};
 
 use crate::hydraulics::{CircuitJacobian, Stroke};
@@ -173,6 +176,8 @@ pub struct Semirecursive {
     inputs_before: InputSignals,
     /// Scratch of the output rates.
     rate_scratch: std::cell::RefCell<output_rates::RateScratch>,
+    /// The Model Exchange view of the equations (`ode.rs`), idle in co-simulation.
+    ode: ode::Ode,
 }
 
 /// Storage for the inputs before a change (sized once).
@@ -279,6 +284,10 @@ impl Semirecursive {
             saved: None,
             inputs_before: inputs_before_of(&d.interface.inputs),
             rate_scratch: Default::default(),
+            ode: ode::Ode::new(
+                Layout { dof: n.saturating_sub(m), pressures: np, spools: ns, work: usize::from(n > 0), cylinders: nc },
+                n,
+            ),
         };
         s.assemble()?;
         Ok(s)

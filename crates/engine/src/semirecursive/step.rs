@@ -18,7 +18,7 @@ use mbfmu_model::format::Tangent;
 
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
 /// the smallest pivot full pivoting achieves (hysteresis against switching back and forth).
-const REPARTITION: f64 = 0.5;
+pub(super) const REPARTITION: f64 = 0.5;
 /// A kept Newton tangent is formed anew when a correction is larger than this fraction of
 /// the previous one.
 const SLOW: f64 = 0.1;
@@ -137,7 +137,7 @@ impl Semirecursive {
     }
 
     /// The partition of the state into dependent and independent coordinates.
-    fn load_partition(&mut self) {
+    pub(super) fn load_partition(&mut self) {
         let n = self.tree.n_coordinates();
         let w = &mut self.w;
         // `dep` is always the ascending complement of `ind`.

@@ -303,9 +303,9 @@ impl StateSpace {
 
 /// A mechanism in the state-space formulation with its integrator.
 pub struct StateSpaceFormulation {
-    mech: Mechanism,
-    solver: StateSpace,
-    settings: StateSpaceSettings,
+    pub(super) mech: Mechanism,
+    pub(super) solver: StateSpace,
+    pub(super) settings: StateSpaceSettings,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
     /// The last checkpoint ([`Formulation::checkpoint`]).
@@ -532,5 +532,15 @@ impl OdeSystem for StateSpaceFormulation {
 
     fn event(&mut self) -> Result<bool, StepError> {
         self.solver.ode_event(&self.mech, &self.settings.newton)
+    }
+
+    fn partial_column(
+        &mut self,
+        known: crate::partials::Known,
+        quantities: &[Quantity],
+        outputs: bool,
+        column: &mut crate::partials::Column,
+    ) -> Result<(), StepError> {
+        self.ode_partial_column(known, quantities, outputs, column)
     }
 }

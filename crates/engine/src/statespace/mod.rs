@@ -22,6 +22,7 @@
 pub mod chart;
 mod formulation;
 mod methods;
+mod ode_partials;
 pub mod partition;
 mod reduced;
 pub mod sdirk;

@@ -37,6 +37,39 @@ impl Description {
         6 * (self.bodies.len() + self.node_count()) as isize - self.constraint_count() as isize
     }
 
+    /// Rows of the cut-joint constraints Phi(z) = 0 of the semirecursive formulations (Jaiswal
+    /// et al. 2021 Sect. 2.2): every body has one tree joint (revolute or translational); the
+    /// other joints are cut: in a plane a revolute or translational cut has 2 rows, in space a
+    /// spherical one 3, a distance joint 1. Mirrors `engine::semirecursive::tree` (a test
+    /// checks the counts against every compiled catalog model).
+    pub fn semirecursive_cut_rows(&self) -> usize {
+        let planar = self.plane.is_some();
+        let sliding_or_turning = |k: JointKind| matches!(k, JointKind::Revolute | JointKind::Translational);
+        let tree_candidates = self.joints.iter().filter(|j| !j.cut && sliding_or_turning(j.kind)).count();
+        let flagged = self.joints.iter().filter(|j| j.cut && sliding_or_turning(j.kind)).count();
+        let cut_pairs = flagged + tree_candidates.saturating_sub(self.bodies.len());
+        let others: usize = self
+            .joints
+            .iter()
+            .map(|j| match j.kind {
+                JointKind::Spherical if !planar => 3,
+                JointKind::Distance => 1,
+                _ => 0,
+            })
+            .sum();
+        if planar {
+            2 * cut_pairs + others
+        } else {
+            others
+        }
+    }
+
+    /// Degrees of freedom of the semirecursive formulations: relative coordinates (one per
+    /// body) minus cut rows (negative: over-constrained).
+    pub fn semirecursive_degrees_of_freedom(&self) -> isize {
+        self.bodies.len() as isize - self.semirecursive_cut_rows() as isize
+    }
+
     /// The method must belong to the formulation; the state-space formulation needs a
     /// mechanism that is not over-constrained and positive tolerances.
     pub(super) fn validate_formulation(&self) -> Result<(), DescriptionError> {

@@ -20,7 +20,7 @@ keyword! {
         SemirecursivePenalty = "penalty" | "semirecursive_penalty",
         /// Ordinary differential equations in independent coordinates obtained by generalized
         /// coordinate partitioning of the index-3 mechanism's constraints (Negrut et al. Sect. 1,
-        /// eqs. 1-13); also offered as Model Exchange.
+        /// eqs. 1-13); also offered as Model Exchange (as are the semirecursive formulations).
         StateSpace = "stateSpace" | "state_space",
     }
 }
@@ -53,9 +53,11 @@ impl Formulation {
     }
 
     /// True if the model's equations are an ODE a host's solver can integrate (FMI Model
-    /// Exchange).
+    /// Exchange): the state-space formulation, and the semirecursive ones, whose double-step
+    /// equations in the independent coordinates are an ODE with the circuit (the penalty
+    /// item's treatment of the cut joints belongs to the trapezoidal step of co-simulation).
     pub fn model_exchange(self) -> bool {
-        self == Formulation::StateSpace
+        self == Formulation::StateSpace || self.is_semirecursive()
     }
 
     /// Enumeration value in the FMU (stable across releases).

@@ -24,13 +24,13 @@ impl std::error::Error for InterfaceError {}
 
 const XYZ: [&str; 3] = ["x", "y", "z"];
 
-struct Builder {
+pub(super) struct Builder {
     vars: Vec<Variable>,
     names: HashSet<String>,
 }
 
 impl Builder {
-    fn push(&mut self, mut v: Variable) -> Result<(), InterfaceError> {
+    pub(super) fn push(&mut self, mut v: Variable) -> Result<(), InterfaceError> {
         if !self.names.insert(v.name.clone()) {
             return Err(InterfaceError(format!("variable name '{}' occurs twice", v.name)));
         }
@@ -294,55 +294,8 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     for o in &d.interface.outputs {
         expand_output(d, o, &mut b)?;
     }
-    if state_space {
-        model_exchange_states(d, &mut b)?;
-    }
+    super::states::model_exchange_variables(d, &mut b)?;
     Ok(ModelInterface { variables: b.vars, methods, formulations })
-}
-
-/// Model Exchange of the state-space formulation: continuous states x = [v; v'] (the
-/// independent coordinates of the current partition and their velocities, seed 001 Sect. 1)
-/// and their derivatives [v'; v''].
-fn model_exchange_states(d: &Description, b: &mut Builder) -> Result<(), InterfaceError> {
-    let dof = d.degrees_of_freedom();
-    let nd = usize::try_from(dof).map_err(|_| {
-        InterfaceError(format!(
-            "the mechanism is over-constrained ({dof} degrees of freedom); no state-space form exists"
-        ))
-    })?;
-    let local = |name: String, description: String, binding: Binding| Variable {
-        name,
-        value_reference: 0,
-        ty: VarType::Real,
-        causality: Causality::Local,
-        variability: Variability::Continuous,
-        initial: Some(Initial::Calculated),
-        start: None,
-        unit: None,
-        min: None,
-        max: None,
-        description,
-        binding,
-    };
-    let what = "of the current coordinate partition (the partition and the rotation charts are re-chosen at step events; m or rad in a body-fixed chart)";
-    for k in 0..2 * nd {
-        let (field, text) =
-            if k < nd { ("position", "Independent coordinate") } else { ("velocity", "Independent velocity") };
-        let i = k % nd + 1;
-        b.push(local(format!("independent.{field}[{i}]"), format!("{text} {i} {what}"), Binding::State { index: k }))?;
-    }
-    for k in 0..2 * nd {
-        let field = if k < nd { "position" } else { "velocity" };
-        let i = k % nd + 1;
-        b.push(local(
-            format!("der(independent.{field}[{i}])"),
-            format!(
-                "Time derivative of independent.{field}[{i}] from the reduced equations (Negrut et al., eqs. 6-13)"
-            ),
-            Binding::Derivative { index: k },
-        ))?;
-    }
-    Ok(())
 }
 
 fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {

@@ -5,15 +5,19 @@
 //! Compiled into the library and into `build.rs`; depends on serde, serde_json, quick-xml
 //! and sha2 only.
 
+mod dependencies;
 mod derivative_orders;
 mod expand;
+mod states;
 mod token;
 mod units;
 mod xml;
 
 pub use crate::format::Quantity;
+pub use dependencies::{dependencies, Dependency, Kind as DependencyKind, Known, Unknown};
 pub use derivative_orders::output_derivative_order;
 pub use expand::{interface_of, InterfaceError};
+pub use states::{event_indicator_names, StateLayout};
 pub use token::instantiation_token;
 pub use units::unit_definition;
 pub use xml::{model_description_xml, FmiVersion};
@@ -178,6 +182,10 @@ pub enum Binding {
     Derivative {
         index: usize,
     },
+    /// Model Exchange event indicator `index` (semirecursive formulations with a circuit).
+    EventIndicator {
+        index: usize,
+    },
 }
 
 /// One scalar FMU variable.
@@ -234,6 +242,13 @@ impl ModelInterface {
     /// Their derivatives, in the same order.
     pub fn derivatives(&self) -> impl Iterator<Item = &Variable> {
         self.variables.iter().filter(|v| matches!(v.binding, Binding::Derivative { .. }))
+    }
+    /// Model Exchange event indicators, in order.
+    pub fn event_indicators(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| matches!(v.binding, Binding::EventIndicator { .. }))
+    }
+    pub fn inputs(&self) -> impl Iterator<Item = &Variable> {
+        self.variables.iter().filter(|v| v.causality == Causality::Input)
     }
     /// (item name, code) of the enumeration `setting` offers.
     pub fn enumeration_items(&self, setting: SolverSetting) -> Vec<(&'static str, i32)> {

@@ -4,6 +4,7 @@
 //! links to nothing in or outside the archive but the references' DOIs.
 
 pub mod bibliography;
+mod model_exchange;
 
 use mbfmu_model::catalog::CatalogEntry;
 use mbfmu_model::format::{Formulation, Method};
@@ -200,10 +201,16 @@ pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, ve
     derivatives_note(&mut out, d, &pick(&|v| v.causality == Causality::Output && v.is_continuous_signal()));
     table(
         &mut out,
-        "Model Exchange states and derivatives",
-        &pick(&|v| matches!(v.binding, Binding::State { .. } | Binding::Derivative { .. })),
+        "Model Exchange states, derivatives and event indicators",
+        &pick(&|v| {
+            matches!(v.binding, Binding::State { .. } | Binding::Derivative { .. } | Binding::EventIndicator { .. })
+        }),
         false,
     );
+    if d.solver.formulation.is_semirecursive() {
+        model_exchange::semirecursive_notes(&mut out, d);
+    }
+    model_exchange::directional_notes(&mut out, d);
     let e = &d.experiment;
     let _ = writeln!(
         out,

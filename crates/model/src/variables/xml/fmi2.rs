@@ -28,7 +28,7 @@ struct Fmi2CoSimulation {
     directional_derivative: bool,
 }
 
-/// FMI 2.0.4 Sect. 3.3.1 (state-space formulation only).
+/// FMI 2.0.4 Sect. 3.3.1 (state-space and semirecursive formulations).
 #[derive(Serialize)]
 struct Fmi2ModelExchange {
     #[serde(rename = "@modelIdentifier")]
@@ -129,6 +129,11 @@ struct Fmi2ModelVariables {
 struct Fmi2Unknown {
     #[serde(rename = "@index")]
     index: usize,
+    /// ScalarVariable indices of the knowns, ascending (Sect. 2.2.8).
+    #[serde(rename = "@dependencies", skip_serializing_if = "Option::is_none")]
+    dependencies: Option<String>,
+    #[serde(rename = "@dependenciesKind", skip_serializing_if = "Option::is_none")]
+    dependencies_kind: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -211,8 +216,18 @@ fn fmi2_variable(interface: &ModelInterface, v: &Variable) -> Fmi2ScalarVariable
 }
 
 pub(super) fn write(doc: &Document) -> Result<String, String> {
-    let Document { d, interface, token, tool, description, outputs, derivatives, initial_unknowns, model_exchange } =
-        doc;
+    let Document {
+        d,
+        interface,
+        token,
+        tool,
+        description,
+        outputs,
+        derivatives,
+        initial_unknowns,
+        event_indicators,
+        model_exchange,
+    } = doc;
     let (tool, description) = (tool.clone(), description.clone());
     let index = |v: &Variable| {
         interface
@@ -222,6 +237,16 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             .expect("variable is in the table")
             + 1
     };
+    let with_dependencies = |u: &Structured| {
+        let join = |f: &dyn Fn(&(&Variable, DependencyKind)) -> String| {
+            u.dependencies.iter().map(f).collect::<Vec<_>>().join(" ")
+        };
+        Fmi2Unknown {
+            index: index(u.variable),
+            dependencies: Some(join(&|(v, _)| index(v).to_string())),
+            dependencies_kind: Some(join(&|(_, k)| k.name().to_string())),
+        }
+    };
     let md = Fmi2ModelDescription {
         fmi_version: "2.0",
         model_name: d.name.clone(),
@@ -230,7 +255,7 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
         version: "1.0",
         generation_tool: tool,
         naming: "structured",
-        event_indicators: 0,
+        event_indicators: event_indicators.len() as u32,
         model_exchange: model_exchange.then(|| Fmi2ModelExchange {
             model_identifier: d.name.clone(),
             needs_execution_tool: false,
@@ -239,7 +264,7 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             no_memory_functions: true,
             get_set_state: true,
             serialize_state: true,
-            directional_derivative: false,
+            directional_derivative: DIRECTIONAL_DERIVATIVES,
         }),
         co_simulation: Fmi2CoSimulation {
             model_identifier: d.name.clone(),
@@ -254,7 +279,7 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             no_memory_functions: true,
             get_set_state: true,
             serialize_state: true,
-            directional_derivative: false,
+            directional_derivative: DIRECTIONAL_DERIVATIVES,
         },
         units: unit_definitions(interface)?,
         types: Fmi2TypeDefinitions {
@@ -275,12 +300,14 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
         },
         structure: Fmi2ModelStructure {
             outputs: (!outputs.is_empty())
-                .then(|| Fmi2Unknowns { unknowns: outputs.iter().map(|v| Fmi2Unknown { index: index(v) }).collect() }),
-            derivatives: (!derivatives.is_empty()).then(|| Fmi2Unknowns {
-                unknowns: derivatives.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
-            }),
+                .then(|| Fmi2Unknowns { unknowns: outputs.iter().map(with_dependencies).collect() }),
+            derivatives: (!derivatives.is_empty())
+                .then(|| Fmi2Unknowns { unknowns: derivatives.iter().map(with_dependencies).collect() }),
             initial_unknowns: (!initial_unknowns.is_empty()).then(|| Fmi2Unknowns {
-                unknowns: initial_unknowns.iter().map(|v| Fmi2Unknown { index: index(v) }).collect(),
+                unknowns: initial_unknowns
+                    .iter()
+                    .map(|v| Fmi2Unknown { index: index(v), dependencies: None, dependencies_kind: None })
+                    .collect(),
             }),
         },
     };

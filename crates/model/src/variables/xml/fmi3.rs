@@ -28,7 +28,7 @@ struct Fmi3CoSimulation {
     max_output_derivative_order: u32,
 }
 
-/// FMI 3.0 Sect. 3.3 (state-space formulation only).
+/// FMI 3.0 Sect. 3.3 (state-space and semirecursive formulations).
 #[derive(Serialize)]
 struct Fmi3ModelExchange {
     #[serde(rename = "@modelIdentifier")]
@@ -145,15 +145,35 @@ enum Fmi3Unknown {
     Output {
         #[serde(rename = "@valueReference")]
         value_reference: u32,
+        /// Value references of the knowns (Sect. 2.4.8).
+        #[serde(rename = "@dependencies")]
+        dependencies: String,
+        #[serde(rename = "@dependenciesKind")]
+        dependencies_kind: String,
     },
     ContinuousStateDerivative {
         #[serde(rename = "@valueReference")]
         value_reference: u32,
+        #[serde(rename = "@dependencies")]
+        dependencies: String,
+        #[serde(rename = "@dependenciesKind")]
+        dependencies_kind: String,
     },
     InitialUnknown {
         #[serde(rename = "@valueReference")]
         value_reference: u32,
     },
+    EventIndicator {
+        #[serde(rename = "@valueReference")]
+        value_reference: u32,
+    },
+}
+
+/// (dependencies, dependenciesKind) of an unknown.
+fn lists(u: &Structured) -> (String, String) {
+    let vrs: Vec<String> = u.dependencies.iter().map(|(v, _)| v.value_reference.to_string()).collect();
+    let kinds: Vec<&str> = u.dependencies.iter().map(|(_, k)| k.name()).collect();
+    (vrs.join(" "), kinds.join(" "))
 }
 
 #[derive(Serialize)]
@@ -243,16 +263,38 @@ fn fmi3_variable(interface: &ModelInterface, v: &Variable) -> Fmi3Variable {
 }
 
 pub(super) fn write(doc: &Document) -> Result<String, String> {
-    let Document { d, interface, token, tool, description, outputs, derivatives, initial_unknowns, model_exchange } =
-        doc;
+    let Document {
+        d,
+        interface,
+        token,
+        tool,
+        description,
+        outputs,
+        derivatives,
+        initial_unknowns,
+        event_indicators,
+        model_exchange,
+    } = doc;
     let (tool, description) = (tool.clone(), description.clone());
-    let mut unknowns: Vec<Fmi3Unknown> =
-        outputs.iter().map(|v| Fmi3Unknown::Output { value_reference: v.value_reference }).collect();
-    unknowns.extend(
-        derivatives.iter().map(|v| Fmi3Unknown::ContinuousStateDerivative { value_reference: v.value_reference }),
-    );
+    let mut unknowns: Vec<Fmi3Unknown> = outputs
+        .iter()
+        .map(|u| {
+            let (dependencies, dependencies_kind) = lists(u);
+            Fmi3Unknown::Output { value_reference: u.variable.value_reference, dependencies, dependencies_kind }
+        })
+        .collect();
+    unknowns.extend(derivatives.iter().map(|u| {
+        let (dependencies, dependencies_kind) = lists(u);
+        Fmi3Unknown::ContinuousStateDerivative {
+            value_reference: u.variable.value_reference,
+            dependencies,
+            dependencies_kind,
+        }
+    }));
     unknowns
         .extend(initial_unknowns.iter().map(|v| Fmi3Unknown::InitialUnknown { value_reference: v.value_reference }));
+    unknowns
+        .extend(event_indicators.iter().map(|v| Fmi3Unknown::EventIndicator { value_reference: v.value_reference }));
     let md = Fmi3ModelDescription {
         fmi_version: "3.0",
         model_name: d.name.clone(),
@@ -267,7 +309,7 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             evaluate_discrete_states: false,
             get_set_state: true,
             serialize_state: true,
-            directional: false,
+            directional: DIRECTIONAL_DERIVATIVES,
             adjoint: false,
             once_per_process: false,
         }),
@@ -276,7 +318,7 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
             variable_step: true,
             get_set_state: true,
             serialize_state: true,
-            directional: false,
+            directional: DIRECTIONAL_DERIVATIVES,
             adjoint: false,
             once_per_process: false,
             event_mode: false,

@@ -2,8 +2,9 @@
 //! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
 
 use super::{
-    unit_definition, Binding, Causality, Initial, ModelInterface, Start, VarType, Variability, Variable,
-    LOG_CATEGORIES, MAX_OUTPUT_DERIVATIVE_ORDER, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
+    dependencies, unit_definition, Binding, Causality, DependencyKind, Initial, Known, ModelInterface, Start,
+    StateLayout, Unknown, VarType, Variability, Variable, LOG_CATEGORIES, MAX_OUTPUT_DERIVATIVE_ORDER,
+    SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
 };
 use crate::format::Description;
 use serde::Serialize;
@@ -192,6 +193,37 @@ fn serialize<T: Serialize>(md: &T) -> Result<String, String> {
     Ok(xml)
 }
 
+/// The variable a known of `<ModelStructure>` dependencies refers to.
+fn known_variable(interface: &ModelInterface, known: Known) -> Option<&Variable> {
+    interface.variables.iter().find(|v| match (known, &v.binding) {
+        (Known::State(i), Binding::State { index }) => i == *index,
+        (Known::Input(i), Binding::Input { index }) => i == *index,
+        (Known::Time, Binding::Time) => true,
+        _ => false,
+    })
+}
+
+/// An unknown with its dependencies as variables (sorted by value reference) and kinds.
+struct Structured<'a> {
+    variable: &'a Variable,
+    dependencies: Vec<(&'a Variable, DependencyKind)>,
+}
+
+fn structured<'a>(
+    d: &Description,
+    interface: &'a ModelInterface,
+    layout: Option<&StateLayout>,
+    variable: &'a Variable,
+    unknown: Unknown,
+) -> Structured<'a> {
+    let mut deps: Vec<(&Variable, DependencyKind)> = dependencies(d, layout, unknown)
+        .into_iter()
+        .map(|dep| (known_variable(interface, dep.known).expect("every known is a variable"), dep.kind))
+        .collect();
+    deps.sort_by_key(|(v, _)| v.value_reference);
+    Structured { variable, dependencies: deps }
+}
+
 /// Writes modelDescription.xml of `version` for a model.
 pub fn model_description_xml(
     d: &Description,
@@ -205,8 +237,22 @@ pub fn model_description_xml(
     // Outputs with initial = calculated are exactly the initial unknowns (no states, no
     // calculated parameters): FMI 2.0.4 Sect. 2.2.8, FMI 3.0 Sect. 2.4.8.
     // Model Exchange adds the continuous states and their derivatives, both calculated.
-    let outputs: Vec<&Variable> = interface.outputs().collect();
-    let derivatives: Vec<&Variable> = interface.derivatives().collect();
+    let layout = StateLayout::of(d).map_err(|e| e.to_string())?;
+    let outputs: Vec<Structured> = interface
+        .outputs()
+        .map(|v| match v.binding {
+            Binding::Output(q) => structured(d, interface, layout.as_ref(), v, Unknown::Output(q)),
+            _ => unreachable!("outputs bind to quantities"),
+        })
+        .collect();
+    let derivatives: Vec<Structured> = interface
+        .derivatives()
+        .map(|v| match v.binding {
+            Binding::Derivative { index } => structured(d, interface, layout.as_ref(), v, Unknown::Derivative(index)),
+            _ => unreachable!("derivatives bind to state indices"),
+        })
+        .collect();
+    let event_indicators: Vec<&Variable> = interface.event_indicators().collect();
     let initial_unknowns: Vec<&Variable> = interface
         .variables
         .iter()
@@ -217,8 +263,18 @@ pub fn model_description_xml(
         })
         .collect();
     let model_exchange = d.solver.formulation.model_exchange();
-    let doc =
-        Document { d, interface, token, tool, description, outputs, derivatives, initial_unknowns, model_exchange };
+    let doc = Document {
+        d,
+        interface,
+        token,
+        tool,
+        description,
+        outputs,
+        derivatives,
+        initial_unknowns,
+        event_indicators,
+        model_exchange,
+    };
     match version {
         FmiVersion::V2 => fmi2::write(&doc),
         FmiVersion::V3 => fmi3::write(&doc),
@@ -232,8 +288,14 @@ struct Document<'a> {
     token: &'a str,
     tool: String,
     description: String,
-    outputs: Vec<&'a Variable>,
-    derivatives: Vec<&'a Variable>,
+    outputs: Vec<Structured<'a>>,
+    derivatives: Vec<Structured<'a>>,
     initial_unknowns: Vec<&'a Variable>,
+    event_indicators: Vec<&'a Variable>,
     model_exchange: bool,
 }
+
+/// Every FMU provides directional derivatives: Model Exchange of the state derivatives and
+/// outputs by states, inputs and (rheonomic models) time; co-simulation of the outputs by the
+/// inputs they feed through.
+const DIRECTIONAL_DERIVATIVES: bool = true;
