@@ -20,6 +20,7 @@ mod outputs;
 mod planar;
 mod planar_step;
 mod schur;
+mod schur_chain;
 mod statics;
 
 pub use crate::state::{BodyState, MechState};
