@@ -238,10 +238,18 @@ impl AxisRow {
 
     #[inline]
     pub fn row(&self, p: &Pair, vectors: &[Vector]) -> Row {
+        let mut row = [[0.0; 6]; 2];
+        self.write_row(p, vectors, &mut row);
+        row
+    }
+
+    /// [`AxisRow::row`] written into `row`.
+    #[inline]
+    pub fn write_row(&self, p: &Pair, vectors: &[Vector], row: &mut Row) {
         let Vector::Between { local1, local2 } = &vectors[self.between] else {
             unreachable!("an axis row's d is a Between vector")
         };
-        let mut row = [[0.0; 6]; 2];
+        *row = [[0.0; 6]; 2];
         for (slot, local, sign) in [(1, local2, 1.0), (0, local1, -1.0)] {
             if let Some(b) = p[slot] {
                 let k = self.axis;
@@ -254,7 +262,6 @@ impl AxisRow {
                 r[5] = 0.0 + sign * s.z;
             }
         }
-        row
     }
 }
 

@@ -80,6 +80,41 @@ pub struct ConstraintGroup {
     pub rows: std::ops::Range<usize>,
     /// The vectors whose values the rows need (an axis row needs only its d), ascending.
     pub used: Vec<usize>,
+    /// Set if the rows are a point coincidence (see [`PointRows`]).
+    pub point: Option<PointRows>,
+}
+
+/// A group whose rows are all axis rows e_k . d of one vector d = P2 - P1 with constant
+/// targets (the rows of a spherical joint): values and Jacobian rows follow from d and the
+/// two points alone, without the per-row dispatch of the general path (same arithmetic).
+#[derive(Clone, Copy, Debug)]
+pub struct PointRows {
+    /// Index of d among the group's vectors.
+    between: usize,
+    /// Per row: its axis k and its target.
+    rows: [(usize, f64); 3],
+    len: usize,
+}
+
+impl PointRows {
+    /// The point rows `group` is, given the compiled constraints.
+    pub fn of(group: &ConstraintGroup, constraints: &[Constraint]) -> Option<PointRows> {
+        let mut p = PointRows { between: usize::MAX, rows: [(0, 0.0); 3], len: 0 };
+        for c in &constraints[group.rows.clone()] {
+            let (Some(a), Target::Constant(f)) = (c.axis, &c.target) else { return None };
+            if p.len == 3 || (p.len > 0 && a.between != p.between) {
+                return None;
+            }
+            p.between = a.between;
+            p.rows[p.len] = (a.axis, *f);
+            p.len += 1;
+        }
+        (p.len > 0).then_some(p)
+    }
+
+    fn rows(&self) -> &[(usize, f64)] {
+        &self.rows[..self.len]
+    }
 }
 
 impl ConstraintGroup {
@@ -95,7 +130,7 @@ impl ConstraintGroup {
             .collect();
         used.sort_unstable();
         used.dedup();
-        ConstraintGroup { geometry, rows, used }
+        ConstraintGroup { geometry, rows, used, point: None }
     }
 }
 
@@ -240,6 +275,13 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
+            if let Some(p) = &g.point {
+                let d = g.geometry.vectors[p.between].value(&pair);
+                for (phi, &(axis, f)) in phi[g.rows.clone()].iter_mut().zip(p.rows()) {
+                    *phi = d[axis] - f;
+                }
+                continue;
+            }
             for &i in &g.used {
                 values[i] = g.geometry.vectors[i].value(&pair);
             }
@@ -294,6 +336,16 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
+            if let Some(p) = &g.point {
+                let d = g.geometry.vectors[p.between].value(&pair);
+                let rows = g.rows.clone();
+                for ((phi, row), &(axis, f)) in out.phi[rows.clone()].iter_mut().zip(&mut out.rows[rows]).zip(p.rows())
+                {
+                    *phi = d[axis] - f;
+                    AxisRow { axis, between: p.between }.write_row(&pair, &g.geometry.vectors, row);
+                }
+                continue;
+            }
             for &i in &g.used {
                 values[i] = g.geometry.vectors[i].value(&pair);
             }
