@@ -115,6 +115,11 @@ impl PointRows {
     fn rows(&self) -> &[(usize, f64)] {
         &self.rows[..self.len]
     }
+
+    /// The rows' axes, if there are three.
+    pub fn axes(&self) -> Option<[usize; 3]> {
+        (self.len == 3).then(|| self.rows.map(|r| r.0))
+    }
 }
 
 impl ConstraintGroup {

@@ -29,6 +29,19 @@ pub(super) struct Weights {
 }
 
 impl Weights {
+    /// J_b^-1 v.
+    #[inline]
+    pub fn rotate(&self, b: usize, v: &[f64]) -> [f64; 3] {
+        let p = self.inv_inertia[b] * Vector3::new(v[0], v[1], v[2]);
+        [p.x, p.y, p.z]
+    }
+
+    /// 1 / m_b.
+    #[inline]
+    pub fn inv_mass(&self, b: usize) -> f64 {
+        self.inv_mass[b]
+    }
+
     /// out = W_b v.
     #[inline]
     pub fn apply(&self, b: usize, v: &Gen, out: &mut Gen) {
@@ -171,7 +184,7 @@ impl Schur {
     pub fn w_gt(&self, x: &[f64], out: &mut [Gen]) {
         let g = match &self.kind {
             Kind::General(g) => g,
-            Kind::Chain(c) => return c.w_gt(x, out),
+            Kind::Chain(c) => return c.w_gt(x, &self.weights, out),
         };
         for (b, range) in g.body_ranges.iter().enumerate() {
             let mut acc = [0.0; 6];

@@ -1,10 +1,16 @@
 //! The Schur complement S = G W G^T of `schur.rs` (seed 003 Eq. 12) for mechanisms whose
-//! joints all have three rows (spherical joints) and share bodies only along paths: a chain
-//! of bodies in spherical joints, or several such chains. Ordered along the paths, S is block
-//! tridiagonal in 3 x 3 blocks (rows of two joints couple only through a shared body), so it
-//! is assembled block by block from each body's W G^T columns and factored by
-//! [`BlockTridiagonal`], without slot lists or index indirection. Same matrix and
-//! solution as the general path up to round-off (unit test `schur.rs`).
+//! joints are all spherical and share bodies only along paths: a chain of bodies in
+//! spherical joints, or several such chains. Ordered along the paths, S is block tridiagonal
+//! in 3 x 3 blocks (rows of two joints couple only through a shared body), assembled block by
+//! block and factored by [`BlockTridiagonal`], without slot lists or index indirection.
+//!
+//! A spherical joint's rows are e_r . (P2 - P1), r = x, y, z (`geometry::AxisRow`): on body b
+//! in slot s the row is [sigma e_r, c_r] with sigma = +1 in slot 1 and -1 in slot 0. So with
+//! W_b = (1/m_b I, J_b^-1),
+//!   G_ib W_b G_jb^T = sigma_i sigma_j / m_b I + C_ib J_b^-1 C_jb^T,
+//! and W G^T x and G x have the same split: the kernels below skip the products by the exact
+//! zeros of e_r and keep the order of the remaining operations of the general path's six-term
+//! sums (same values up to the sign of zero results; unit test in `schur.rs`).
 
 use super::geometry::Row;
 use super::schur::{Gen, Weights};
@@ -15,30 +21,68 @@ use crate::linalg::{BlockTridiagonal, FactorError};
 #[derive(Clone, Copy, Debug, Default)]
 struct Links {
     count: usize,
-    /// Block (position along the paths) of each joint.
-    block: [usize; 2],
     /// First constraint row of each joint.
     row: [usize; 2],
     /// The body's slot in each joint's rows.
     slot: [usize; 2],
 }
 
+impl Links {
+    /// sigma of link `i`.
+    fn sign(&self, i: usize) -> f64 {
+        if self.slot[i] == 1 {
+            1.0
+        } else {
+            -1.0
+        }
+    }
+
+    /// The rotational parts c_r of link `i`'s three rows.
+    #[inline]
+    fn c<'a>(&self, rows: &'a [Row], i: usize) -> [&'a [f64]; 3] {
+        let (first, slot) = (self.row[i], self.slot[i]);
+        std::array::from_fn(|r| &rows[first + r][slot][3..])
+    }
+}
+
+/// A body's contribution to a block of S: the body and its link indices (the block's joint;
+/// for a sub-diagonal block, the upper joint and the lower one).
+#[derive(Clone, Copy, Debug, Default)]
+struct Share {
+    body: usize,
+    link: usize,
+    other: usize,
+}
+
+/// The bodies of a block's joint (diagonal) and the bodies it shares with the previous block
+/// (sub-diagonal).
+#[derive(Clone, Copy, Debug, Default)]
+struct BlockBodies {
+    diag: [Share; 2],
+    n_diag: usize,
+    sub: [Share; 2],
+    n_sub: usize,
+}
+
 #[derive(Debug)]
 pub(super) struct ChainSchur {
     links: Vec<Links>,
+    blocks: Vec<BlockBodies>,
     /// First constraint row of each block.
     block_row: Vec<usize>,
     /// Block i holds rows 3i..3i+3 (no reordering of right-hand sides).
     natural: bool,
-    /// W G^T per body and link: one column per row of the joint.
-    wgt: Vec<[[Gen; 3]; 2]>,
+    /// J_b^-1 c_r per body, link and row.
+    jc: Vec<[[[f64; 3]; 3]; 2]>,
     factor: BlockTridiagonal,
     work: Vec<f64>,
 }
 
-#[inline]
-fn dot6(a: &Gen, b: &Gen) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+/// ((a + p0 q0) + p1 q1) + p2 q2: the general path's six-term dot product after its exact
+/// zero terms.
+#[inline(always)]
+fn dot3_after(a: f64, p: &[f64], q: &[f64; 3]) -> f64 {
+    a + p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
 }
 
 impl ChainSchur {
@@ -46,18 +90,17 @@ impl ChainSchur {
     pub fn detect(m: &Mechanism) -> Option<ChainSchur> {
         let groups = &m.groups;
         let (nb, ng) = (m.n_bodies(), groups.len());
-        let rows_ok = groups
-            .iter()
-            .all(|g| g.rows.len() == 3 && g.rows.clone().all(|k| m.constraints[k].pair == g.geometry.pair));
-        if ng == 0 || !rows_ok || 3 * ng != m.n_constraints() {
+        let spherical = |g: &super::ConstraintGroup| {
+            g.point.is_some_and(|p| p.axes() == Some([0, 1, 2]))
+                && g.rows.clone().all(|k| m.constraints[k].pair == g.geometry.pair)
+                && !(g.geometry.pair[0].is_some() && g.geometry.pair[0] == g.geometry.pair[1])
+        };
+        if ng == 0 || !groups.iter().all(spherical) || 3 * ng != m.n_constraints() {
             return None;
         }
         // The joints each body is in, and the joints sharing a body.
         let mut touching: Vec<Vec<usize>> = vec![Vec::new(); nb];
         for (j, g) in groups.iter().enumerate() {
-            if g.geometry.pair[0].is_some() && g.geometry.pair[0] == g.geometry.pair[1] {
-                return None;
-            }
             for b in g.geometry.pair.iter().flatten() {
                 touching[*b].push(j);
             }
@@ -95,29 +138,35 @@ impl ChainSchur {
         if order.len() != ng {
             return None;
         }
-        let links = touching
-            .iter()
-            .enumerate()
-            .map(|(b, t)| {
-                let mut l = Links::default();
-                let mut joints = t.clone();
-                joints.sort_by_key(|&j| block[j]);
-                for (i, &j) in joints.iter().enumerate() {
-                    let g = &groups[j];
-                    l.block[i] = block[j];
-                    l.row[i] = g.rows.start;
-                    l.slot[i] = if g.geometry.pair[0] == Some(b) { 0 } else { 1 };
-                }
-                l.count = joints.len();
-                l
-            })
-            .collect();
+        let mut links = vec![Links::default(); nb];
+        let mut blocks = vec![BlockBodies::default(); ng];
+        for (b, t) in touching.iter().enumerate() {
+            let mut joints = t.clone();
+            joints.sort_by_key(|&j| block[j]);
+            let l = &mut links[b];
+            for (i, &j) in joints.iter().enumerate() {
+                let g = &groups[j];
+                l.row[i] = g.rows.start;
+                l.slot[i] = if g.geometry.pair[0] == Some(b) { 0 } else { 1 };
+                let bb = &mut blocks[block[j]];
+                bb.diag[bb.n_diag] = Share { body: b, link: i, other: i };
+                bb.n_diag += 1;
+            }
+            l.count = joints.len();
+            if l.count == 2 {
+                // Adjacent along the path: S(upper, lower) is the upper block's sub-diagonal.
+                let bb = &mut blocks[block[joints[1]]];
+                bb.sub[bb.n_sub] = Share { body: b, link: 1, other: 0 };
+                bb.n_sub += 1;
+            }
+        }
         let block_row: Vec<usize> = order.iter().map(|&j| groups[j].rows.start).collect();
         Some(ChainSchur {
             natural: block_row.iter().enumerate().all(|(i, &r)| r == 3 * i),
             links,
+            blocks,
             block_row,
-            wgt: vec![[[[0.0; 6]; 3]; 2]; nb],
+            jc: vec![[[[0.0; 3]; 3]; 2]; nb],
             factor: BlockTridiagonal::new(ng),
             work: vec![0.0; 3 * ng],
         })
@@ -125,33 +174,39 @@ impl ChainSchur {
 
     /// Assembles S = G W G^T block by block and factors it.
     pub fn factor(&mut self, rows: &[Row], w: &Weights) -> Result<(), FactorError> {
-        self.factor.clear();
-        for (b, (l, wgt)) in self.links.iter().zip(self.wgt.iter_mut()).enumerate() {
-            let g = |i: usize, r: usize| &rows[l.row[i] + r][l.slot[i]];
-            for i in 0..l.count {
-                for (r, column) in wgt[i].iter_mut().enumerate() {
-                    w.apply(b, g(i, r), column);
+        for (b, (l, jc)) in self.links.iter().zip(self.jc.iter_mut()).enumerate() {
+            for (i, jci) in jc.iter_mut().enumerate().take(l.count) {
+                for (c, out) in l.c(rows, i).iter().zip(jci.iter_mut()) {
+                    *out = w.rotate(b, c);
                 }
             }
-            for i in 0..l.count {
-                let d = &mut self.factor.diag[l.block[i]];
+        }
+        let (links, jc) = (&self.links, &self.jc);
+        for (bb, (d, s)) in self.blocks.iter().zip(self.factor.diag.iter_mut().zip(self.factor.sub.iter_mut())) {
+            // Lower triangle of the diagonal block: sum over the joint's bodies, in body order.
+            let mut acc = [0.0; 9];
+            for sh in &bb.diag[..bb.n_diag] {
+                let (c, u, im) = (links[sh.body].c(rows, sh.link), &jc[sh.body][sh.link], w.inv_mass(sh.body));
                 for r in 0..3 {
-                    let gr = g(i, r);
-                    for c in 0..=r {
-                        d[3 * r + c] += dot6(gr, &wgt[i][c]);
+                    for k in 0..r {
+                        acc[3 * r + k] += dot3_after(0.0, c[r], &u[k]);
+                    }
+                    acc[4 * r] += dot3_after(im, c[r], &u[r]);
+                }
+            }
+            *d = acc;
+            let mut acc = [0.0; 9];
+            for sh in &bb.sub[..bb.n_sub] {
+                let l = &links[sh.body];
+                let (c, u) = (l.c(rows, sh.link), &jc[sh.body][sh.other]);
+                let cross = l.sign(sh.link) * (l.sign(sh.other) * w.inv_mass(sh.body));
+                for r in 0..3 {
+                    for k in 0..3 {
+                        acc[3 * r + k] += dot3_after(if r == k { cross } else { 0.0 }, c[r], &u[k]);
                     }
                 }
             }
-            if l.count == 2 {
-                // Adjacent blocks: S(block[1], block[0]) is the sub-diagonal block of block[1].
-                let s = &mut self.factor.sub[l.block[1]];
-                for r in 0..3 {
-                    let gr = g(1, r);
-                    for c in 0..3 {
-                        s[3 * r + c] += dot6(gr, &wgt[0][c]);
-                    }
-                }
-            }
+            *s = acc;
         }
         self.factor
             .factor()
@@ -175,14 +230,19 @@ impl ChainSchur {
     }
 
     /// out_b = W_b sum_k G_kb^T x_k.
-    pub fn w_gt(&self, x: &[f64], out: &mut [Gen]) {
-        for ((l, wgt), o) in self.links.iter().zip(&self.wgt).zip(out.iter_mut()) {
+    pub fn w_gt(&self, x: &[f64], w: &Weights, out: &mut [Gen]) {
+        for (b, ((l, jc), o)) in self.links.iter().zip(&self.jc).zip(out.iter_mut()).enumerate() {
             let mut acc = [0.0; 6];
-            for i in 0..l.count {
+            let im = w.inv_mass(b);
+            for (i, jci) in jc.iter().enumerate().take(l.count) {
                 let xs = &x[l.row[i]..l.row[i] + 3];
-                for (column, xk) in wgt[i].iter().zip(xs) {
-                    for (a, u) in acc.iter_mut().zip(column) {
-                        *a += u * xk;
+                let sim = l.sign(i) * im;
+                for r in 0..3 {
+                    acc[r] += sim * xs[r];
+                }
+                for (u, xk) in jci.iter().zip(xs) {
+                    for (a, v) in acc[3..].iter_mut().zip(u) {
+                        *a += v * xk;
                     }
                 }
             }
@@ -195,8 +255,9 @@ impl ChainSchur {
         y.iter_mut().for_each(|v| *v = 0.0);
         for (l, xb) in self.links.iter().zip(x) {
             for i in 0..l.count {
-                for r in 0..3 {
-                    y[l.row[i] + r] += dot6(&rows[l.row[i] + r][l.slot[i]], xb);
+                let (c, sign) = (l.c(rows, i), l.sign(i));
+                for (r, cr) in c.iter().enumerate() {
+                    y[l.row[i] + r] += sign * xb[r] + cr[0] * xb[3] + cr[1] * xb[4] + cr[2] * xb[5];
                 }
             }
         }
