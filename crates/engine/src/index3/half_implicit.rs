@@ -95,14 +95,14 @@ impl HalfImplicit {
         if !(h.is_finite() && h > 0.0) {
             return Err(StepError::BadStep { time: state.t, h });
         }
-        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        let nc = m.n_constraints();
         // Loads at t_n (explicit), with friction from the previous multipliers (Sect. 3.4).
         forces::friction_forces(m, state, &mut self.friction);
         m.applied_forces(&state.bodies, &state.angles, &self.friction, &mut self.loads);
-        for (b, s) in state.bodies.iter().enumerate() {
+        for (b, (s, load)) in state.bodies.iter().zip(self.loads.iter_mut()).enumerate() {
             let g = m.gyroscopic(b, &s.w);
-            for i in 0..3 {
-                self.loads[b][3 + i] += g[i];
+            for (l, g) in load[3..].iter_mut().zip(g.iter()) {
+                *l += g;
             }
         }
         // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
@@ -114,10 +114,10 @@ impl HalfImplicit {
             })?;
         }
         // Predictor: the previous accelerations carried over one step.
-        for (b, s) in state.bodies.iter().enumerate() {
+        for (x, s) in self.x.iter_mut().zip(&state.bodies) {
             for i in 0..3 {
-                self.x[b][i] = s.r[i] + h * s.v[i] + h * h * s.acc[i];
-                self.x[b][3 + i] = h * s.w[i] + h * h * s.wdot[i];
+                x[i] = s.r[i] + h * s.v[i] + h * h * s.acc[i];
+                x[3 + i] = h * s.w[i] + h * h * s.wdot[i];
             }
         }
         for (l, lam) in self.lambda_hat.iter_mut().zip(&state.lambda) {
@@ -132,16 +132,17 @@ impl HalfImplicit {
         // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
         // the step), so after this step e1 = e2 = 0 and later steps reduce to
         // S dl = e3, dx = -W G^T dl.
-        for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
+        let per_body = state.bodies.iter().zip(&m.bodies).zip(self.x.iter().zip(&self.loads));
+        for (b, (((s, p), (x, load)), (e12, dx0))) in
+            per_body.zip(self.e12.iter_mut().zip(self.dx0.iter_mut())).enumerate()
+        {
             for i in 0..3 {
-                self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
+                e12[i] = p.mass * (x[i] - s.r[i] - h * s.v[i]) - h * h * load[i];
             }
-            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
-            let e2 = p.inertia * (theta - s.w * h)
-                - Vector3::new(self.loads[b][3], self.loads[b][4], self.loads[b][5]) * (h * h);
-            self.e12[b][3..].copy_from_slice(e2.as_slice());
-            let e = self.e12[b];
-            self.schur.apply_w(b, &e, &mut self.dx0[b]);
+            let theta = Vector3::new(x[3], x[4], x[5]);
+            let e2 = p.inertia * (theta - s.w * h) - Vector3::new(load[3], load[4], load[5]) * (h * h);
+            e12[3..].copy_from_slice(e2.as_slice());
+            self.schur.apply_w(b, e12, dx0);
         }
         if nc > 0 {
             self.schur.w_gt(&self.lambda_hat, &mut self.dx);
@@ -159,9 +160,9 @@ impl HalfImplicit {
             iterations += 1;
             let first = iterations == 1;
             // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
-            for (b, s) in self.next.bodies.iter_mut().enumerate() {
-                s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
-                s.rot = state.bodies[b].rot * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
+            for ((s, x), old) in self.next.bodies.iter_mut().zip(&self.x).zip(&state.bodies) {
+                s.r = Vector3::new(x[0], x[1], x[2]);
+                s.rot = old.rot * exp(&Vector3::new(x[3], x[4], x[5]));
             }
             let mut sum = 0.0;
             if nc > 0 {
@@ -186,10 +187,10 @@ impl HalfImplicit {
             } else {
                 self.dx.iter_mut().for_each(|d| *d = [0.0; 6]);
             }
-            for b in 0..nb {
+            for ((x, dx), dx0) in self.x.iter_mut().zip(&self.dx).zip(&self.dx0) {
                 for i in 0..6 {
-                    let d = self.dx[b][i] + if first { self.dx0[b][i] } else { 0.0 };
-                    self.x[b][i] -= d;
+                    let d = dx[i] + if first { dx0[i] } else { 0.0 };
+                    x[i] -= d;
                     sum += d * d;
                 }
             }
@@ -213,9 +214,9 @@ impl HalfImplicit {
             return Err(StepError::NotConverged { time: t1, iterations, norm, tolerance: settings.tolerance });
         }
         // Velocities and accelerations (Eqs. 4a-4d), multipliers lambda_n.
-        for (b, (s, old)) in self.next.bodies.iter_mut().zip(&state.bodies).enumerate() {
-            s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
-            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
+        for ((s, old), x) in self.next.bodies.iter_mut().zip(&state.bodies).zip(&self.x) {
+            s.r = Vector3::new(x[0], x[1], x[2]);
+            let theta = Vector3::new(x[3], x[4], x[5]);
             s.rot = old.rot * exp(&theta);
             s.v = (s.r - old.r) / h;
             s.w = theta / h;
