@@ -33,7 +33,7 @@ pub struct HalfImplicit {
     x: Vec<Gen>,
     lambda_hat: Vec<f64>,
     e12: Vec<Gen>,
-    /// W e12 of the first Newton step (including W G^T lambda_hat).
+    /// W e12 of the first Newton step.
     dx0: Vec<Gen>,
     phi: Vec<f64>,
     rhs: Vec<f64>,
@@ -127,11 +127,13 @@ impl HalfImplicit {
         // rotations in each iteration, everything else once converged).
         self.next.t = t1;
         self.next.energy0 = state.energy0;
-        // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
-        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
-        // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
-        // the step), so after this step e1 = e2 = 0 and later steps reduce to
-        // S dl = e3, dx = -W G^T dl.
+        // First Newton step from (x, lambda_hat): dx = -W (e12 + G^T (lambda_hat + dl)),
+        // S (lambda_hat + dl) = e3 - G W e12 with
+        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n]: it solves for
+        // the new multipliers lambda_hat + dl directly (the predicted ones enter only through
+        // the size of the correction dl). The matrix of Eq. (12) is exact for the linear rows
+        // e1, e2 (M, J_bar, G fixed over the step), so after this step e1 = e2 = 0 and later
+        // steps reduce to S dl = e3, dx = -W G^T dl.
         let per_body = state.bodies.iter().zip(&m.bodies).zip(self.x.iter().zip(&self.loads));
         for (b, (((s, p), (x, load)), (e12, dx0))) in
             per_body.zip(self.e12.iter_mut().zip(self.dx0.iter_mut())).enumerate()
@@ -143,14 +145,6 @@ impl HalfImplicit {
             let e2 = p.inertia * (theta - s.w * h) - Vector3::new(load[3], load[4], load[5]) * (h * h);
             e12[3..].copy_from_slice(e2.as_slice());
             self.schur.apply_w(b, e12, dx0);
-        }
-        if nc > 0 {
-            self.schur.w_gt(&self.lambda_hat, &mut self.dx);
-            for (d0, d) in self.dx0.iter_mut().zip(&self.dx) {
-                for i in 0..6 {
-                    d0[i] += d[i];
-                }
-            }
         }
         let mut iterations = 0;
         let mut norm = f64::INFINITY;
@@ -180,8 +174,10 @@ impl HalfImplicit {
                     });
                 }
                 self.schur.w_gt(&self.rhs, &mut self.dx);
-                for (l, d) in self.lambda_hat.iter_mut().zip(&self.rhs) {
-                    *l += d;
+                // The first step's solution is the new lambda_hat, later ones corrections.
+                for (l, &r) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                    let d = if first { r - *l } else { r };
+                    *l = if first { r } else { *l + r };
                     sum += d * d;
                 }
             } else {

@@ -199,6 +199,7 @@ impl Schur {
     }
 
     /// out = W_b v.
+    #[inline]
     pub fn apply_w(&self, b: usize, v: &Gen, out: &mut Gen) {
         self.weights.apply(b, v, out);
     }
