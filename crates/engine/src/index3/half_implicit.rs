@@ -107,8 +107,10 @@ impl HalfImplicit {
         }
         // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
         if nc > 0 {
-            m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
-            self.schur.factor(&self.ce.rows).map_err(|e| StepError::Singular {
+            if self.schur.needs_rows() {
+                m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
+            }
+            self.schur.factor(&self.ce.rows, &state.bodies).map_err(|e| StepError::Singular {
                 time: state.t,
                 detail: format!("constraint Jacobian is rank deficient ({e:?})"),
             })?;

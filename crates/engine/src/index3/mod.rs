@@ -116,6 +116,11 @@ impl PointRows {
         &self.rows[..self.len]
     }
 
+    /// Index of d among the group's vectors.
+    pub fn between(&self) -> usize {
+        self.between
+    }
+
     /// The rows' axes, if there are three.
     pub fn axes(&self) -> Option<[usize; 3]> {
         (self.len == 3).then(|| self.rows.map(|r| r.0))

@@ -6,7 +6,7 @@
 
 use super::geometry::Row;
 use super::schur_chain::ChainSchur;
-use super::Mechanism;
+use super::{BodyState, Mechanism};
 use crate::linalg::{FactorError, LinearSystem};
 use nalgebra::{Matrix3, Vector3};
 
@@ -140,12 +140,19 @@ impl Schur {
         matches!(self.kind, Kind::Chain(_))
     }
 
-    /// Assembles S = G W G^T from the Jacobian rows and factors it. On failure, the error
+    /// False if [`Schur::factor`] forms G from the bodies alone (the chain path), so that
+    /// the caller need not evaluate the Jacobian rows.
+    pub fn needs_rows(&self) -> bool {
+        matches!(self.kind, Kind::General(_))
+    }
+
+    /// Assembles S = G W G^T and factors it: the general path from the Jacobian `rows`, the
+    /// chain path from the configuration `bodies` (the rows' own). On failure, the error
     /// carries the row where positive definiteness broke (when known).
-    pub fn factor(&mut self, rows: &[Row]) -> Result<(), FactorError> {
+    pub fn factor(&mut self, rows: &[Row], bodies: &[BodyState]) -> Result<(), FactorError> {
         let g = match &mut self.kind {
             Kind::General(g) => g,
-            Kind::Chain(c) => return c.factor(rows, &self.weights),
+            Kind::Chain(c) => return c.factor(bodies, &self.weights),
         };
         let n = g.system.dim();
         g.system.clear();
@@ -204,11 +211,12 @@ impl Schur {
         self.weights.apply(b, v, out);
     }
 
-    /// y_k = sum_b G_kb . x_b for every row.
+    /// y_k = sum_b G_kb . x_b for every row: the general path with `rows`, the chain path with
+    /// the G of its last [`Schur::factor`].
     pub fn g_times(&self, rows: &[Row], x: &[Gen], y: &mut [f64]) {
         let g = match &self.kind {
             Kind::General(g) => g,
-            Kind::Chain(c) => return c.g_times(rows, x, y),
+            Kind::Chain(c) => return c.g_times(x, y),
         };
         y.iter_mut().for_each(|v| *v = 0.0);
         for e in &g.entries {
@@ -242,7 +250,7 @@ mod tests {
         m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
         let mut schur = if chain { Schur::new(&m) } else { Schur::general(&m) };
         assert_eq!(schur.is_chain(), chain);
-        schur.factor(&ce.rows).unwrap();
+        schur.factor(&ce.rows, &state.bodies).unwrap();
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         // rhs: e (per body) and phi (per row) arbitrary.
         let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
@@ -289,8 +297,9 @@ mod tests {
         m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
         let (mut chain, mut general) = (Schur::new(&m), Schur::general(&m));
         assert!(chain.is_chain() && !general.is_chain());
-        chain.factor(&ce.rows).unwrap();
-        general.factor(&ce.rows).unwrap();
+        assert!(!chain.needs_rows() && general.needs_rows());
+        chain.factor(&[], &state.bodies).unwrap();
+        general.factor(&ce.rows, &state.bodies).unwrap();
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         let close = |a: &[f64], b: &[f64], what: &str| {
             let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -307,7 +316,7 @@ mod tests {
         general.w_gt(&x, &mut v);
         close(u.as_flattened(), v.as_flattened(), "W G^T x");
         let (mut gu, mut gv) = (vec![0.0; nc], vec![0.0; nc]);
-        chain.g_times(&ce.rows, &u, &mut gu);
+        chain.g_times(&[], &u, &mut gu);
         general.g_times(&ce.rows, &u, &mut gv);
         close(&gu, &gv, "G x");
     }

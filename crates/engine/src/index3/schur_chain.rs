@@ -10,12 +10,15 @@
 //!   G_ib W_b G_jb^T = sigma_i sigma_j / m_b I + C_ib J_b^-1 C_jb^T,
 //! and W G^T x and G x have the same split: the kernels below skip the products by the exact
 //! zeros of e_r and keep the order of the remaining operations of the general path's six-term
-//! sums (same values up to the sign of zero results; unit test in `schur.rs`).
+//! sums (same values up to the sign of zero results; unit test in `schur.rs`). The c_r are
+//! formed here from the bodies' rotations (`geometry::axis_row_rotation`, as the constraint
+//! rows form them), so no full rows are written.
 
-use super::geometry::Row;
+use super::geometry::{axis_row_rotation, Vector};
 use super::schur::{Gen, Weights};
-use super::Mechanism;
+use super::{BodyState, Mechanism};
 use crate::linalg::{BlockTridiagonal, FactorError};
+use nalgebra::Vector3;
 
 /// The joints a body is in: at most two, in block order.
 #[derive(Clone, Copy, Debug, Default)]
@@ -25,6 +28,8 @@ struct Links {
     row: [usize; 2],
     /// The body's slot in each joint's rows.
     slot: [usize; 2],
+    /// The joint point in the body's frame.
+    local: [Vector3<f64>; 2],
 }
 
 impl Links {
@@ -35,13 +40,6 @@ impl Links {
         } else {
             -1.0
         }
-    }
-
-    /// The rotational parts c_r of link `i`'s three rows.
-    #[inline]
-    fn c<'a>(&self, rows: &'a [Row], i: usize) -> [&'a [f64]; 3] {
-        let (first, slot) = (self.row[i], self.slot[i]);
-        std::array::from_fn(|r| &rows[first + r][slot][3..])
     }
 }
 
@@ -72,7 +70,8 @@ pub(super) struct ChainSchur {
     block_row: Vec<usize>,
     /// Block i holds rows 3i..3i+3 (no reordering of right-hand sides).
     natural: bool,
-    /// J_b^-1 c_r per body, link and row.
+    /// c_r and J_b^-1 c_r per body, link and row.
+    c: Vec<[[[f64; 3]; 3]; 2]>,
     jc: Vec<[[[f64; 3]; 3]; 2]>,
     factor: BlockTridiagonal,
     work: Vec<f64>,
@@ -81,7 +80,7 @@ pub(super) struct ChainSchur {
 /// ((a + p0 q0) + p1 q1) + p2 q2: the general path's six-term dot product after its exact
 /// zero terms.
 #[inline(always)]
-fn dot3_after(a: f64, p: &[f64], q: &[f64; 3]) -> f64 {
+fn dot3_after(a: f64, p: &[f64; 3], q: &[f64; 3]) -> f64 {
     a + p[0] * q[0] + p[1] * q[1] + p[2] * q[2]
 }
 
@@ -148,6 +147,11 @@ impl ChainSchur {
                 let g = &groups[j];
                 l.row[i] = g.rows.start;
                 l.slot[i] = if g.geometry.pair[0] == Some(b) { 0 } else { 1 };
+                let between = g.point.expect("spherical").between();
+                let Vector::Between { local1, local2 } = &g.geometry.vectors[between] else {
+                    unreachable!("a point coincidence's d is a Between vector")
+                };
+                l.local[i] = if l.slot[i] == 0 { *local1 } else { *local2 };
                 let bb = &mut blocks[block[j]];
                 bb.diag[bb.n_diag] = Share { body: b, link: i, other: i };
                 bb.n_diag += 1;
@@ -166,43 +170,46 @@ impl ChainSchur {
             links,
             blocks,
             block_row,
+            c: vec![[[[0.0; 3]; 3]; 2]; nb],
             jc: vec![[[[0.0; 3]; 3]; 2]; nb],
             factor: BlockTridiagonal::new(ng),
             work: vec![0.0; 3 * ng],
         })
     }
 
-    /// Assembles S = G W G^T block by block and factors it.
-    pub fn factor(&mut self, rows: &[Row], w: &Weights) -> Result<(), FactorError> {
-        for (b, (l, jc)) in self.links.iter().zip(self.jc.iter_mut()).enumerate() {
-            for (i, jci) in jc.iter_mut().enumerate().take(l.count) {
-                for (c, out) in l.c(rows, i).iter().zip(jci.iter_mut()) {
-                    *out = w.rotate(b, c);
+    /// Assembles S = G W G^T at the configuration `bodies` block by block and factors it.
+    pub fn factor(&mut self, bodies: &[BodyState], w: &Weights) -> Result<(), FactorError> {
+        for (b, (l, (c, jc))) in self.links.iter().zip(self.c.iter_mut().zip(self.jc.iter_mut())).enumerate() {
+            let rot = &bodies[b].rot;
+            for i in 0..l.count {
+                for r in 0..3 {
+                    c[i][r] = axis_row_rotation(&l.local[i], rot, r, l.sign(i));
+                    jc[i][r] = w.rotate(b, &c[i][r]);
                 }
             }
         }
-        let (links, jc) = (&self.links, &self.jc);
+        let (c, jc) = (&self.c, &self.jc);
         for (bb, (d, s)) in self.blocks.iter().zip(self.factor.diag.iter_mut().zip(self.factor.sub.iter_mut())) {
             // Lower triangle of the diagonal block: sum over the joint's bodies, in body order.
             let mut acc = [0.0; 9];
             for sh in &bb.diag[..bb.n_diag] {
-                let (c, u, im) = (links[sh.body].c(rows, sh.link), &jc[sh.body][sh.link], w.inv_mass(sh.body));
+                let (c, u, im) = (&c[sh.body][sh.link], &jc[sh.body][sh.link], w.inv_mass(sh.body));
                 for r in 0..3 {
                     for k in 0..r {
-                        acc[3 * r + k] += dot3_after(0.0, c[r], &u[k]);
+                        acc[3 * r + k] += dot3_after(0.0, &c[r], &u[k]);
                     }
-                    acc[4 * r] += dot3_after(im, c[r], &u[r]);
+                    acc[4 * r] += dot3_after(im, &c[r], &u[r]);
                 }
             }
             *d = acc;
             let mut acc = [0.0; 9];
             for sh in &bb.sub[..bb.n_sub] {
-                let l = &links[sh.body];
-                let (c, u) = (l.c(rows, sh.link), &jc[sh.body][sh.other]);
+                let l = &self.links[sh.body];
+                let (c, u) = (&c[sh.body][sh.link], &jc[sh.body][sh.other]);
                 let cross = l.sign(sh.link) * (l.sign(sh.other) * w.inv_mass(sh.body));
                 for r in 0..3 {
                     for k in 0..3 {
-                        acc[3 * r + k] += dot3_after(if r == k { cross } else { 0.0 }, c[r], &u[k]);
+                        acc[3 * r + k] += dot3_after(if r == k { cross } else { 0.0 }, &c[r], &u[k]);
                     }
                 }
             }
@@ -250,12 +257,12 @@ impl ChainSchur {
         }
     }
 
-    /// y_k = sum_b G_kb . x_b for every row.
-    pub fn g_times(&self, rows: &[Row], x: &[Gen], y: &mut [f64]) {
+    /// y_k = sum_b G_kb . x_b for every row, with the rows of the last [`ChainSchur::factor`].
+    pub fn g_times(&self, x: &[Gen], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
-        for (l, xb) in self.links.iter().zip(x) {
-            for i in 0..l.count {
-                let (c, sign) = (l.c(rows, i), l.sign(i));
+        for ((l, c), xb) in self.links.iter().zip(&self.c).zip(x) {
+            for (i, c) in c.iter().enumerate().take(l.count) {
+                let sign = l.sign(i);
                 for (r, cr) in c.iter().enumerate() {
                     y[l.row[i] + r] += sign * xb[r] + cr[0] * xb[3] + cr[1] * xb[4] + cr[2] * xb[5];
                 }
