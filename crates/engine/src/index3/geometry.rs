@@ -54,7 +54,7 @@ fn add_to(row: &mut [f64; 6], r: Option<&Vector3<f64>>, p: &Vector3<f64>, sign: 
 
 impl Vector {
     /// Value only (positions).
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, p: &Pair) -> Vector3<f64> {
         match self {
             Vector::Constant(c) => *c,
