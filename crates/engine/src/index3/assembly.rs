@@ -97,7 +97,9 @@ impl Mechanism {
         let nb = self.n_bodies();
         let nc = self.n_constraints();
         let mut report = AssemblyReport::default();
-        let mut schur = Schur::new(self);
+        // The general path at any structure: the assembled start does not depend on the
+        // stepping kernels (a chain's block-tridiagonal one rounds differently).
+        let mut schur = Schur::general(self);
         let mut ce = ConstraintEval::default();
         let mut dq: Vec<Gen> = vec![[0.0; 6]; nb];
         let mut rhs = vec![0.0; nc];

@@ -19,7 +19,7 @@ use super::planar_step::PlanarHalfImplicit;
 use super::schur::{Gen, Schur};
 use super::{forces, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
-use crate::rotation::exp;
+use crate::rotation::exp_step;
 use nalgebra::Vector3;
 
 /// Work arrays of the half-implicit method, allocated once.
@@ -158,7 +158,7 @@ impl HalfImplicit {
             // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
             for ((s, x), old) in self.next.bodies.iter_mut().zip(&self.x).zip(&state.bodies) {
                 s.r = Vector3::new(x[0], x[1], x[2]);
-                s.rot = old.rot * exp(&Vector3::new(x[3], x[4], x[5]));
+                s.rot = old.rot * exp_step(&Vector3::new(x[3], x[4], x[5]));
             }
             let mut sum = 0.0;
             if nc > 0 {
@@ -215,7 +215,7 @@ impl HalfImplicit {
         for ((s, old), x) in self.next.bodies.iter_mut().zip(&state.bodies).zip(&self.x) {
             s.r = Vector3::new(x[0], x[1], x[2]);
             let theta = Vector3::new(x[3], x[4], x[5]);
-            s.rot = old.rot * exp(&theta);
+            s.rot = old.rot * exp_step(&theta);
             s.v = (s.r - old.r) / h;
             s.w = theta / h;
             s.acc = (s.v - old.v) / h;
