@@ -122,6 +122,9 @@ impl OutputScratch {
     }
 }
 
+/// A joint's reaction force and torque.
+type Reaction = ([f64; 3], [f64; 3]);
+
 /// [`Mechanism::quantity`] of each of `quantities` into `out`, with a joint's reaction force
 /// and torque evaluated once for consecutive reads of that joint, the kinetic and potential
 /// energies and the friction forces once per call (the same arithmetic, so the same bits).
@@ -132,7 +135,8 @@ pub(crate) fn mechanism_quantities(
     out: &mut [f64],
     scratch: &mut OutputScratch,
 ) {
-    let mut reaction: Option<(usize, ([f64; 3], [f64; 3]))> = None;
+    // The joint whose reaction (force, torque) was evaluated last, and that reaction.
+    let mut reaction: Option<(usize, Reaction)> = None;
     let mut energies: Option<(f64, f64)> = None;
     let mut friction = false;
     for (q, x) in quantities.iter().zip(out.iter_mut()) {

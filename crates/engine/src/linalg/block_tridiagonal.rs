@@ -129,7 +129,7 @@ fn invert3(d: &mut Block3) -> Result<(), usize> {
     let c22 = a * c - b * b;
     let det = a * c00 + b * c01 + e * c02;
     for (r, minor) in [a, c22, det].into_iter().enumerate() {
-        if !(minor > 0.0) {
+        if minor.is_nan() || minor <= 0.0 {
             return Err(r);
         }
     }
@@ -147,12 +147,11 @@ mod tests {
     fn matrix(n: usize) -> Vec<Vec<f64>> {
         let m = 3 * n;
         let mut a = vec![vec![0.0; m]; m];
-        for r in 0..m {
-            for c in (r / 3).saturating_sub(1) * 3..=r {
-                let v = if r == c { 9.0 + (r as f64 * 0.37).sin() } else { 0.9 * ((r * 7 + c) as f64).cos() };
-                a[r][c] = v;
-                a[c][r] = v;
-            }
+        let lower = (0..m).flat_map(|r| ((r / 3).saturating_sub(1) * 3..=r).map(move |c| (r, c)));
+        for (r, c) in lower {
+            let v = if r == c { 9.0 + (r as f64 * 0.37).sin() } else { 0.9 * ((r * 7 + c) as f64).cos() };
+            a[r][c] = v;
+            a[c][r] = v;
         }
         a
     }
