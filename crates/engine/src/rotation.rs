@@ -36,7 +36,7 @@ fn library_coefficients(phi2: f64) -> (f64, f64) {
 /// sine and cosine and without the cancellation of 1 - cos(phi) (b by the library functions is
 /// off by up to 1e-16 / phi^2 relative).
 #[inline]
-pub fn series_coefficients(phi2: f64) -> (f64, f64) {
+fn series_coefficients(phi2: f64) -> (f64, f64) {
     const A: [f64; 6] = [1.0, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0];
     const B: [f64; 6] = [0.5, -1.0 / 24.0, 1.0 / 720.0, -1.0 / 40320.0, 1.0 / 3628800.0, -1.0 / 479001600.0];
     if phi2 < SERIES_LIMIT {
@@ -52,7 +52,7 @@ pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
     rodrigues(theta, library_coefficients(theta.norm_squared()))
 }
 
-/// [`exp`] with the coefficients of [`series_coefficients`]: the same rotation to round-off,
+/// [`exp`] with the coefficients of `series_coefficients`: the same rotation to round-off,
 /// for the rotation over a step of the half-implicit method, where the library's sine and
 /// cosine took a third of a step of the N = 32 chain (callgrind: exp with them ~150, with the
 /// series 81 instructions per call). The other integrators keep [`exp`], so their results
