@@ -107,25 +107,44 @@ impl Circuit {
             }
         }
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
-            let (la, lb) = c.chambers(s.length);
-            if !(la > 0.0 && lb > 0.0) {
-                return Err(CircuitError::OutOfStroke {
-                    cylinder: c.name.clone(),
-                    length: s.length,
-                    min: c.closed,
-                    max: c.closed + c.stroke,
-                });
-            }
             // Seed 004 eq. (28): Q_in = A_A s', Q_out = A_B s'.
+            *f = Self::cylinder_force(c, p, s)?;
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
-            *f = c.force(p[c.piston_side], p[c.rod_side], s.velocity);
         }
         // A flow another FMU delivers (the boundary of a split circuit).
         for (i, v) in self.volumes.iter().enumerate() {
             if let Some(k) = v.inflow {
                 flows[i] += inputs[k];
             }
+        }
+        Ok(())
+    }
+
+    /// The force F_s of cylinder `c` (eq. 29), if its piston is inside the stroke.
+    #[inline(always)]
+    fn cylinder_force(c: &super::CylinderSpec, p: &[f64], s: &Stroke) -> Result<f64, CircuitError> {
+        let (la, lb) = c.chambers(s.length);
+        if !(la > 0.0 && lb > 0.0) {
+            return Err(CircuitError::OutOfStroke {
+                cylinder: c.name.clone(),
+                length: s.length,
+                min: c.closed,
+                max: c.closed + c.stroke,
+            });
+        }
+        Ok(c.force(p[c.piston_side], p[c.rod_side], s.velocity))
+    }
+
+    /// The cylinder forces F_s (eq. 29) alone, with the stroke check of [`Circuit::evaluate`]:
+    /// what the power of a converged step needs (its pressure rates follow from the
+    /// trapezoidal rule, so the flows are not formed).
+    pub fn forces(&self, p: &[f64], strokes: &[Stroke], forces: &mut [f64]) -> Result<(), CircuitError> {
+        for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
+            *f = Self::cylinder_force(c, p, s)?;
+        }
+        if !forces.iter().all(|x| x.is_finite()) {
+            return Err(CircuitError::NonFinite { what: "cylinder force".into() });
         }
         Ok(())
     }

@@ -97,7 +97,9 @@ impl Mechanism {
         let nb = self.n_bodies();
         let nc = self.n_constraints();
         let mut report = AssemblyReport::default();
-        let mut schur = Schur::new(self);
+        // The general path at any structure: the assembled start does not depend on the
+        // stepping kernels (a chain's block-tridiagonal one rounds differently).
+        let mut schur = Schur::general(self);
         let mut ce = ConstraintEval::default();
         let mut dq: Vec<Gen> = vec![[0.0; 6]; nb];
         let mut rhs = vec![0.0; nc];
@@ -123,7 +125,7 @@ impl Mechanism {
                 break;
             }
             report.iterations = it + 1;
-            if let Err(e) = schur.factor(&ce.rows) {
+            if let Err(e) = schur.factor(&ce.rows, &state.bodies) {
                 // Singular at the description's own configuration: redundant constraints;
                 // singular on the way: the iteration ran into a configuration it cannot leave.
                 return Err(if it == 0 {
@@ -164,7 +166,7 @@ impl Mechanism {
         // 2. Velocities: q' -= W G^T S^-1 (G q' - nu).
         if nc > 0 {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
-            schur.factor(&ce.rows).map_err(|e| redundant(self, e))?;
+            schur.factor(&ce.rows, &state.bodies).map_err(|e| redundant(self, e))?;
             let qdot: Vec<Gen> = state.bodies.iter().map(|s| [s.v.x, s.v.y, s.v.z, s.w.x, s.w.y, s.w.z]).collect();
             for (k, c) in self.constraints.iter().enumerate() {
                 rhs[k] = super::row_times(c, &ce.rows[k], &qdot) - ce.nu[k];
@@ -206,7 +208,7 @@ impl Mechanism {
         let mut wf: Vec<Gen> = vec![[0.0; 6]; nb];
         if nc > 0 {
             self.constraint_jacobian(state.t, &base, &state.bodies, &mut ce);
-            schur.factor(&ce.rows).map_err(|e| redundant(self, e))?;
+            schur.factor(&ce.rows, &state.bodies).map_err(|e| redundant(self, e))?;
         }
         // With consistent beam masses the mass matrix is the lumped one plus a coupling:
         // iterate a = M_lumped^-1 (f - coupling a - G^T lambda) (the coupling has eigenvalues

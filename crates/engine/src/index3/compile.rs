@@ -6,7 +6,7 @@
 use super::geometry::{AxisRow, Group, Measure, Term, Vector};
 use super::{
     BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
-    Target, MAX_GROUP_VECTORS,
+    PointRows, Target, MAX_GROUP_VECTORS,
 };
 use crate::rotation::{exp, orthonormalize};
 use mbfmu_model::format::{
@@ -360,6 +360,9 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         work: 0.0,
         energy0: 0.0,
     };
+    for g in &mut groups {
+        g.point = PointRows::of(g, &constraints);
+    }
     Ok(Mechanism {
         name: d.name.clone(),
         bodies,

@@ -14,7 +14,7 @@
 //! A joint's rows share their vectors ([`Group`]): each vector is evaluated once per joint.
 
 use super::BodyState;
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 
 /// Position/velocity data of the two bodies of a constraint pair (None = ground).
 pub type Pair<'a> = [Option<&'a BodyState>; 2];
@@ -54,7 +54,7 @@ fn add_to(row: &mut [f64; 6], r: Option<&Vector3<f64>>, p: &Vector3<f64>, sign: 
 
 impl Vector {
     /// Value only (positions).
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, p: &Pair) -> Vector3<f64> {
         match self {
             Vector::Constant(c) => *c,
@@ -238,24 +238,35 @@ impl AxisRow {
 
     #[inline]
     pub fn row(&self, p: &Pair, vectors: &[Vector]) -> Row {
+        let mut row = [[0.0; 6]; 2];
+        self.write_row(p, vectors, &mut row);
+        row
+    }
+
+    /// [`AxisRow::row`] written into `row`.
+    #[inline]
+    pub fn write_row(&self, p: &Pair, vectors: &[Vector], row: &mut Row) {
         let Vector::Between { local1, local2 } = &vectors[self.between] else {
             unreachable!("an axis row's d is a Between vector")
         };
-        let mut row = [[0.0; 6]; 2];
+        *row = [[0.0; 6]; 2];
         for (slot, local, sign) in [(1, local2, 1.0), (0, local1, -1.0)] {
             if let Some(b) = p[slot] {
-                let k = self.axis;
-                let s = local.cross(&Vector3::new(b.rot[(k, 0)], b.rot[(k, 1)], b.rot[(k, 2)]));
                 let r = &mut row[slot];
-                r[k] = sign;
-                // 0 + sign s_i as the general kernel's accumulation gives.
-                r[3] = 0.0 + sign * s.x;
-                r[4] = 0.0 + sign * s.y;
-                r[5] = 0.0 + sign * s.z;
+                r[self.axis] = sign;
+                r[3..].copy_from_slice(&axis_row_rotation(local, &b.rot, self.axis, sign));
             }
         }
-        row
     }
+}
+
+/// The d/dpi_bar part of an axis row e_k . d on the body of the point `local` (`sign` +1 for
+/// body2, -1 for body1): sign (s_bar x A^T e_k), A^T e_k being row k of A, each entry formed
+/// as 0 + sign s_i as the general kernel's accumulation gives.
+#[inline(always)]
+pub fn axis_row_rotation(local: &Vector3<f64>, rot: &Matrix3<f64>, k: usize, sign: f64) -> [f64; 3] {
+    let s = local.cross(&Vector3::new(rot[(k, 0)], rot[(k, 1)], rot[(k, 2)]));
+    [0.0 + sign * s.x, 0.0 + sign * s.y, 0.0 + sign * s.z]
 }
 
 /// Vectors of one joint (or driver) and the scalar terms built from them.

@@ -19,7 +19,7 @@ use super::planar_step::PlanarHalfImplicit;
 use super::schur::{Gen, Schur};
 use super::{forces, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
-use crate::rotation::exp;
+use crate::rotation::exp_step;
 use nalgebra::Vector3;
 
 /// Work arrays of the half-implicit method, allocated once.
@@ -33,7 +33,7 @@ pub struct HalfImplicit {
     x: Vec<Gen>,
     lambda_hat: Vec<f64>,
     e12: Vec<Gen>,
-    /// W e12 of the first Newton step (including W G^T lambda_hat).
+    /// W e12 of the first Newton step.
     dx0: Vec<Gen>,
     phi: Vec<f64>,
     rhs: Vec<f64>,
@@ -95,29 +95,31 @@ impl HalfImplicit {
         if !(h.is_finite() && h > 0.0) {
             return Err(StepError::BadStep { time: state.t, h });
         }
-        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        let nc = m.n_constraints();
         // Loads at t_n (explicit), with friction from the previous multipliers (Sect. 3.4).
         forces::friction_forces(m, state, &mut self.friction);
         m.applied_forces(state.t, &state.bodies, &state.angles, &self.friction, &mut self.loads);
-        for (b, s) in state.bodies.iter().enumerate() {
+        for (b, (s, load)) in state.bodies.iter().zip(self.loads.iter_mut()).enumerate() {
             let g = m.gyroscopic(b, &s.w);
-            for i in 0..3 {
-                self.loads[b][3 + i] += g[i];
+            for (l, g) in load[3..].iter_mut().zip(g.iter()) {
+                *l += g;
             }
         }
         // Quasi-Newton matrix (Eq. 12) at q_n: Jacobian rows and the Schur complement.
         if nc > 0 {
-            m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
-            self.schur.factor(&self.ce.rows).map_err(|e| StepError::Singular {
+            if self.schur.needs_rows() {
+                m.constraint_rows(state.t, state, &state.bodies, &mut self.ce);
+            }
+            self.schur.factor(&self.ce.rows, &state.bodies).map_err(|e| StepError::Singular {
                 time: state.t,
                 detail: format!("constraint Jacobian is rank deficient ({e:?})"),
             })?;
         }
         // Predictor: the previous accelerations carried over one step.
-        for (b, s) in state.bodies.iter().enumerate() {
+        for (x, s) in self.x.iter_mut().zip(&state.bodies) {
             for i in 0..3 {
-                self.x[b][i] = s.r[i] + h * s.v[i] + h * h * s.acc[i];
-                self.x[b][3 + i] = h * s.w[i] + h * h * s.wdot[i];
+                x[i] = s.r[i] + h * s.v[i] + h * h * s.acc[i];
+                x[3 + i] = h * s.w[i] + h * h * s.wdot[i];
             }
         }
         for (l, lam) in self.lambda_hat.iter_mut().zip(&state.lambda) {
@@ -127,29 +129,24 @@ impl HalfImplicit {
         // rotations in each iteration, everything else once converged).
         self.next.t = t1;
         self.next.energy0 = state.energy0;
-        // First Newton step: dx = -W (e12 + G^T dl), S dl = e3 - G W e12 with
-        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n] + G^T lambda_hat.
-        // The matrix of Eq. (12) is exact for the linear rows e1, e2 (M, J_bar, G fixed over
-        // the step), so after this step e1 = e2 = 0 and later steps reduce to
-        // S dl = e3, dx = -W G^T dl.
-        for (b, (s, p)) in state.bodies.iter().zip(&m.bodies).enumerate() {
+        // First Newton step from (x, lambda_hat): dx = -W (e12 + G^T (lambda_hat + dl)),
+        // S (lambda_hat + dl) = e3 - G W e12 with
+        // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n]: it solves for
+        // the new multipliers lambda_hat + dl directly (the predicted ones enter only through
+        // the size of the correction dl). The matrix of Eq. (12) is exact for the linear rows
+        // e1, e2 (M, J_bar, G fixed over the step), so after this step e1 = e2 = 0 and later
+        // steps reduce to S dl = e3, dx = -W G^T dl.
+        let per_body = state.bodies.iter().zip(&m.bodies).zip(self.x.iter().zip(&self.loads));
+        for (b, (((s, p), (x, load)), (e12, dx0))) in
+            per_body.zip(self.e12.iter_mut().zip(self.dx0.iter_mut())).enumerate()
+        {
             for i in 0..3 {
-                self.e12[b][i] = p.mass * (self.x[b][i] - s.r[i] - h * s.v[i]) - h * h * self.loads[b][i];
+                e12[i] = p.mass * (x[i] - s.r[i] - h * s.v[i]) - h * h * load[i];
             }
-            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
-            let e2 = p.inertia * (theta - s.w * h)
-                - Vector3::new(self.loads[b][3], self.loads[b][4], self.loads[b][5]) * (h * h);
-            self.e12[b][3..].copy_from_slice(e2.as_slice());
-            let e = self.e12[b];
-            self.schur.apply_w(b, &e, &mut self.dx0[b]);
-        }
-        if nc > 0 {
-            self.schur.w_gt(&self.lambda_hat, &mut self.dx);
-            for (d0, d) in self.dx0.iter_mut().zip(&self.dx) {
-                for i in 0..6 {
-                    d0[i] += d[i];
-                }
-            }
+            let theta = Vector3::new(x[3], x[4], x[5]);
+            let e2 = p.inertia * (theta - s.w * h) - Vector3::new(load[3], load[4], load[5]) * (h * h);
+            e12[3..].copy_from_slice(e2.as_slice());
+            self.schur.apply_w(b, e12, dx0);
         }
         let mut iterations = 0;
         let mut norm = f64::INFINITY;
@@ -159,9 +156,9 @@ impl HalfImplicit {
             iterations += 1;
             let first = iterations == 1;
             // Configuration of the iterate and e3 = Phi(q, t_{n+1}).
-            for (b, s) in self.next.bodies.iter_mut().enumerate() {
-                s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
-                s.rot = state.bodies[b].rot * exp(&Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]));
+            for ((s, x), old) in self.next.bodies.iter_mut().zip(&self.x).zip(&state.bodies) {
+                s.r = Vector3::new(x[0], x[1], x[2]);
+                s.rot = old.rot * exp_step(&Vector3::new(x[3], x[4], x[5]));
             }
             let mut sum = 0.0;
             if nc > 0 {
@@ -179,17 +176,19 @@ impl HalfImplicit {
                     });
                 }
                 self.schur.w_gt(&self.rhs, &mut self.dx);
-                for (l, d) in self.lambda_hat.iter_mut().zip(&self.rhs) {
-                    *l += d;
+                // The first step's solution is the new lambda_hat, later ones corrections.
+                for (l, &r) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                    let d = if first { r - *l } else { r };
+                    *l = if first { r } else { *l + r };
                     sum += d * d;
                 }
             } else {
                 self.dx.iter_mut().for_each(|d| *d = [0.0; 6]);
             }
-            for b in 0..nb {
+            for ((x, dx), dx0) in self.x.iter_mut().zip(&self.dx).zip(&self.dx0) {
                 for i in 0..6 {
-                    let d = self.dx[b][i] + if first { self.dx0[b][i] } else { 0.0 };
-                    self.x[b][i] -= d;
+                    let d = dx[i] + if first { dx0[i] } else { 0.0 };
+                    x[i] -= d;
                     sum += d * d;
                 }
             }
@@ -213,10 +212,10 @@ impl HalfImplicit {
             return Err(StepError::NotConverged { time: t1, iterations, norm, tolerance: settings.tolerance });
         }
         // Velocities and accelerations (Eqs. 4a-4d), multipliers lambda_n.
-        for (b, (s, old)) in self.next.bodies.iter_mut().zip(&state.bodies).enumerate() {
-            s.r = Vector3::new(self.x[b][0], self.x[b][1], self.x[b][2]);
-            let theta = Vector3::new(self.x[b][3], self.x[b][4], self.x[b][5]);
-            s.rot = old.rot * exp(&theta);
+        for ((s, old), x) in self.next.bodies.iter_mut().zip(&state.bodies).zip(&self.x) {
+            s.r = Vector3::new(x[0], x[1], x[2]);
+            let theta = Vector3::new(x[3], x[4], x[5]);
+            s.rot = old.rot * exp_step(&theta);
             s.v = (s.r - old.r) / h;
             s.w = theta / h;
             s.acc = (s.v - old.v) / h;

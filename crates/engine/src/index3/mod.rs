@@ -23,6 +23,7 @@ mod planar;
 mod planar_outputs;
 mod planar_step;
 mod schur;
+mod schur_chain;
 mod statics;
 
 pub use crate::state::{BodyState, MechState};
@@ -84,6 +85,51 @@ pub struct ConstraintGroup {
     pub rows: std::ops::Range<usize>,
     /// The vectors whose values the rows need (an axis row needs only its d), ascending.
     pub used: Vec<usize>,
+    /// Set if the rows are a point coincidence (see [`PointRows`]).
+    pub point: Option<PointRows>,
+}
+
+/// A group whose rows are all axis rows e_k . d of one vector d = P2 - P1 with constant
+/// targets (the rows of a spherical joint): values and Jacobian rows follow from d and the
+/// two points alone, without the per-row dispatch of the general path (same arithmetic).
+#[derive(Clone, Copy, Debug)]
+pub struct PointRows {
+    /// Index of d among the group's vectors.
+    between: usize,
+    /// Per row: its axis k and its target.
+    rows: [(usize, f64); 3],
+    len: usize,
+}
+
+impl PointRows {
+    /// The point rows `group` is, given the compiled constraints.
+    pub fn of(group: &ConstraintGroup, constraints: &[Constraint]) -> Option<PointRows> {
+        let mut p = PointRows { between: usize::MAX, rows: [(0, 0.0); 3], len: 0 };
+        for c in &constraints[group.rows.clone()] {
+            let (Some(a), Target::Constant(f)) = (c.axis, &c.target) else { return None };
+            if p.len == 3 || (p.len > 0 && a.between != p.between) {
+                return None;
+            }
+            p.between = a.between;
+            p.rows[p.len] = (a.axis, *f);
+            p.len += 1;
+        }
+        (p.len > 0).then_some(p)
+    }
+
+    fn rows(&self) -> &[(usize, f64)] {
+        &self.rows[..self.len]
+    }
+
+    /// Index of d among the group's vectors.
+    pub fn between(&self) -> usize {
+        self.between
+    }
+
+    /// The rows' axes, if there are three.
+    pub fn axes(&self) -> Option<[usize; 3]> {
+        (self.len == 3).then(|| self.rows.map(|r| r.0))
+    }
 }
 
 impl ConstraintGroup {
@@ -99,7 +145,7 @@ impl ConstraintGroup {
             .collect();
         used.sort_unstable();
         used.dedup();
-        ConstraintGroup { geometry, rows, used }
+        ConstraintGroup { geometry, rows, used, point: None }
     }
 
     /// The values of the vectors its rows use ([`ConstraintGroup::used`]) into `values`.
@@ -274,6 +320,14 @@ impl Mechanism {
     pub fn constraint_values(&self, t: f64, base: &MechState, bodies: &[BodyState], phi: &mut [f64]) {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
+            if let Some(p) = &g.point {
+                let pair = self.pair(bodies, &g.geometry.pair);
+                let d = g.geometry.vectors[p.between].value(&pair);
+                for (phi, &(axis, f)) in phi[g.rows.clone()].iter_mut().zip(p.rows()) {
+                    *phi = d[axis] - f;
+                }
+                continue;
+            }
             g.vector_values(self, bodies, &mut values);
             g.constraint_values(self, t, base, &values, phi);
         }
@@ -315,6 +369,16 @@ impl Mechanism {
         let mut values = [Vector3::zeros(); MAX_GROUP_VECTORS];
         for g in &self.groups {
             let pair = self.pair(bodies, &g.geometry.pair);
+            if let Some(p) = &g.point {
+                let d = g.geometry.vectors[p.between].value(&pair);
+                let rows = g.rows.clone();
+                for ((phi, row), &(axis, f)) in out.phi[rows.clone()].iter_mut().zip(&mut out.rows[rows]).zip(p.rows())
+                {
+                    *phi = d[axis] - f;
+                    AxisRow { axis, between: p.between }.write_row(&pair, &g.geometry.vectors, row);
+                }
+                continue;
+            }
             for &i in &g.used {
                 values[i] = g.geometry.vectors[i].value(&pair);
             }

@@ -5,7 +5,8 @@
 //! the cost per step grows linearly with the number of bodies.
 
 use super::geometry::Row;
-use super::Mechanism;
+use super::schur_chain::ChainSchur;
+use super::{BodyState, Mechanism};
 use crate::linalg::{FactorError, LinearSystem};
 use nalgebra::{Matrix3, Vector3};
 
@@ -20,26 +21,80 @@ struct Entry {
     slot: usize,
 }
 
-pub struct Schur {
+/// W_b = (1/m_b I, J_bar_b^-1) of every body.
+#[derive(Debug)]
+pub(super) struct Weights {
+    inv_mass: Vec<f64>,
+    inv_inertia: Vec<Matrix3<f64>>,
+}
+
+impl Weights {
+    /// J_b^-1 v.
+    #[inline]
+    pub fn rotate(&self, b: usize, v: &[f64]) -> [f64; 3] {
+        let p = self.inv_inertia[b] * Vector3::new(v[0], v[1], v[2]);
+        [p.x, p.y, p.z]
+    }
+
+    /// 1 / m_b.
+    #[inline]
+    pub fn inv_mass(&self, b: usize) -> f64 {
+        self.inv_mass[b]
+    }
+
+    /// out = W_b v.
+    #[inline]
+    pub fn apply(&self, b: usize, v: &Gen, out: &mut Gen) {
+        let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
+        let im = self.inv_mass[b];
+        *out = [v[0] * im, v[1] * im, v[2] * im, p.x, p.y, p.z];
+    }
+}
+
+/// The general sparse path: G's nonzero blocks listed per body, S assembled by slot into a
+/// [`LinearSystem`].
+struct General {
     /// Nonzero blocks of G grouped by body (all entries of a body are contiguous).
     entries: Vec<Entry>,
     body_ranges: Vec<std::ops::Range<usize>>,
-    /// W_b = (1/m_b I, J_bar_b^-1).
-    inv_mass: Vec<f64>,
-    inv_inertia: Vec<Matrix3<f64>>,
     /// W G^T per entry.
     wgt: Vec<Gen>,
     system: LinearSystem,
 }
 
+enum Kind {
+    General(General),
+    /// Joints of three rows sharing bodies along paths (`schur_chain.rs`).
+    Chain(ChainSchur),
+}
+
+pub struct Schur {
+    weights: Weights,
+    kind: Kind,
+}
+
 impl std::fmt::Debug for Schur {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Schur").field("system", &self.system).finish()
+        match &self.kind {
+            Kind::General(g) => f.debug_struct("Schur").field("system", &g.system).finish(),
+            Kind::Chain(c) => f.debug_struct("Schur").field("chain", c).finish(),
+        }
     }
 }
 
 impl Schur {
+    /// The Schur complement of `m`'s constraints: block tridiagonal for chains of spherical
+    /// joints, general sparse otherwise.
     pub fn new(m: &Mechanism) -> Self {
+        let mut s = Self::general(m);
+        if let Some(c) = ChainSchur::detect(m) {
+            s.kind = Kind::Chain(c);
+        }
+        s
+    }
+
+    /// The general sparse path, whatever the structure.
+    pub fn general(m: &Mechanism) -> Self {
         let nb = m.n_bodies();
         let mut per_body: Vec<Vec<Entry>> = vec![Vec::new(); nb];
         for (k, c) in m.constraints.iter().enumerate() {
@@ -66,54 +121,81 @@ impl Schur {
             body_ranges.push(start..entries.len());
         }
         Schur {
-            wgt: vec![[0.0; 6]; entries.len()],
-            entries,
-            body_ranges,
-            inv_mass: m.bodies.iter().map(|b| 1.0 / b.mass).collect(),
-            inv_inertia: m.bodies.iter().map(|b| b.inertia_inv).collect(),
-            system: LinearSystem::new(m.n_constraints(), &pattern, true),
+            weights: Weights {
+                inv_mass: m.bodies.iter().map(|b| 1.0 / b.mass).collect(),
+                inv_inertia: m.bodies.iter().map(|b| b.inertia_inv).collect(),
+            },
+            kind: Kind::General(General {
+                wgt: vec![[0.0; 6]; entries.len()],
+                entries,
+                body_ranges,
+                system: LinearSystem::new(m.n_constraints(), &pattern, true),
+            }),
         }
     }
 
-    /// Assembles S = G W G^T from the Jacobian rows and factors it. On failure, the error
+    /// True if S is factored as a block-tridiagonal matrix.
+    #[cfg(test)]
+    pub fn is_chain(&self) -> bool {
+        matches!(self.kind, Kind::Chain(_))
+    }
+
+    /// False if [`Schur::factor`] forms G from the bodies alone (the chain path), so that
+    /// the caller need not evaluate the Jacobian rows.
+    pub fn needs_rows(&self) -> bool {
+        matches!(self.kind, Kind::General(_))
+    }
+
+    /// Assembles S = G W G^T and factors it: the general path from the Jacobian `rows`, the
+    /// chain path from the configuration `bodies` (the rows' own). On failure, the error
     /// carries the row where positive definiteness broke (when known).
-    pub fn factor(&mut self, rows: &[Row]) -> Result<(), FactorError> {
-        let n = self.system.dim();
-        self.system.clear();
-        let mut s = self.system.assembler();
+    pub fn factor(&mut self, rows: &[Row], bodies: &[BodyState]) -> Result<(), FactorError> {
+        let g = match &mut self.kind {
+            Kind::General(g) => g,
+            Kind::Chain(c) => return c.factor(bodies, &self.weights),
+        };
+        let n = g.system.dim();
+        g.system.clear();
+        let mut s = g.system.assembler();
         // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
         let mut slot = n;
-        for (b, range) in self.body_ranges.iter().enumerate() {
-            let im = self.inv_mass[b];
+        for (b, range) in g.body_ranges.iter().enumerate() {
             for e in range.clone() {
-                let g = &rows[self.entries[e].row][self.entries[e].slot];
-                let p = self.inv_inertia[b] * Vector3::new(g[3], g[4], g[5]);
-                self.wgt[e] = [g[0] * im, g[1] * im, g[2] * im, p.x, p.y, p.z];
+                let row = &rows[g.entries[e].row][g.entries[e].slot];
+                self.weights.apply(b, row, &mut g.wgt[e]);
             }
             // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
             for e in range.clone() {
-                let g = &rows[self.entries[e].row][self.entries[e].slot];
+                let row = &rows[g.entries[e].row][g.entries[e].slot];
                 for f in range.start..e + 1 {
-                    let u = &self.wgt[f];
-                    let v = g[0] * u[0] + g[1] * u[1] + g[2] * u[2] + g[3] * u[3] + g[4] * u[4] + g[5] * u[5];
+                    let u = &g.wgt[f];
+                    let v =
+                        row[0] * u[0] + row[1] * u[1] + row[2] * u[2] + row[3] * u[3] + row[4] * u[4] + row[5] * u[5];
                     s.add(slot, v);
                     slot += 1;
                 }
             }
         }
-        self.system.factor()
+        g.system.factor()
     }
 
     /// Solves S x = rhs in place; false if the result is not finite.
     pub fn solve(&mut self, rhs: &mut [f64]) -> bool {
-        self.system.solve(rhs)
+        match &mut self.kind {
+            Kind::General(g) => g.system.solve(rhs),
+            Kind::Chain(c) => c.solve(rhs),
+        }
     }
 
     /// out_b = W_b sum_k G_kb^T x_k, with the W G^T blocks of the last [`Schur::factor`].
     pub fn w_gt(&self, x: &[f64], out: &mut [Gen]) {
-        for (b, range) in self.body_ranges.iter().enumerate() {
+        let g = match &self.kind {
+            Kind::General(g) => g,
+            Kind::Chain(c) => return c.w_gt(x, &self.weights, out),
+        };
+        for (b, range) in g.body_ranges.iter().enumerate() {
             let mut acc = [0.0; 6];
-            for (e, u) in self.entries[range.clone()].iter().zip(&self.wgt[range.clone()]) {
+            for (e, u) in g.entries[range.clone()].iter().zip(&g.wgt[range.clone()]) {
                 let xk = x[e.row];
                 for i in 0..6 {
                     acc[i] += u[i] * xk;
@@ -124,19 +206,24 @@ impl Schur {
     }
 
     /// out = W_b v.
+    #[inline]
     pub fn apply_w(&self, b: usize, v: &Gen, out: &mut Gen) {
-        let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
-        let im = self.inv_mass[b];
-        *out = [v[0] * im, v[1] * im, v[2] * im, p.x, p.y, p.z];
+        self.weights.apply(b, v, out);
     }
 
-    /// y_k = sum_b G_kb . x_b for every row.
+    /// y_k = sum_b G_kb . x_b for every row: the general path with `rows`, the chain path with
+    /// the G of its last [`Schur::factor`].
     pub fn g_times(&self, rows: &[Row], x: &[Gen], y: &mut [f64]) {
+        let g = match &self.kind {
+            Kind::General(g) => g,
+            Kind::Chain(c) => return c.g_times(x, y),
+        };
         y.iter_mut().for_each(|v| *v = 0.0);
-        for e in &self.entries {
-            let g = &rows[e.row][e.slot];
+        for e in &g.entries {
+            let row = &rows[e.row][e.slot];
             let xb = &x[e.body];
-            y[e.row] += g[0] * xb[0] + g[1] * xb[1] + g[2] * xb[2] + g[3] * xb[3] + g[4] * xb[4] + g[5] * xb[5];
+            y[e.row] +=
+                row[0] * xb[0] + row[1] * xb[1] + row[2] * xb[2] + row[3] * xb[3] + row[4] * xb[4] + row[5] * xb[5];
         }
     }
 }
@@ -145,17 +232,25 @@ impl Schur {
 mod tests {
     use super::*;
 
-    /// The Schur solve gives the same (dx, dl) as a dense solve of the saddle-point system.
+    /// The Schur solve gives the same (dx, dl) as a dense solve of the saddle-point system,
+    /// on the general and the block-tridiagonal path.
     #[test]
     fn schur_complement_solves_the_saddle_point_system() {
+        for chain in [false, true] {
+            saddle_point_system(chain);
+        }
+    }
+
+    fn saddle_point_system(chain: bool) {
         let d = mbfmu_model::catalog::chain::n_link_chain(5, 3);
         let m = Mechanism::from_description(&d).unwrap();
         let mut state = m.initial.clone();
         m.assemble(&mut state).unwrap();
         let mut ce = super::super::ConstraintEval::default();
         m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
-        let mut schur = Schur::new(&m);
-        schur.factor(&ce.rows).unwrap();
+        let mut schur = if chain { Schur::new(&m) } else { Schur::general(&m) };
+        assert_eq!(schur.is_chain(), chain);
+        schur.factor(&ce.rows, &state.bodies).unwrap();
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         // rhs: e (per body) and phi (per row) arbitrary.
         let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
@@ -188,5 +283,41 @@ mod tests {
                 assert!((rot[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9);
             }
         }
+    }
+
+    /// The block-tridiagonal path of a chain of spherical joints gives the general path's
+    /// S^-1 b, W G^T x and G x to 1e-12 relative.
+    #[test]
+    fn chain_path_agrees_with_the_general_path() {
+        let d = mbfmu_model::catalog::chain::n_link_chain(24, 3);
+        let m = Mechanism::from_description(&d).unwrap();
+        let mut state = m.initial.clone();
+        m.assemble(&mut state).unwrap();
+        let mut ce = super::super::ConstraintEval::default();
+        m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
+        let (mut chain, mut general) = (Schur::new(&m), Schur::general(&m));
+        assert!(chain.is_chain() && !general.is_chain());
+        assert!(!chain.needs_rows() && general.needs_rows());
+        chain.factor(&[], &state.bodies).unwrap();
+        general.factor(&ce.rows, &state.bodies).unwrap();
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        let close = |a: &[f64], b: &[f64], what: &str| {
+            let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for (k, (u, v)) in a.iter().zip(b).enumerate() {
+                assert!((u - v).abs() <= 1e-12 * scale, "{what} {k}: {u} vs {v}");
+            }
+        };
+        let b: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
+        let (mut x, mut y) = (b.clone(), b);
+        assert!(chain.solve(&mut x) && general.solve(&mut y));
+        close(&x, &y, "S^-1 b");
+        let (mut u, mut v) = (vec![[0.0; 6]; nb], vec![[0.0; 6]; nb]);
+        chain.w_gt(&x, &mut u);
+        general.w_gt(&x, &mut v);
+        close(u.as_flattened(), v.as_flattened(), "W G^T x");
+        let (mut gu, mut gv) = (vec![0.0; nc], vec![0.0; nc]);
+        chain.g_times(&[], &u, &mut gu);
+        general.g_times(&ce.rows, &u, &mut gv);
+        close(&gu, &gv, "G x");
     }
 }

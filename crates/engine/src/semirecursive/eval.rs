@@ -149,36 +149,40 @@ impl Semirecursive {
         let n = self.tree.n_coordinates();
         let w = &mut self.w;
         let m = w.dep.len();
-        for &j in &w.dep {
-            w.zd[j] = 0.0;
-            w.zdd[j] = 0.0;
+        // Local slices: stores through them cannot move the vectors (no reloads of their
+        // pointers and lengths inside the loops).
+        let (dep, ind) = (&w.dep[..], &w.ind[..]);
+        let (zd, zdd, tmp, tmp2) = (&mut w.zd[..n], &mut w.zdd[..n], &mut w.tmp_m[..m], &mut w.tmp_m2[..]);
+        for &j in dep {
+            zd[j] = 0.0;
+            zdd[j] = 0.0;
         }
         if m > 0 {
             // Phi_z^d z'^d = -Phi_z^i z'^i (eq. 13).
-            let zd = &w.zd[..n];
-            for (t, row) in w.tmp_m[..m].iter_mut().zip(w.phiz.chunks_exact(n)) {
-                *t = -w.ind.iter().map(|&j| row[j] * zd[j]).sum::<f64>();
+            for (t, row) in tmp.iter_mut().zip(w.phiz.chunks_exact(n)) {
+                *t = -ind.iter().map(|&j| row[j] * zd[j]).sum::<f64>();
             }
-            w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
-            for (&j, &x) in w.dep.iter().zip(&w.tmp_m) {
-                w.zd[j] = x;
+            w.lu_dep.solve(tmp, tmp2);
+            for (&j, &x) in dep.iter().zip(tmp.iter()) {
+                zd[j] = x;
             }
         }
-        self.tree.velocities(&w.zd, &mut w.kin);
+        let kin = &mut w.kin[..];
+        self.tree.velocities(zd, kin);
         // With z''^d = 0 the rows' accelerations are Phi_z^i z''^i + Phi_z' z' (eq. 15).
-        self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        self.tree.accelerations(zd, zdd, kin);
         if m > 0 {
             // The rows' G are those of the position evaluation (`w.rows`, same positions).
-            for ((t, cut), row) in w.tmp_m[..m].iter_mut().zip(&self.tree.cuts).zip(&w.rows) {
-                *t = -(g_dot_acc(&w.kin, row) + cut.kappa(&w.kin));
+            for ((t, cut), row) in tmp.iter_mut().zip(&self.tree.cuts).zip(&w.rows) {
+                *t = -(g_dot_acc(kin, row) + cut.kappa(kin));
             }
-            w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
+            w.lu_dep.solve(tmp, tmp2);
             // Z'_k += b_d z''_d for the dependent coordinates d on the path of body k (eq. 3).
-            for (&d, &x) in w.dep.iter().zip(&w.tmp_m) {
-                w.zdd[d] = x;
-                let b = w.kin[d].b;
+            for (&d, &x) in dep.iter().zip(tmp.iter()) {
+                zdd[d] = x;
+                let b = kin[d].b;
                 for &body in &self.tree.subtree[d] {
-                    let acc = &mut w.kin[body].acc;
+                    let acc = &mut kin[body].acc;
                     if self.tree.planar {
                         // b has only the in-plane components (`planar.rs`).
                         acc[0] += b[0] * x;
@@ -241,14 +245,19 @@ impl Semirecursive {
     }
 
     /// Hydraulics and (if `wrenches`) applied wrenches at the trial point; the power of the
-    /// non-conservative forces.
+    /// non-conservative forces. Without `wrenches` (a converged point: only the power and the
+    /// forces are asked for) the circuit's pressure rates in `w.h` are not formed.
     pub(super) fn applied(&mut self, t: f64, wrenches: bool) -> Result<f64, StepError> {
         self.cylinder_strokes(t);
         let w = &mut self.w;
         self.inputs.values_at(t, &mut w.u);
         if let Some(c) = &self.tree.circuit {
-            c.evaluate(&w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
-                .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
+            if wrenches {
+                c.evaluate(&w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
+            } else {
+                c.forces(&w.p, &w.strokes, &mut w.forces)
+            }
+            .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }
         Ok(self.tree.loads(
             &w.kin,

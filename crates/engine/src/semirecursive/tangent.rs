@@ -235,11 +235,38 @@ pub(super) fn add_gram(
     stride: usize,
 ) {
     // Over every column of the rows i in `columns[r]`: the others of row r are zeros, so
-    // they add nothing, and a whole row runs without indirection.
+    // they add nothing, and a whole row runs without indirection. Up to 8 coordinates the
+    // row length is a constant, so the row loop unrolls (same operations in the same order;
+    // callgrind per step of the penalty formulation: four-bar 18916 -> 18680, quick-return
+    // 21224 -> 20679 instructions).
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match n {
+                $($k => return gram_rows::<$k>(phiz, columns, coefficient, out, stride),)*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
     for (row, cols) in phiz.chunks_exact(n.max(1)).zip(columns) {
         for &i in cols {
             let ci = coefficient * row[i];
             for (o, x) in out[i * stride..i * stride + n].iter_mut().zip(row) {
+                *o += ci * x;
+            }
+        }
+    }
+}
+
+/// [`add_gram`] for rows of the constant length `N`.
+#[inline(always)]
+fn gram_rows<const N: usize>(phiz: &[f64], columns: &[Vec<usize>], coefficient: f64, out: &mut [f64], stride: usize) {
+    for (row, cols) in phiz.chunks_exact(N).zip(columns) {
+        let row: &[f64; N] = row.try_into().expect("rows of N entries");
+        for &i in cols {
+            let ci = coefficient * row[i];
+            let o: &mut [f64; N] = (&mut out[i * stride..i * stride + N]).try_into().expect("N entries");
+            for (o, x) in o.iter_mut().zip(row) {
                 *o += ci * x;
             }
         }
