@@ -5,7 +5,7 @@
 
 use crate::error::{Context, Error, Result};
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -39,27 +39,43 @@ impl CsvWriter {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).context(format!("cannot create {}", dir.display()))?;
         }
-        let file = File::create(path).context(format!("cannot create {}", path.display()))?;
-        let mut out = BufWriter::with_capacity(BUFFER, file);
-        let line: Vec<String> = header.iter().map(|h| quote(h)).collect();
-        writeln!(out, "{}", line.join(",")).context(format!("cannot write {}", path.display()))?;
+        // Opened here, so that a path that cannot be written fails before the run; emptied by
+        // the writer thread (as File::create would): freeing the blocks of an earlier run's
+        // file takes a millisecond or more, which the simulation need not wait for.
+        let mut file = File::options()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .context(format!("cannot create {}", path.display()))?;
+        let mut out = Vec::with_capacity(BUFFER + 1024);
+        let names: Vec<String> = header.iter().map(|h| quote(h)).collect();
+        out.extend_from_slice(names.join(",").as_bytes());
+        out.push(b'\n');
         let width = integer.len() + 1;
         let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(2);
         let (give_back, written) = mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("csv writer".into())
             .spawn(move || {
-                let mut line = Vec::with_capacity(1024);
+                // Only regular files are truncated (O_TRUNC leaves FIFOs and terminals alone).
+                if file.metadata()?.is_file() {
+                    file.set_len(0)?;
+                }
                 for mut block in blocks {
                     for row in block.chunks_exact(width) {
-                        format_row(&mut line, row[0], &row[1..], &integer);
-                        out.write_all(&line)?;
+                        // Rows are formatted straight into the output buffer, written when full.
+                        format_row(&mut out, row[0], &row[1..], &integer);
+                        if out.len() >= BUFFER {
+                            file.write_all(&out)?;
+                            out.clear();
+                        }
                     }
                     block.clear();
                     // The main thread may have finished; then the block is dropped.
                     let _ = give_back.send(block);
                 }
-                out.flush()
+                file.write_all(&out)
             })
             .context("cannot start the CSV writer thread")?;
         Ok(CsvWriter {
@@ -130,10 +146,9 @@ impl Drop for CsvWriter {
     }
 }
 
-/// One CSV line (with its line feed) of a row into `line` (cleared first): the time and
-/// the values, integer columns as integers.
+/// Appends one CSV line (with its line feed) of a row to `line`: the time and the values,
+/// integer columns as integers.
 fn format_row(line: &mut Vec<u8>, time: f64, values: &[f64], integer: &[bool]) {
-    line.clear();
     push_float(line, time);
     for (value, &integer) in values.iter().zip(integer) {
         line.push(b',');
@@ -200,26 +215,32 @@ pub fn push_float(out: &mut Vec<u8>, x: f64) {
 
 /// The significant digits of x's exact decimal expansion if they are at most 18 and x is
 /// not an integer: with x = M 2^-n, M odd and n >= 1, the expansion is M 5^n 10^-n, whose
-/// digits are those of M 5^n (ending in a 5). Most values have more and return None at once.
+/// digits are those of M 5^n (ending in a 5). Most values have more and return None at once
+/// (one multiplication: this runs for every value written).
 #[inline]
 fn exact_digits(x: f64) -> Option<u128> {
+    const LIMIT: u128 = 1_000_000_000_000_000_000;
     let bits = x.to_bits();
     let (exponent, fraction) = (((bits >> 52) & 0x7ff) as i32, bits & ((1 << 52) - 1));
     let (mantissa, power) = if exponent == 0 { (fraction, -1074) } else { (fraction | 1 << 52, exponent - 1075) };
     let zeros = mantissa.trailing_zeros();
     let (odd, power) = (mantissa >> zeros, power + zeros as i32);
-    if power >= 0 {
-        return None;
-    }
-    let mut digits = u128::from(odd);
-    for _ in 0..-power {
-        digits *= 5;
-        if digits >= 1_000_000_000_000_000_000 {
-            return None;
-        }
-    }
-    Some(digits)
+    // 5^n for n >= 26 exceeds the 18 digits by itself.
+    let n = usize::try_from(-power).ok().filter(|n| (1..POWERS_OF_5.len()).contains(n))?;
+    let digits = u128::from(odd) * u128::from(POWERS_OF_5[n]);
+    (digits < LIMIT).then_some(digits)
 }
+
+/// 5^0 .. 5^25 (5^25 < 10^18 < 5^26).
+const POWERS_OF_5: [u64; 26] = {
+    let mut table = [1u64; 26];
+    let mut i = 1;
+    while i < table.len() {
+        table[i] = table[i - 1] * 5;
+        i += 1;
+    }
+    table
+};
 
 /// Zmij and Rust's `{}`/`{:e}` both write the shortest digits that read back as x, the
 /// closest to x among them; when x lies exactly halfway between the two closest (its exact
@@ -373,6 +394,17 @@ mod tests {
         }
         let e = failed.or_else(|| w.finish().err()).expect("writing to /dev/full fails");
         assert!(e.to_string().contains("/dev/full"), "{e}");
+    }
+
+    #[test]
+    fn an_existing_longer_file_is_replaced_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        std::fs::write(&path, "old contents, longer than the new ones\n".repeat(1000)).unwrap();
+        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false]).unwrap();
+        w.row(0.5, &[1.25]).unwrap();
+        w.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "t,x\n0.5,1.25\n");
     }
 
     #[test]

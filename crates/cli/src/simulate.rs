@@ -257,11 +257,12 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     progress.finish();
     let elapsed = wall.elapsed().as_secs_f64();
     let rows = csv.rows;
-    csv.finish()?;
+    // The FMU is terminated and freed while the writer thread formats the last rows.
     if failure.is_none() {
         slave.terminate()?;
     }
     drop(slave);
+    csv.finish()?;
 
     if !args.quiet {
         println!(

@@ -19,7 +19,11 @@
 //! tick could leave the times unchanged (the "racily clean" entries of git's index).
 //!
 //! The `fmi` crate deletes the directory it loads from, so it gets a temporary directory of
-//! symbolic links to the entry's top-level files.
+//! symbolic links to the entry's top-level files, less the folders that only describe the FMU
+//! (`documentation`, `terminalsAndIcons`). That directory lives for one run, so it goes to a
+//! memory file system where one is at hand (`$XDG_RUNTIME_DIR`, else `/dev/shm`): on a disk
+//! file system each link and its removal is a journalled metadata write, which on a busy
+//! machine costs the run a scheduling tick or more apiece.
 
 use crate::error::{Context, Error, Result};
 use sha2::{Digest, Sha256};
@@ -89,7 +93,8 @@ fn cached_entry(root: &Path, path: &Path) -> Result<Option<(PathBuf, File)>> {
     };
     let entry = root.join(&key);
     let lease = lock(&root.join(format!("{key}.lock")), libc::LOCK_SH)?;
-    if !entry.join("modelDescription.xml").is_file() {
+    let added = !entry.join("modelDescription.xml").is_file();
+    if added {
         let bytes = match bytes {
             Some(b) => b,
             None => std::fs::read(path).context(path.display())?,
@@ -117,9 +122,12 @@ fn cached_entry(root: &Path, path: &Path) -> Result<Option<(PathBuf, File)>> {
             Err(e) => return Err(Error::msg(format!("cannot store the unpacked FMU in {}: {e}", entry.display()))),
         }
     }
-    // The lock file's time records the last use, for eviction.
+    // The lock file's time records the last use, for eviction; the cache grows only when an
+    // entry is added, so only then is it trimmed (a listing and a stat per file).
     let _ = lease.set_modified(SystemTime::now());
-    evict(root, &key);
+    if added {
+        evict(root, &key);
+    }
     Ok(Some((entry, lease)))
 }
 
@@ -171,11 +179,25 @@ fn extract(path: &Path, bytes: &[u8], dir: &Path) -> Result<()> {
     archive.extract(dir).context(format!("cannot unpack {}", path.display()))
 }
 
-/// A temporary directory with a symbolic link to each top-level file of `entry`.
+/// Top-level folders of an FMU that neither the loader nor the model reads (FMI 3.0
+/// Sect. 2.5.1: documentation, icons and terminals for tools).
+const DESCRIPTIVE: [&str; 2] = ["documentation", "terminalsAndIcons"];
+
+/// A temporary directory with a symbolic link to each top-level file of `entry` but the
+/// [`DESCRIPTIVE`] folders, on a memory file system if there is one (see the module
+/// documentation).
 fn links_to(entry: &Path) -> Result<tempfile::TempDir> {
-    let dir = tempfile::Builder::new().prefix("mbfmu-").tempdir().context("cannot create a temporary directory")?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("mbfmu-");
+    let dir = memory_dirs()
+        .find_map(|parent| builder.tempdir_in(parent).ok())
+        .map_or_else(|| builder.tempdir(), Ok)
+        .context("cannot create a temporary directory")?;
     for item in std::fs::read_dir(entry).context(entry.display())? {
         let item = item.context(entry.display())?;
+        if DESCRIPTIVE.iter().any(|d| item.file_name() == *d) {
+            continue;
+        }
         std::os::unix::fs::symlink(item.path(), dir.path().join(item.file_name())).context(format!(
             "cannot link {} into {}",
             item.path().display(),
@@ -183,6 +205,13 @@ fn links_to(entry: &Path) -> Result<tempfile::TempDir> {
         ))?;
     }
     Ok(dir)
+}
+
+/// Directories on memory file systems for short-lived files: the user's runtime directory
+/// (XDG Base Directory Specification), then `/dev/shm`.
+fn memory_dirs() -> impl Iterator<Item = PathBuf> {
+    let runtime = std::env::var_os("XDG_RUNTIME_DIR").filter(|v| !v.is_empty()).map(PathBuf::from);
+    runtime.into_iter().chain([PathBuf::from("/dev/shm")]).filter(|d| d.is_dir())
 }
 
 /// Opens `path` (created if missing) and locks it with `operation` (LOCK_SH or LOCK_EX, with
@@ -283,6 +312,29 @@ mod tests {
         let entry = std::fs::canonicalize(first.dir.path().join("modelDescription.xml")).unwrap();
         drop(first);
         assert!(entry.is_file());
+    }
+
+    #[test]
+    fn the_loader_sees_the_binary_and_description_but_not_the_documentation() {
+        let (cache, work) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let fmu = work.path().join("m.fmu");
+        let mut zip = zip::ZipWriter::new(File::create(&fmu).unwrap());
+        let options = zip::write::SimpleFileOptions::default();
+        for name in
+            ["modelDescription.xml", "binaries/x86_64-linux/m.so", "resources/table.txt", "documentation/index.html"]
+        {
+            zip.start_file(name, options).unwrap();
+            zip.write_all(name.as_bytes()).unwrap();
+        }
+        zip.finish().unwrap();
+        let u = unpack_in(cache.path(), &fmu).unwrap();
+        for name in ["modelDescription.xml", "binaries/x86_64-linux/m.so", "resources/table.txt"] {
+            assert_eq!(std::fs::read_to_string(u.dir.path().join(name)).unwrap(), name);
+        }
+        assert!(!u.dir.path().join("documentation").exists());
+        // The cache entry itself is complete.
+        let entry = std::fs::canonicalize(u.dir.path().join("modelDescription.xml")).unwrap();
+        assert!(entry.parent().unwrap().join("documentation/index.html").is_file());
     }
 
     #[test]
