@@ -141,7 +141,17 @@ impl<S: Machine> Instance<S> {
     }
 
     /// Forwards the slave's messages; returns Warning if one of them is a warning.
+    #[inline]
     pub fn flush_messages(&mut self) -> Status {
+        // Most calls produce none.
+        if self.slave.has_messages() {
+            self.forward_messages()
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn forward_messages(&mut self) -> Status {
         let mut status = Status::Ok;
         for m in self.slave.take_messages() {
             let s = if m.category == "logStatusWarning" { Status::Warning } else { Status::Ok };

@@ -89,7 +89,17 @@ impl IntermediateUpdate {
 impl I3 {
     /// In Intermediate Update Mode: `vrs` must be registered intermediate variables, and
     /// setting (`set`) must be requested or getting allowed now. Outside it: no restriction.
+    #[inline]
     pub fn check_intermediate_access(&self, function: &str, vrs: &[u32], set: bool) -> Result<(), String> {
+        // Outside Intermediate Update Mode (every call but a callback's): nothing to check.
+        match self.state {
+            Fmi3State::IntermediateUpdate { .. } => self.check_intermediate_update_access(function, vrs, set),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`Self::check_intermediate_access`] in Intermediate Update Mode.
+    fn check_intermediate_update_access(&self, function: &str, vrs: &[u32], set: bool) -> Result<(), String> {
         let Fmi3State::IntermediateUpdate { set: may_set, get: may_get } = self.state else { return Ok(()) };
         let Some(update) = &self.intermediate else { return Ok(()) };
         if set && !may_set || !set && !may_get {

@@ -272,6 +272,12 @@ impl Slave {
         }
     }
 
+    /// True if there are messages to take (most calls produce none).
+    #[inline]
+    pub fn has_messages(&self) -> bool {
+        !self.messages.is_empty()
+    }
+
     /// Messages produced since the last call (warnings, solver diagnostics).
     pub fn take_messages(&mut self) -> Vec<Message> {
         std::mem::take(&mut self.messages)
@@ -475,12 +481,26 @@ impl Slave {
     ) -> bool {
         if !self.outputs.is_valid() {
             // The first output read of a state evaluates them all (or fails, explained later).
-            match vrs.first() {
-                Some(&vr) if !self.model_exchange && self.get(vr).is_ok() => {}
-                _ => return false,
+            if self.model_exchange || vrs.is_empty() || self.prepare_reading().is_err() {
+                return false;
             }
+            let sim = self.sim.as_ref().expect("built by prepare_reading");
+            self.outputs.evaluate(sim);
         }
         self.outputs.read_cached(vrs, accepts, out, convert)
+    }
+
+    /// Brings the simulation to the state outputs are read at: built, in a phase that may
+    /// read outputs, Model Exchange's state brought to the host's time and continuous states
+    /// (the output cache is invalidated whenever the host moves the point).
+    fn prepare_reading(&mut self) -> Result<(), SlaveError> {
+        if self.phase == Phase::Instantiated {
+            return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
+        }
+        self.ensure_built()?;
+        let time = self.time;
+        let sim = self.sim.as_mut().expect("built by ensure_built");
+        sim.ode_evaluate().map_err(|error| SlaveError::Step { error, reached: time })
     }
 
     fn get_uncached(&mut self, vr: u32) -> Result<f64, SlaveError> {
@@ -502,16 +522,10 @@ impl Slave {
             Binding::Derivative { index } => Read::Derivative(*index),
             Binding::EventIndicator { index } => Read::EventIndicator(*index),
         };
-        if self.phase == Phase::Instantiated {
-            return Err(SlaveError::WrongPhase { operation: "reading outputs", phase: self.phase });
-        }
-        self.ensure_built()?;
+        self.prepare_reading()?;
         let time = self.time;
-        let sim = self.sim.as_mut().expect("built by ensure_built");
-        // Model Exchange: bring the state to the host's time and continuous states first (the
-        // output cache is invalidated whenever the host moves the point).
+        let sim = self.sim.as_mut().expect("built by prepare_reading");
         let step_error = |error| SlaveError::Step { error, reached: time };
-        sim.ode_evaluate().map_err(step_error)?;
         if let Some(x) = self.outputs.get(vr, sim) {
             return Ok(x);
         }

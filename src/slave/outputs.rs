@@ -3,45 +3,36 @@
 //! rollback) invalidates. One evaluation of all outputs lets the engine share work between
 //! them (a joint's reaction force and torque components, the energies).
 
+use mbfmu_engine::output_plan::OutputPlan;
 use mbfmu_engine::Simulation;
-use mbfmu_model::format::Quantity;
 use mbfmu_model::variables::{Binding, ModelInterface, VarType};
 
-/// The slot of a variable that is not an output.
-const NOT_AN_OUTPUT: u32 = u32::MAX;
-
 pub(super) struct OutputCache {
-    /// Per value reference: the position of its output in `quantities` ([`NOT_AN_OUTPUT`]
-    /// for other variables) and its variable's type (what the accessors check), one compact
-    /// table lookup per read.
-    slots: Vec<(u32, VarType)>,
-    quantities: Vec<Quantity>,
-    /// Positions in `quantities` of the solver statistics (read apart, see
-    /// `Simulation::state_quantities`).
-    statistics: Vec<usize>,
+    /// Per value reference: its variable's type if it is an output (what the accessors
+    /// check), None for other variables.
+    output_types: Vec<Option<VarType>>,
+    /// Per value reference: the value of its output (NaN for other variables); with
+    /// `output_types` one lookup per read.
     values: Vec<f64>,
+    /// The outputs (at their value references), compiled once for their evaluation together.
+    plan: OutputPlan,
     valid: bool,
 }
 
 impl OutputCache {
     pub fn new(interface: &ModelInterface) -> OutputCache {
-        let mut quantities = Vec::new();
-        let slots = interface
-            .variables
-            .iter()
-            .map(|v| match v.binding {
+        let mut outputs = Vec::new();
+        let output_types = (interface.variables.iter().enumerate())
+            .map(|(vr, v)| match v.binding {
                 Binding::Output(q) => {
-                    quantities.push(q);
-                    ((quantities.len() - 1) as u32, v.ty)
+                    outputs.push((vr, q));
+                    Some(v.ty)
                 }
-                _ => (NOT_AN_OUTPUT, v.ty),
+                _ => None,
             })
             .collect();
-        let values = vec![f64::NAN; quantities.len()];
-        let statistics = (0..quantities.len())
-            .filter(|&i| matches!(quantities[i], Quantity::NewtonIterations | Quantity::Steps))
-            .collect();
-        OutputCache { slots, quantities, statistics, values, valid: false }
+        let values = vec![f64::NAN; interface.variables.len()];
+        OutputCache { output_types, values, plan: OutputPlan::new(&outputs), valid: false }
     }
 
     /// True if the outputs of the current state are evaluated.
@@ -59,11 +50,8 @@ impl OutputCache {
     /// (the path of every read after the first of a step).
     #[inline]
     pub fn cached(&self, vr: u32) -> Option<f64> {
-        if !self.valid {
-            return None;
-        }
-        match self.slots.get(vr as usize) {
-            Some(&(slot, _)) if slot != NOT_AN_OUTPUT => Some(self.values[slot as usize]),
+        match self.output_types.get(vr as usize) {
+            Some(Some(_)) if self.valid => Some(self.values[vr as usize]),
             _ => None,
         }
     }
@@ -72,13 +60,8 @@ impl OutputCache {
     /// accessor's reads after the first of a step: one table lookup each).
     #[inline]
     pub fn cached_of_type(&self, vr: u32, accepts: &[VarType]) -> Option<f64> {
-        if !self.valid {
-            return None;
-        }
-        match self.slots.get(vr as usize) {
-            Some(&(slot, ty)) if slot != NOT_AN_OUTPUT && accepts.contains(&ty) => {
-                self.values.get(slot as usize).copied()
-            }
+        match self.output_types.get(vr as usize) {
+            Some(Some(ty)) if self.valid && accepts.contains(ty) => Some(self.values[vr as usize]),
             _ => None,
         }
     }
@@ -99,13 +82,19 @@ impl OutputCache {
             return false;
         }
         let accepted = accepts.iter().fold(0u32, |mask, &ty| mask | 1 << ty as u32);
+        // Both tables as slices of one length: one bounds check per read.
+        let types = &self.output_types[..];
+        let values = &self.values[..types.len()];
         for (&vr, o) in vrs.iter().zip(out.iter_mut()) {
-            let Some(&(slot, ty)) = self.slots.get(vr as usize) else { return false };
-            // A variable that is not an output has the slot NOT_AN_OUTPUT, beyond `values`.
-            let (true, Some(&x)) = (accepted & 1 << ty as u32 != 0, self.values.get(slot as usize)) else {
+            let vr = vr as usize;
+            if vr >= types.len() {
                 return false;
-            };
-            let Some(v) = convert(x) else { return false };
+            }
+            let Some(ty) = types[vr] else { return false };
+            if accepted & 1 << ty as u32 == 0 {
+                return false;
+            }
+            let Some(v) = convert(values[vr]) else { return false };
             *o = v;
         }
         true
@@ -114,17 +103,16 @@ impl OutputCache {
     /// The value of output `vr` at the simulation's current state (every output is
     /// evaluated on the first read after an invalidation). None if `vr` is not an output.
     pub fn get(&mut self, vr: u32, sim: &Simulation) -> Option<f64> {
-        let (slot, _) = *self.slots.get(vr as usize)?;
-        if slot == NOT_AN_OUTPUT {
-            return None;
-        }
+        let Some(Some(_)) = self.output_types.get(vr as usize) else { return None };
         if !self.valid {
-            sim.state_quantities(&self.quantities, &mut self.values);
-            for &i in &self.statistics {
-                self.values[i] = sim.quantity(self.quantities[i]);
-            }
-            self.valid = true;
+            self.evaluate(sim);
         }
-        Some(self.values[slot as usize])
+        Some(self.values[vr as usize])
+    }
+
+    /// Evaluates every output at the simulation's current state.
+    pub fn evaluate(&mut self, sim: &Simulation) {
+        sim.planned_quantities(&self.plan, &mut self.values);
+        self.valid = true;
     }
 }

@@ -7,6 +7,7 @@
 use crate::index3::{AssemblyReport, Mechanism};
 use crate::inputs::InputSignals;
 use crate::integrators::{FloorReport, StepError, StepStats};
+use crate::output_plan::OutputPlan;
 use crate::partials::{Column, Known};
 use crate::state::MechState;
 use mbfmu_model::format::Quantity;
@@ -214,6 +215,14 @@ pub trait Formulation: Send {
     fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
         for (q, x) in quantities.iter().zip(out.iter_mut()) {
             *x = self.quantity(*q);
+        }
+    }
+
+    /// The values of a plan's outputs at their positions in `out` (the solver statistics left
+    /// as they are), walking its operations where the formulation shares work between them.
+    fn planned_quantities(&self, plan: &OutputPlan, out: &mut [f64]) {
+        for &(at, q) in plan.outputs() {
+            out[at] = self.quantity(q);
         }
     }
 

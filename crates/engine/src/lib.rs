@@ -17,6 +17,7 @@ pub mod inputs;
 pub mod integrators;
 pub mod linalg;
 pub mod motion;
+pub mod output_plan;
 pub mod partials;
 pub mod rates;
 pub mod rotation;
@@ -273,6 +274,7 @@ impl Simulation {
     }
 
     /// Value of an output quantity at the current state.
+    #[inline]
     pub fn quantity(&self, q: Quantity) -> f64 {
         match q {
             Quantity::NewtonIterations => f64::from(self.counters.last_iterations),
@@ -319,11 +321,16 @@ impl Simulation {
         formulation::sub_step(&mut *self.formulation, target, &mut self.counters)
     }
 
-    /// [`Simulation::quantities`] without the solver statistics (`NewtonIterations`,
-    /// `Steps`: NaN, read them with [`Simulation::quantity`]), for callers that read those
-    /// apart and need not pay a pass over every quantity for them.
-    pub fn state_quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
-        self.formulation.quantities(quantities, out);
+    /// The values of a plan's outputs at their positions in `out`, each shared part computed
+    /// once ([`output_plan`]).
+    pub fn planned_quantities(&self, plan: &output_plan::OutputPlan, out: &mut [f64]) {
+        self.formulation.planned_quantities(plan, out);
+        for &(at, q) in plan.statistics() {
+            out[at] = self.quantity(q);
+        }
+        for &(at, first) in plan.copies() {
+            out[at] = out[first];
+        }
     }
 
     /// Dimensions of the equations (for reports).

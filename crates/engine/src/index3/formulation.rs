@@ -5,7 +5,8 @@ use super::output_rates::mechanism_quantity_rates;
 use super::planar::PlanarModel;
 use super::planar_outputs::PlanarOutputs;
 use super::{
-    mechanism_quantities, AssemblyError, AssemblyReport, HalfImplicit, Index3Dae, MechState, Mechanism, OutputScratch,
+    mechanism_planned_quantities, mechanism_quantities, AssemblyError, AssemblyReport, HalfImplicit, Index3Dae,
+    MechState, Mechanism, OutputScratch,
 };
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation};
 use crate::inputs::InputSignals;
@@ -183,6 +184,11 @@ impl Formulation for Index3Formulation {
     fn quantities(&self, quantities: &[Quantity], out: &mut [f64]) {
         let scratch = &mut self.output_scratch.borrow_mut();
         mechanism_quantities(&self.dae.mech, self.state(), quantities, out, scratch);
+    }
+
+    fn planned_quantities(&self, plan: &crate::output_plan::OutputPlan, out: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        mechanism_planned_quantities(&self.dae.mech, self.state(), plan, out, scratch);
     }
 
     fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {

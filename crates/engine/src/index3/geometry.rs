@@ -148,7 +148,7 @@ fn dot(p: &Pair, vectors: &[Vector], values: &[VectorValue], a: usize, b: usize)
 
 impl Term {
     /// Value from vector values.
-    #[inline]
+    #[inline(always)]
     pub fn value(&self, values: &[Vector3<f64>]) -> f64 {
         match *self {
             Term::Dot(a, b) => values[a].dot(&values[b]),
@@ -257,6 +257,20 @@ impl AxisRow {
                 r[3..].copy_from_slice(&axis_row_rotation(local, &b.rot, self.axis, sign));
             }
         }
+    }
+
+    /// The d/dr parts of [`AxisRow::write_row`] per slot, e_k on body2 and -e_k on body1
+    /// (zero without the body): what a reaction force needs of the row. (`write_row` sets the
+    /// same entries in place: the stepping kernels' row stays one store per slot.)
+    #[inline]
+    pub fn translation(&self, p: &Pair) -> [[f64; 3]; 2] {
+        let mut t = [[0.0; 3]; 2];
+        for (slot, sign) in [(1, 1.0), (0, -1.0)] {
+            if p[slot].is_some() {
+                t[slot][self.axis] = sign;
+            }
+        }
+        t
     }
 }
 

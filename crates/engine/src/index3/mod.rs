@@ -34,7 +34,7 @@ pub use dae::Index3Dae;
 pub use forces::{friction_forces, Wrench};
 pub use formulation::Index3Formulation;
 pub use half_implicit::HalfImplicit;
-pub(crate) use output_eval::{mechanism_quantities, OutputScratch};
+pub(crate) use output_eval::{mechanism_planned_quantities, mechanism_quantities, OutputScratch};
 pub(crate) use output_rates::mechanism_quantity_rates;
 
 use crate::inputs::InputSignals;
@@ -160,14 +160,14 @@ impl ConstraintGroup {
     /// Phi(q, t) of its rows into `phi`, from its [`ConstraintGroup::vector_values`].
     #[inline(always)]
     pub fn constraint_values(&self, m: &Mechanism, t: f64, base: &MechState, values: &[Vector3<f64>], phi: &mut [f64]) {
-        for k in self.rows.clone() {
-            let c = &m.constraints[k];
+        let rows = self.rows.clone();
+        for (phi, c) in phi[rows.clone()].iter_mut().zip(&m.constraints[rows]) {
             let value = match c.axis {
                 Some(a) => a.value(values),
                 None => c.term.value(values),
             };
             let f = m.target(c, t, base).f;
-            phi[k] = match c.term {
+            *phi = match c.term {
                 Term::Angle { .. } => wrap_angle(value - f),
                 Term::Dot(..) => value - f,
             };

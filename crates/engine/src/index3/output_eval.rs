@@ -11,6 +11,7 @@
 use super::outputs::{rotate, vector_value};
 use super::planar_outputs::PlanarOutputs;
 use super::{MechState, Mechanism, MAX_GROUP_VECTORS};
+use crate::output_plan::{BodyVector, OutputOp, OutputPlan, NO_OUTPUT};
 use mbfmu_model::format::Quantity;
 use nalgebra::Vector3;
 
@@ -46,7 +47,7 @@ impl OutputScratch {
 }
 
 /// The vector values of group `g` at the evaluation's state, computed on first use.
-#[inline]
+#[inline(always)]
 fn group_values<'a>(
     m: &Mechanism,
     state: &MechState,
@@ -58,12 +59,30 @@ fn group_values<'a>(
         // ConstraintGroup::vector_values with the value kernel inlined.
         let group = &m.groups[g];
         let pair = m.pair(&state.bodies, &group.geometry.pair);
+        let (vectors, out) = (&group.geometry.vectors, &mut values[g]);
         for &i in &group.used {
-            values[g][i] = vector_value(&group.geometry.vectors[i], &pair);
+            out[i] = vector_value(&vectors[i], &pair);
         }
         have[g] = true;
     }
     &values[g]
+}
+
+/// The reaction of joint `j` (its torque only if `torque`; zero otherwise), from its group's
+/// shared vector values.
+#[inline]
+fn evaluate_reaction(
+    m: &Mechanism,
+    state: &MechState,
+    scratch: &mut OutputScratch,
+    j: usize,
+    torque: bool,
+) -> Reaction {
+    let values = match m.joint_group(j) {
+        Some(g) => &group_values(m, state, &mut scratch.values, &mut scratch.have_values, g)[..],
+        None => &[],
+    };
+    m.joint_reaction_from(j, state, values, torque)
 }
 
 /// The reaction of joint `j`, evaluated on first use.
@@ -71,13 +90,89 @@ fn reaction(m: &Mechanism, state: &MechState, scratch: &mut OutputScratch, j: us
     if let Some(r) = scratch.reactions[j] {
         return r;
     }
-    let values = match m.joint_group(j) {
-        Some(g) => &group_values(m, state, &mut scratch.values, &mut scratch.have_values, g)[..],
-        None => &[],
-    };
-    let r = m.joint_reaction_from(j, state, values);
+    let r = evaluate_reaction(m, state, scratch, j, true);
     scratch.reactions[j] = Some(r);
     r
+}
+
+/// What one evaluation shares between quantities besides `OutputScratch`, formed on first use.
+#[derive(Default)]
+struct Shared {
+    /// Kinetic and potential energy.
+    energies: Option<(f64, f64)>,
+    friction_done: bool,
+    /// The last body whose global angular velocity was asked for (x, y, z come in a row).
+    spin: Option<(usize, Vector3<f64>)>,
+}
+
+impl Shared {
+    fn energies(&mut self, m: &Mechanism, state: &MechState) -> (f64, f64) {
+        *self
+            .energies
+            .get_or_insert_with(|| (m.kinetic_energy(&state.bodies), m.potential_energy(&state.bodies, &state.angles)))
+    }
+}
+
+/// An energy quantity from the kinetic and potential energy `(k, p)`.
+#[inline]
+fn energy_quantity(q: Quantity, (k, p): (f64, f64), state: &MechState) -> f64 {
+    match q {
+        Quantity::KineticEnergy => k,
+        Quantity::PotentialEnergy => p,
+        Quantity::TotalEnergy => k + p,
+        // Seed 000 eq. (23): dE = E - E0 - W.
+        _ => k + p - state.energy0 - state.work,
+    }
+}
+
+/// [`Mechanism::quantity`] of `q`, sharing what `scratch` and `shared` hold (inlined into
+/// the two loops: a call per quantity would cost more than most quantities).
+#[inline(always)]
+fn quantity(m: &Mechanism, state: &MechState, q: Quantity, scratch: &mut OutputScratch, shared: &mut Shared) -> f64 {
+    match q {
+        Quantity::JointReactionForce { joint, axis } => reaction(m, state, scratch, joint).0[axis],
+        Quantity::JointReactionTorque { joint, axis } => reaction(m, state, scratch, joint).1[axis],
+        Quantity::BodyAngularVelocity { body, axis } => match shared.spin {
+            Some((b, w)) if b == body => w[axis],
+            _ => {
+                let s = &state.bodies[body];
+                let w = rotate(&s.rot, &s.w);
+                shared.spin = Some((body, w));
+                w[axis]
+            }
+        },
+        Quantity::JointAngleRate { joint } => {
+            let planar = match &scratch.planar {
+                Some(p) => p.angle_rate(m, joint, state),
+                None => None,
+            };
+            match planar {
+                Some(rate) => rate,
+                None => m.quantity(q, state),
+            }
+        }
+        Quantity::KineticEnergy | Quantity::PotentialEnergy | Quantity::TotalEnergy | Quantity::EnergyBalance => {
+            energy_quantity(q, shared.energies(m, state), state)
+        }
+        Quantity::JointFrictionForce { joint } => {
+            if !shared.friction_done {
+                super::friction_forces(m, state, &mut scratch.friction);
+                shared.friction_done = true;
+            }
+            scratch.friction[joint]
+        }
+        // Mechanism::constraint_violation with the groups' shared vector values.
+        Quantity::ConstraintViolation => {
+            let OutputScratch { phi, values, have_values, .. } = scratch;
+            phi.resize(m.n_constraints(), 0.0);
+            for (g, group) in m.groups.iter().enumerate() {
+                let v = group_values(m, state, values, have_values, g);
+                group.constraint_values(m, state.t, state, v, phi);
+            }
+            phi.iter().map(|x| x * x).sum::<f64>().sqrt()
+        }
+        q => m.quantity(q, state),
+    }
 }
 
 /// [`Mechanism::quantity`] of each of `quantities` into `out`, each shared part computed
@@ -91,63 +186,62 @@ pub(crate) fn mechanism_quantities(
 ) {
     scratch.have_values.fill(false);
     scratch.reactions.fill(None);
-    let mut energies: Option<(f64, f64)> = None;
-    let mut friction_done = false;
-    // The last body whose global angular velocity was asked for (x, y, z come in a row).
-    let mut spin: Option<(usize, Vector3<f64>)> = None;
+    let mut shared = Shared::default();
     for (q, x) in quantities.iter().zip(out.iter_mut()) {
-        let mut energy = || {
-            *energies.get_or_insert_with(|| {
-                (m.kinetic_energy(&state.bodies), m.potential_energy(&state.bodies, &state.angles))
-            })
-        };
-        *x = match *q {
-            Quantity::JointReactionForce { joint, axis } => reaction(m, state, scratch, joint).0[axis],
-            Quantity::JointReactionTorque { joint, axis } => reaction(m, state, scratch, joint).1[axis],
-            Quantity::BodyAngularVelocity { body, axis } => match spin {
-                Some((b, w)) if b == body => w[axis],
-                _ => {
-                    let s = &state.bodies[body];
-                    let w = rotate(&s.rot, &s.w);
-                    spin = Some((body, w));
-                    w[axis]
+        *x = quantity(m, state, *q, scratch, &mut shared);
+    }
+}
+
+/// [`mechanism_quantities`] of a plan's quantities by its operations (the solver statistics
+/// left as they are): the same values.
+pub(crate) fn mechanism_planned_quantities(
+    m: &Mechanism,
+    state: &MechState,
+    plan: &OutputPlan,
+    out: &mut [f64],
+    scratch: &mut OutputScratch,
+) {
+    // A plan evaluates each joint's reaction once: `scratch.reactions` is not used.
+    scratch.have_values.fill(false);
+    let mut shared = Shared::default();
+    for op in plan.ops() {
+        match *op {
+            OutputOp::BodyVector { at, body, vector } => {
+                let s = &state.bodies[body];
+                let v = match vector {
+                    BodyVector::Position => s.r,
+                    BodyVector::Velocity => s.v,
+                    BodyVector::Acceleration => s.acc,
+                    BodyVector::AngularVelocity => rotate(&s.rot, &s.w),
+                };
+                out[at..at + 3].copy_from_slice(v.as_slice());
+            }
+            OutputOp::Reaction { joint, force, torque, with_torque } => {
+                let (f, n) = evaluate_reaction(m, state, scratch, joint, with_torque);
+                for i in 0..3 {
+                    if force[i] != NO_OUTPUT {
+                        out[force[i]] = f[i];
+                    }
+                    if torque[i] != NO_OUTPUT {
+                        out[torque[i]] = n[i];
+                    }
                 }
-            },
-            Quantity::JointAngleRate { joint } => {
-                match scratch.planar.as_ref().and_then(|p| p.angle_rate(m, joint, state)) {
-                    Some(rate) => rate,
-                    None => m.quantity(*q, state),
+            }
+            OutputOp::Energies { kinetic, potential, total, balance } => {
+                let e = shared.energies(m, state);
+                let energies = [
+                    (kinetic, Quantity::KineticEnergy),
+                    (potential, Quantity::PotentialEnergy),
+                    (total, Quantity::TotalEnergy),
+                    (balance, Quantity::EnergyBalance),
+                ];
+                for (at, q) in energies {
+                    if at != NO_OUTPUT {
+                        out[at] = energy_quantity(q, e, state);
+                    }
                 }
             }
-            Quantity::KineticEnergy => energy().0,
-            Quantity::PotentialEnergy => energy().1,
-            Quantity::TotalEnergy => {
-                let (k, p) = energy();
-                k + p
-            }
-            // Seed 000 eq. (23): dE = E - E0 - W.
-            Quantity::EnergyBalance => {
-                let (k, p) = energy();
-                k + p - state.energy0 - state.work
-            }
-            Quantity::JointFrictionForce { joint } => {
-                if !friction_done {
-                    super::friction_forces(m, state, &mut scratch.friction);
-                    friction_done = true;
-                }
-                scratch.friction[joint]
-            }
-            // Mechanism::constraint_violation with the groups' shared vector values.
-            Quantity::ConstraintViolation => {
-                let OutputScratch { phi, values, have_values, .. } = &mut *scratch;
-                phi.resize(m.n_constraints(), 0.0);
-                for (g, group) in m.groups.iter().enumerate() {
-                    let v = group_values(m, state, values, have_values, g);
-                    group.constraint_values(m, state.t, state, v, phi);
-                }
-                phi.iter().map(|x| x * x).sum::<f64>().sqrt()
-            }
-            q => m.quantity(q, state),
-        };
+            OutputOp::Single { at, q } => out[at] = quantity(m, state, q, scratch, &mut shared),
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Output quantities of a mechanism state (the `Quantity` bindings of the FMU interface).
 
-use super::geometry::{Measure, Pair, Term, Vector};
+use super::geometry::{Measure, Pair, Row, Term, Vector};
 use super::{MechState, Mechanism, MAX_GROUP_VECTORS};
 use crate::rotation::{log, quaternion};
 use mbfmu_model::format::Quantity;
@@ -15,7 +15,7 @@ impl Mechanism {
         if let Some(g) = self.joint_group(j) {
             self.groups[g].vector_values(self, &state.bodies, &mut values);
         }
-        self.joint_reaction_from(j, state, &values)
+        self.joint_reaction_from(j, state, &values, true)
     }
 
     /// The constraint group of joint `j`'s rows (one group per joint; None without rows).
@@ -27,7 +27,8 @@ impl Mechanism {
     /// [`Mechanism::joint_reaction`] from the vector values of the joint's group
     /// ([`ConstraintGroup::vector_values`]): each row once, from values shared by all rows
     /// (the rows of `constraint_rows`, which equal those of `row_jacobian` up to the sign
-    /// of zero entries; the sums below do not see that sign).
+    /// of zero entries; the sums below do not see that sign). Without `torque` the torque is
+    /// left zero and an axis row's d/dpi_bar part is not formed (the force does not use it).
     ///
     /// [`ConstraintGroup::vector_values`]: super::ConstraintGroup::vector_values
     pub(super) fn joint_reaction_from(
@@ -35,6 +36,7 @@ impl Mechanism {
         j: usize,
         state: &MechState,
         values: &[Vector3<f64>],
+        torque: bool,
     ) -> ([f64; 3], [f64; 3]) {
         let joint = &self.joints[j];
         let (mut f, mut n) = ([0.0; 3], [0.0; 3]);
@@ -50,25 +52,32 @@ impl Mechanism {
                 continue;
             }
             let c = &self.constraints[k];
-            let row = match c.axis {
-                Some(a) => a.row(&pair, &g.vectors),
-                None => c.term.row(&pair, &g.vectors, values).1,
+            // The row's d/dr parts per slot and its d/dpi_bar parts (not formed for an axis row
+            // without `torque`).
+            let (lin, ang) = match c.axis {
+                Some(a) if !torque => (a.translation(&pair), [[0.0; 3]; 2]),
+                Some(a) => split_row(&a.row(&pair, &g.vectors)),
+                None => split_row(&c.term.row(&pair, &g.vectors, values).1),
             };
             match joint.pair[1] {
                 Some(_) => {
                     for i in 0..3 {
-                        f[i] -= row[1][i] * l;
-                        n[i] -= row[1][3 + i] * l;
+                        f[i] -= lin[1][i] * l;
+                    }
+                    if torque {
+                        for i in 0..3 {
+                            n[i] -= ang[1][i] * l;
+                        }
                     }
                 }
                 None => {
                     for i in 0..3 {
-                        f[i] += row[0][i] * l;
+                        f[i] += lin[0][i] * l;
                     }
                 }
             }
         }
-        if let Some(b) = joint.pair[1] {
+        if let (Some(b), true) = (joint.pair[1], torque) {
             let g = rotate(&state.bodies[b].rot, &Vector3::from(n));
             n = [g.x, g.y, g.z];
         }
@@ -196,6 +205,13 @@ impl Mechanism {
         let j = &self.joints[joint];
         m.map_or(0.0, |m| m.rate(&self.pair(&state.bodies, &j.pair)))
     }
+}
+
+/// A Jacobian row's d/dr and d/dpi_bar parts, per slot.
+#[inline(always)]
+fn split_row(row: &Row) -> ([[f64; 3]; 2], [[f64; 3]; 2]) {
+    let part = |slot: usize, at: usize| [row[slot][at], row[slot][at + 1], row[slot][at + 2]];
+    ([part(0, 0), part(1, 0)], [part(0, 3), part(1, 3)])
 }
 
 /// A v for a 3x3 matrix: nalgebra's product (column by column, `gemv`: (a0 v0 + a1 v1) +

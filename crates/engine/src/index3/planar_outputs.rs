@@ -42,7 +42,7 @@ impl PlanarOutputs {
     }
 
     /// Rate of joint `j`'s angle, if it is about n.
-    #[inline]
+    #[inline(always)]
     pub fn angle_rate(&self, m: &Mechanism, j: usize, state: &MechState) -> Option<f64> {
         let sign = self.angle_sign[j]?;
         let omega = |b: Option<usize>| b.map_or(0.0, |b| self.n_bar[b].dot(&state.bodies[b].w));

@@ -419,6 +419,11 @@ impl Formulation for StateSpaceFormulation {
         crate::index3::mechanism_quantities(&self.mech, self.solver.state(), quantities, out, scratch);
     }
 
+    fn planned_quantities(&self, plan: &crate::output_plan::OutputPlan, out: &mut [f64]) {
+        let scratch = &mut self.output_scratch.borrow_mut();
+        crate::index3::mechanism_planned_quantities(&self.mech, self.solver.state(), plan, out, scratch);
+    }
+
     fn quantity_rates(&self, quantities: &[Quantity], first: &mut [f64], second: &mut [f64]) {
         let scratch = &mut self.output_scratch.borrow_mut();
         crate::index3::mechanism_quantity_rates(&self.mech, self.solver.state(), quantities, first, second, scratch);
