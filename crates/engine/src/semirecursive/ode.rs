@@ -31,7 +31,7 @@ use super::step::REPARTITION;
 use super::Semirecursive;
 use crate::formulation::{OdeSystem, StepCounters};
 use crate::integrators::StepError;
-use crate::linalg::{full_pivoting, SmallLu};
+use crate::linalg::SmallLu;
 use crate::partials::{Column, Known};
 use mbfmu_model::format::Quantity;
 use serde::{Deserialize, Serialize};
@@ -357,27 +357,12 @@ impl Semirecursive {
         if !self.partition_degraded() {
             return Ok(false);
         }
-        let t = self.state.t;
-        let n = self.tree.n_coordinates();
-        let m = self.tree.n_constraints();
         let w = &mut self.w;
         self.tree.positions(&self.state.z, &mut w.kin);
         w.constraint_rows(&self.tree);
-        w.scratch_phiz.copy_from_slice(&w.phiz);
-        let best = full_pivoting(&mut w.scratch_phiz, m, n, &mut w.dep_best, &mut w.ind_best);
-        if best == 0.0 {
-            return Err(StepError::Singular {
-                time: t,
-                detail: "the loop-closure Jacobian Phi_z is rank deficient (redundant constraints or a singular configuration)"
-                    .into(),
-            });
-        }
-        self.state.pivot_reference = best;
-        if w.ind_best == self.state.independent {
+        if !self.choose_partition(self.state.t)? {
             return Ok(false);
         }
-        self.state.independent.clone_from(&w.ind_best);
-        self.state.partitions += 1;
         // The same point in the new coordinates.
         let mut x = std::mem::take(&mut self.ode.x);
         self.read_states(&mut x);

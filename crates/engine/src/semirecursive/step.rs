@@ -153,11 +153,18 @@ impl Semirecursive {
     /// smallest pivot of Phi_z^d has fallen below half of what full pivoting achieved when
     /// the partition was chosen, choose again by full pivoting (seed 004 Sects. 2.2, 6.1).
     fn review_partition(&mut self, t: f64) -> Result<(), StepError> {
-        let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
         if self.is_penalty() || m == 0 || self.w.lu_dep.min_pivot >= REPARTITION * self.state.pivot_reference {
             return Ok(());
         }
+        self.choose_partition(t).map(|_| ())
+    }
+
+    /// Chooses the independent coordinates by full pivoting on the Phi_z in `w` (seed 004
+    /// Sects. 2.2, 6.1); the best pivot becomes the reference for [`REPARTITION`]. True if
+    /// the partition changed.
+    pub(super) fn choose_partition(&mut self, t: f64) -> Result<bool, StepError> {
+        let (n, m) = (self.tree.n_coordinates(), self.tree.n_constraints());
         let w = &mut self.w;
         w.scratch_phiz.copy_from_slice(&w.phiz);
         let best = full_pivoting(&mut w.scratch_phiz, m, n, &mut w.dep_best, &mut w.ind_best);
@@ -169,11 +176,12 @@ impl Semirecursive {
             });
         }
         self.state.pivot_reference = best;
-        if w.ind_best != self.state.independent {
-            self.state.independent.clone_from(&w.ind_best);
-            self.state.partitions += 1;
+        if w.ind_best == self.state.independent {
+            return Ok(false);
         }
-        Ok(())
+        self.state.independent.clone_from(&w.ind_best);
+        self.state.partitions += 1;
+        Ok(true)
     }
 
     /// The converged step's state: dependent coordinates or projections, rates, hydraulics,

@@ -114,23 +114,30 @@ fn pressure_input(d: &Description, name: &str) -> Option<usize> {
     d.input_index(h.sources.iter().find(|s| s.name == name)?.pressure_input.as_deref()?)
 }
 
-/// The pressure inputs of the nodes an orifice connects to source `source` (itself included
-/// if its own pressure is an input): its flow (Jaiswal et al. 2021 eqs. 24, 26) is a function
-/// of the pressures at both ends.
-fn source_flow_inputs(d: &Description, source: usize) -> Vec<usize> {
+/// The pressure inputs of the nodes that share an orifice (a throttle or a directional
+/// valve) with the node named `node`, itself included: the flows at that node (Jaiswal et al.
+/// 2021 eqs. 24, 26) are functions of the pressures at both ends.
+fn pressure_inputs_next_to(d: &Description, node: &str) -> Vec<usize> {
     let Some(h) = &d.hydraulics else { return Vec::new() };
-    let Some(name) = h.sources.get(source).map(|s| s.name.as_str()) else { return Vec::new() };
-    let mut inputs: Vec<usize> = pressure_input(d, name).into_iter().collect();
+    let mut inputs = Vec::new();
     for v in &h.valves {
         let nodes: Vec<&str> = match v {
             Valve::Throttle { from, to, .. } => vec![from, to],
             Valve::Directional { pump, tank, port_a, port_b, .. } => vec![pump, tank, port_a, port_b],
         };
-        if nodes.contains(&name) {
+        if nodes.contains(&node) {
             inputs.extend(nodes.iter().filter_map(|n| pressure_input(d, n)));
         }
     }
     inputs
+}
+
+/// [`pressure_inputs_next_to`] hydraulic source `source`.
+fn source_flow_inputs(d: &Description, source: usize) -> Vec<usize> {
+    match d.hydraulics.as_ref().and_then(|h| h.sources.get(source)) {
+        Some(s) => pressure_inputs_next_to(d, &s.name),
+        None => Vec::new(),
+    }
 }
 
 /// Co-simulation: the direct feed-through of inputs at a communication point.
@@ -357,23 +364,6 @@ impl Me<'_> {
         (volumes, spools)
     }
 
-    /// The pressure inputs of the sources an orifice connects to volume `volume`.
-    fn neighbour_pressure_inputs(&self, volume: usize) -> Vec<usize> {
-        let Some(h) = &self.d.hydraulics else { return Vec::new() };
-        let name = h.volumes[volume].name.as_str();
-        let mut inputs = Vec::new();
-        for v in &h.valves {
-            let nodes: Vec<&str> = match v {
-                Valve::Throttle { from, to, .. } => vec![from, to],
-                Valve::Directional { pump, tank, port_a, port_b, .. } => vec![pump, tank, port_a, port_b],
-            };
-            if nodes.contains(&name) {
-                inputs.extend(nodes.iter().filter_map(|n| pressure_input(self.d, n)));
-            }
-        }
-        inputs
-    }
-
     /// The input of an external inflow into volume `volume` (Jaiswal et al. 2021 eq. 22).
     fn inflow_input(&self, volume: usize) -> Option<usize> {
         let h = self.d.hydraulics.as_ref()?;
@@ -429,7 +419,8 @@ impl Me<'_> {
             let (volumes, spools) = self.circuit_neighbours(volume);
             deps.extend(volumes.into_iter().map(|v| dependent(Known::State(l.pressure(v)))));
             deps.extend(spools.into_iter().map(|s| dependent(Known::State(l.spool(s)))));
-            deps.extend(self.neighbour_pressure_inputs(volume).into_iter().map(|i| dependent(Known::Input(i))));
+            let name = self.d.hydraulics.as_ref().map_or("", |h| h.volumes[volume].name.as_str());
+            deps.extend(pressure_inputs_next_to(self.d, name).into_iter().map(|i| dependent(Known::Input(i))));
             if let Some(i) = self.inflow_input(volume) {
                 deps.push(dependent(Known::Input(i)));
             }
