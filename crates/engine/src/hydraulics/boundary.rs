@@ -20,9 +20,9 @@ impl Circuit {
         q
     }
 
-    /// d [`Circuit::source_flow`] / d u_`input`: the slope of each orifice's law at the node
-    /// (eqs. 24, 26) times how its pressure drop moves with the input (+-1 at an end whose
-    /// pressure is that input). The direct feed-through of a pressure input to the flow.
+    /// d [`Circuit::source_flow`] / d u_`by`: how each orifice's pressure drop moves with the
+    /// input (+-1 at an end whose pressure is that input) through the slope of its law (eqs.
+    /// 24, 26). The direct feed-through of a pressure input to the flow.
     pub fn source_flow_by_input(
         &self,
         k: usize,
@@ -31,25 +31,15 @@ impl Circuit {
         input: &dyn Fn(usize) -> f64,
         by: usize,
     ) -> f64 {
-        let node = Node::Source(k);
         let moves = |n: Node| match n {
             Node::Source(i) => f64::from(u8::from(self.source_inputs[i] == Some(by))),
             Node::Volume(_) => 0.0,
         };
-        let mut d = 0.0;
-        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| {
-            if from == node || to == node {
-                let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
-                let slope = coefficient * laws::orifice_slope(dp, laminar) * (moves(from) - moves(to));
-                d += if to == node { slope } else { -slope };
-            }
-        });
-        d
+        self.source_flow_change(k, p, spools, None, input, &moves)
     }
 
-    /// Time derivative of [`Circuit::source_flow`]: d(C U)/dt f(dp) + C U f'(dp) d(dp)/dt for
-    /// every orifice at the node (f the orifice law of eqs. 24 and 26), with the volumes'
-    /// pressure rates `pd`, the spools' rates (eq. 27) and the inputs' rates `input_rate(i)`.
+    /// Time derivative of [`Circuit::source_flow`] with the volumes' pressure rates `pd`, the
+    /// spools' rates (eq. 27) and the inputs' rates `input_rate(i)`.
     #[allow(clippy::too_many_arguments)]
     pub fn source_flow_rate(
         &self,
@@ -61,22 +51,38 @@ impl Circuit {
         input: &dyn Fn(usize) -> f64,
         input_rate: &dyn Fn(usize) -> f64,
     ) -> f64 {
-        let node = Node::Source(k);
         // Constant sources do not change; volumes at their rates, input sources at the input's.
         let pressure_rate = |n: Node| match n {
             Node::Volume(i) => pd[i],
             Node::Source(i) => self.source_inputs[i].map_or(0.0, input_rate),
         };
-        let mut rate = 0.0;
-        self.moving_orifices(spools, Some(spool_rates), |from, to, coefficient, coefficient_rate, laminar| {
+        self.source_flow_change(k, p, spools, Some(spool_rates), input, &pressure_rate)
+    }
+
+    /// The change of [`Circuit::source_flow`] along a direction in which the spools move at
+    /// `spool_rates` (none: fixed) and the nodes' pressures at `pressure_change(node)`:
+    /// d(C U) f(dp) + C U f'(dp) d(dp) for every orifice at the node (f the orifice law of
+    /// eqs. 24 and 26).
+    fn source_flow_change(
+        &self,
+        k: usize,
+        p: &[f64],
+        spools: &[f64],
+        spool_rates: Option<&[f64]>,
+        input: &dyn Fn(usize) -> f64,
+        pressure_change: &dyn Fn(Node) -> f64,
+    ) -> f64 {
+        let node = Node::Source(k);
+        let mut change = 0.0;
+        self.moving_orifices(spools, spool_rates, |from, to, coefficient, coefficient_rate, laminar| {
             if from == node || to == node {
                 let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
-                let dp_rate = pressure_rate(from) - pressure_rate(to);
+                let dp_change = pressure_change(from) - pressure_change(to);
                 let d = coefficient_rate * laws::orifice(dp, laminar)
-                    + coefficient * laws::orifice_slope(dp, laminar) * dp_rate;
-                rate += if to == node { d } else { -d };
+                    + coefficient * laws::orifice_slope(dp, laminar) * dp_change;
+                change += if to == node { d } else { -d };
             }
         });
-        rate
+        change
     }
 }
