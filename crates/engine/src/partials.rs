@@ -19,8 +19,17 @@
 //! about 1e-9 of the entries and the round-off error (the dependent positions solve to about
 //! 1e-13) about 1e-13 / h = 1e-10 relative.
 
+use crate::inputs::InputSignals;
 use crate::integrators::StepError;
 use mbfmu_model::format::Quantity;
+
+/// The parts of a formulation's current point that a [`Known`] moves.
+pub struct Point<'a> {
+    /// The ODE's continuous states.
+    pub states: &'a mut [f64],
+    pub inputs: &'a mut InputSignals,
+    pub time: &'a mut f64,
+}
 
 /// What a partial derivative is taken with respect to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +101,47 @@ pub trait Probe {
     fn quadratic(&self, known: Known) -> bool {
         let _ = known;
         false
+    }
+}
+
+/// A formulation whose current point a [`Known`] moves, for its [`Probe::probe`].
+pub trait MovesKnowns {
+    /// The current point's states, inputs and time.
+    fn point(&mut self) -> Point<'_>;
+
+    /// Runs `evaluate` with `known` moved by `delta` from the current point, and puts the
+    /// known back afterwards whatever `evaluate` returned (the input's change is not reported
+    /// as a change of the inputs).
+    fn moved<R>(&mut self, known: Known, delta: f64, evaluate: impl FnOnce(&mut Self) -> R) -> R
+    where
+        Self: Sized,
+    {
+        let p = self.point();
+        let t = *p.time;
+        match known {
+            Known::State(i) => {
+                let x0 = p.states[i];
+                p.states[i] = x0 + delta;
+                let r = evaluate(self);
+                self.point().states[i] = x0;
+                r
+            }
+            Known::Input(i) => {
+                let u0 = p.inputs.at(i, t);
+                p.inputs.set_value(i, u0 + delta, t);
+                let r = evaluate(self);
+                let inputs = self.point().inputs;
+                inputs.set_value(i, u0, t);
+                inputs.take_changed();
+                r
+            }
+            Known::Time => {
+                *p.time = t + delta;
+                let r = evaluate(self);
+                *self.point().time = t;
+                r
+            }
+        }
     }
 }
 

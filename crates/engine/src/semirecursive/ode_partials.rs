@@ -21,7 +21,7 @@
 use super::Semirecursive;
 use crate::formulation::Formulation;
 use crate::integrators::StepError;
-use crate::partials::{differences, Column, Known, Probe, RELATIVE_STEP};
+use crate::partials::{differences, Column, Known, MovesKnowns, Point, Probe, RELATIVE_STEP};
 use mbfmu_model::format::Quantity;
 
 impl Semirecursive {
@@ -147,6 +147,12 @@ impl Semirecursive {
     }
 }
 
+impl MovesKnowns for Semirecursive {
+    fn point(&mut self) -> Point<'_> {
+        Point { states: &mut self.ode.x, inputs: &mut self.inputs, time: &mut self.state.t }
+    }
+}
+
 impl Probe for Semirecursive {
     fn probe(
         &mut self,
@@ -157,7 +163,6 @@ impl Probe for Semirecursive {
         y: &mut [f64],
         monitor: &mut [f64],
     ) -> Result<(), StepError> {
-        let t = self.state.t;
         // Moves the known, evaluates and reads, and puts the known back in any case.
         let mut evaluate = |s: &mut Semirecursive| -> Result<(), StepError> {
             s.ode.stale = true;
@@ -174,29 +179,7 @@ impl Probe for Semirecursive {
             }
             Ok(())
         };
-        let result = match known {
-            Known::State(i) => {
-                let x0 = self.ode.x[i];
-                self.ode.x[i] = x0 + delta;
-                let r = evaluate(self);
-                self.ode.x[i] = x0;
-                r
-            }
-            Known::Input(i) => {
-                let u0 = self.inputs.at(i, t);
-                self.inputs.set_value(i, u0 + delta, t);
-                let r = evaluate(self);
-                self.inputs.set_value(i, u0, t);
-                self.inputs.take_changed();
-                r
-            }
-            Known::Time => {
-                self.state.t = t + delta;
-                let r = evaluate(self);
-                self.state.t = t;
-                r
-            }
-        };
+        let result = self.moved(known, delta, &mut evaluate);
         // The point is evaluated again when next needed.
         self.ode.stale = true;
         result

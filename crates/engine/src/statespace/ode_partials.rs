@@ -16,7 +16,7 @@
 use super::formulation::StateSpaceFormulation;
 use crate::formulation::Formulation;
 use crate::integrators::StepError;
-use crate::partials::{differences, Column, Known, Probe, RELATIVE_STEP, TIME_STEP};
+use crate::partials::{differences, Column, Known, MovesKnowns, Point, Probe, RELATIVE_STEP, TIME_STEP};
 use mbfmu_model::format::Quantity;
 
 impl StateSpaceFormulation {
@@ -31,6 +31,12 @@ impl StateSpaceFormulation {
     }
 }
 
+impl MovesKnowns for StateSpaceFormulation {
+    fn point(&mut self) -> Point<'_> {
+        Point { states: &mut self.solver.y, inputs: &mut self.mech.inputs, time: &mut self.solver.current.t }
+    }
+}
+
 impl Probe for StateSpaceFormulation {
     fn probe(
         &mut self,
@@ -41,7 +47,6 @@ impl Probe for StateSpaceFormulation {
         y: &mut [f64],
         _monitor: &mut [f64],
     ) -> Result<(), StepError> {
-        let t = self.solver.current.t;
         // Moves the known, evaluates and reads, and puts the known back in any case.
         let mut evaluate = |f: &mut StateSpaceFormulation| -> Result<(), StepError> {
             f.solver.stale = true;
@@ -51,29 +56,7 @@ impl Probe for StateSpaceFormulation {
             }
             Ok(())
         };
-        let result = match known {
-            Known::State(i) => {
-                let x0 = self.solver.y[i];
-                self.solver.y[i] = x0 + delta;
-                let r = evaluate(self);
-                self.solver.y[i] = x0;
-                r
-            }
-            Known::Input(i) => {
-                let u0 = self.mech.inputs.at(i, t);
-                self.mech.inputs.set_value(i, u0 + delta, t);
-                let r = evaluate(self);
-                self.mech.inputs.set_value(i, u0, t);
-                self.mech.inputs.take_changed();
-                r
-            }
-            Known::Time => {
-                self.solver.current.t = t + delta;
-                let r = evaluate(self);
-                self.solver.current.t = t;
-                r
-            }
-        };
+        let result = self.moved(known, delta, &mut evaluate);
         // The point is evaluated again when next needed.
         self.solver.stale = true;
         result
