@@ -98,6 +98,15 @@ impl SubSteps {
         self.i
     }
 
+    /// Sub-steps of the whole plan.
+    pub fn len(&self) -> u64 {
+        self.n
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
     /// True when the next sub-step is the last one.
     pub fn is_last(&self) -> bool {
         self.i + 1 == self.n
@@ -262,6 +271,11 @@ pub trait Formulation: Send {
     /// Returns to the last [`Formulation::checkpoint`] as [`Formulation::restore`] of a snapshot
     /// taken then would (the rollback of a failed communication step), without allocation.
     fn rollback(&mut self) -> Result<(), String>;
+
+    /// After a failed [`Formulation::step_to`] whose state is unchanged (no checkpoint was
+    /// copied): drops what the attempt left in the caches of the state's derived quantities,
+    /// as [`Formulation::rollback`] does after copying the state back.
+    fn forget_failed_step(&mut self) -> Result<(), String>;
 
     /// Restores a [`Formulation::snapshot`] of the same model and settings. All or nothing:
     /// on error the formulation is as before.

@@ -10,6 +10,7 @@
 //! settings from the description's solver block; [`linalg`] is the one home of the linear
 //! algebra.
 
+mod checkpoint;
 pub mod formulation;
 pub mod hydraulics;
 pub mod index3;
@@ -84,6 +85,8 @@ pub struct Simulation {
     counters: StepCounters,
     /// The counters at the last [`Simulation::checkpoint`].
     saved_counters: StepCounters,
+    /// Where the state of the last [`Simulation::checkpoint`] is ([`checkpoint`]).
+    checkpoint: checkpoint::Checkpoint,
     /// What assembly of the initial conditions changed.
     pub assembly: AssemblyReport,
 }
@@ -121,6 +124,7 @@ impl Simulation {
             kind: s.formulation,
             counters: StepCounters::default(),
             saved_counters: StepCounters::default(),
+            checkpoint: checkpoint::Checkpoint::Saved,
             assembly,
         })
     }
@@ -178,6 +182,7 @@ impl Simulation {
     /// Fails, leaving the inputs as they were, if the model cannot be evaluated with them
     /// (e.g. a cylinder length input outside the stroke).
     pub fn set_inputs(&mut self, inputs: &[f64]) -> Result<(), String> {
+        self.keep_checkpoint();
         let t = self.time();
         self.formulation.change_inputs(&mut |s| s.set_values(inputs, t))
     }
@@ -185,6 +190,7 @@ impl Simulation {
     /// Sets the value of input `index` now (its derivatives set now stay).
     /// Fails, keeping the previous value, if the model cannot be evaluated with it.
     pub fn set_input(&mut self, index: usize, value: f64) -> Result<(), String> {
+        self.keep_checkpoint();
         let t = self.time();
         self.formulation.change_inputs(&mut |s| s.set_value(index, value, t))
     }
@@ -196,6 +202,7 @@ impl Simulation {
         if !(1..=inputs::MAX_INPUT_ORDER).contains(&order) || !value.is_finite() || index >= self.inputs().len() {
             return Err(format!("input derivative {index} of order {order} = {value} is not admissible"));
         }
+        self.keep_checkpoint();
         let t = self.time();
         self.formulation.change_inputs(&mut |s| s.set_derivative(index, order, value, t))
     }
@@ -203,6 +210,7 @@ impl Simulation {
     /// Holds every input at its current value (derivatives dropped): the end of the
     /// communication step the derivatives were set for.
     pub fn hold_inputs(&mut self) -> Result<(), String> {
+        self.keep_checkpoint();
         self.formulation.hold_inputs()
     }
 
@@ -218,7 +226,11 @@ impl Simulation {
     /// [`Progress::Budget`] means the budget ran out first; the state is then the one of the
     /// last internal step, at [`Simulation::time`].
     pub fn advance_within(&mut self, t_end: f64, max_steps: u64) -> Result<Progress, StepError> {
-        self.formulation.advance_to(t_end, &mut self.counters, max_steps)
+        self.before_advance(t_end, max_steps);
+        let start = self.time();
+        let result = self.formulation.advance_to(t_end, &mut self.counters, max_steps);
+        self.after_advance(start);
+        result
     }
 
     pub fn snapshot(&self) -> SimulationSnapshot {
@@ -241,26 +253,12 @@ impl Simulation {
         s.total_iterations = self.counters.total_iterations;
     }
 
-    /// Remembers the current state (what a snapshot holds) in preallocated storage, for
-    /// [`Simulation::rollback`]: the state before a communication step.
-    pub fn checkpoint(&mut self) {
-        self.formulation.checkpoint();
-        self.saved_counters = self.counters;
-    }
-
-    /// Returns to the last [`Simulation::checkpoint`], as restoring a snapshot taken then
-    /// would, without allocation.
-    pub fn rollback(&mut self) -> Result<(), String> {
-        self.formulation.rollback()?;
-        self.counters = self.saved_counters;
-        Ok(())
-    }
-
     /// Restores a snapshot taken from a simulation of the same model and settings.
     pub fn restore(&mut self, s: &SimulationSnapshot) -> Result<(), String> {
         if s.formulation != self.kind {
             return Err("the snapshot was taken with another formulation".into());
         }
+        self.keep_checkpoint();
         self.formulation.restore(&s.state)?;
         self.counters =
             StepCounters { steps: s.steps, last_iterations: s.last_iterations, total_iterations: s.total_iterations };
@@ -318,6 +316,8 @@ impl Simulation {
     /// One internal step to `target`, a target of [`Simulation::sub_steps`]: exactly the step
     /// the uninterrupted advance takes there. On error the state is unchanged.
     pub fn step_to(&mut self, target: f64) -> Result<(), StepError> {
+        // More steps of the same communication step may follow.
+        self.keep_checkpoint();
         formulation::sub_step(&mut *self.formulation, target, &mut self.counters)
     }
 

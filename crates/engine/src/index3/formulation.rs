@@ -244,6 +244,11 @@ impl Formulation for Index3Formulation {
         Ok(())
     }
 
+    fn forget_failed_step(&mut self) -> Result<(), String> {
+        self.dae.invalidate_caches();
+        Ok(())
+    }
+
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Index3Snapshot = from_bytes(bytes)?;
         let m = &self.dae.mech;

@@ -198,6 +198,10 @@ impl Formulation for Semirecursive {
         self.refresh()
     }
 
+    fn forget_failed_step(&mut self) -> Result<(), String> {
+        self.refresh()
+    }
+
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let (s, rest): (Snapshot, &[u8]) = postcard::take_from_bytes(bytes)
             .map_err(|e| format!("the snapshot does not belong to this formulation: {e}"))?;

@@ -465,6 +465,12 @@ impl Formulation for StateSpaceFormulation {
         Ok(())
     }
 
+    /// Nothing cached: the solver's state is all there is (and it steps under its own control,
+    /// so every checkpoint is copied).
+    fn forget_failed_step(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
     fn restore(&mut self, bytes: &[u8]) -> Result<(), String> {
         let s: Snapshot = from_bytes(bytes)?;
         let m = &self.mech;
