@@ -54,18 +54,18 @@ impl Simulation {
         }
     }
 
-    /// Before an advance to `t_end` of at most `max_steps` internal steps: the checkpoint is
-    /// copied unless the advance is one solved internal step (which, if it fails, leaves the
-    /// state as it was).
-    pub(crate) fn before_advance(&mut self, t_end: f64, max_steps: u64) {
+    /// Before an advance to `t_end`: the checkpoint is copied unless the advance is one solved
+    /// internal step (which, if it fails, leaves the state as it was; a budget can only stop
+    /// it before it starts).
+    pub(crate) fn before_advance(&mut self, t_end: f64) {
         if self.checkpoint != Checkpoint::Current {
             return;
         }
         let f = &self.formulation;
-        let h = t_end - f.time();
+        let (t0, step_size) = (f.time(), f.step_size());
         let one_solved_step = !f.own_step_control()
-            && h >= NEGLIGIBLE_STEP * f.step_size()
-            && SubSteps::new(f.time(), t_end, f.step_size(), max_steps).is_ok_and(|plan| plan.len() == 1);
+            && t_end - t0 >= NEGLIGIBLE_STEP * step_size
+            && SubSteps::count(t0, t_end, step_size) == 1.0;
         if !one_solved_step {
             self.keep_checkpoint();
         }

@@ -65,16 +65,21 @@ impl SubSteps {
         if span == 0.0 {
             return Ok(SubSteps { t0, t_end, n: 0, i: 0 });
         }
-        // A communication step equal to the solver step must take one internal step, also
-        // when the host computes t_end = k * H: that span differs from H by a few ulps of
-        // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
-        let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
-        let n = (((span - round_off) / step_size) * (1.0 - 1e-12)).ceil().max(1.0);
+        let n = Self::count(t0, t_end, step_size);
         // More steps than can ever be taken; a budget below that bounds the work instead.
         if n > 1e12 && max_steps as f64 > 1e12 {
             return Err(StepError::BadStep { time: t0, h: step_size });
         }
         Ok(SubSteps { t0, t_end, n: n as u64, i: 0 })
+    }
+
+    /// Sub-steps from `t0` to a later `t_end` (at least one).
+    pub fn count(t0: f64, t_end: f64, step_size: f64) -> f64 {
+        // A communication step equal to the solver step must take one internal step, also
+        // when the host computes t_end = k * H: that span differs from H by a few ulps of
+        // t_end, which at t = 10 s and H = 1 ms is already 1e-12 relative.
+        let round_off = 16.0 * f64::EPSILON * t0.abs().max(t_end.abs());
+        (((t_end - t0 - round_off) / step_size) * (1.0 - 1e-12)).ceil().max(1.0)
     }
 
     /// The end of the next sub-step, None when the plan is done.
@@ -96,15 +101,6 @@ impl SubSteps {
 
     pub fn taken(&self) -> u64 {
         self.i
-    }
-
-    /// Sub-steps of the whole plan.
-    pub fn len(&self) -> u64 {
-        self.n
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
     }
 
     /// True when the next sub-step is the last one.

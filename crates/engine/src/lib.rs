@@ -226,7 +226,7 @@ impl Simulation {
     /// [`Progress::Budget`] means the budget ran out first; the state is then the one of the
     /// last internal step, at [`Simulation::time`].
     pub fn advance_within(&mut self, t_end: f64, max_steps: u64) -> Result<Progress, StepError> {
-        self.before_advance(t_end, max_steps);
+        self.before_advance(t_end);
         let start = self.time();
         let result = self.formulation.advance_to(t_end, &mut self.counters, max_steps);
         self.after_advance(start);
