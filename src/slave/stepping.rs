@@ -15,10 +15,22 @@ pub struct StepInProgress {
     /// Internal steps (attempts, for variable-step methods) the step may take.
     limit: u64,
     /// The equal sub-steps of the uninterrupted advance, so that both land on the same times;
-    /// None where the formulation chooses its own steps (then one attempt per call).
-    plan: Option<SubSteps>,
+    /// planned at the first internal step taken one at a time ([`Slave::step_once`]: an
+    /// uninterrupted advance plans its own).
+    plan: Plan,
     taken: u64,
     floor_before: u64,
+}
+
+/// How the internal steps of a communication step taken one at a time fall.
+#[derive(Debug)]
+enum Plan {
+    /// Not planned yet.
+    Pending,
+    /// Equal sub-steps.
+    Equal(SubSteps),
+    /// The formulation chooses its own steps: one attempt per call.
+    Own,
 }
 
 impl StepInProgress {
@@ -69,9 +81,8 @@ impl Slave {
         // Bounded work per call: at most solver.maxStepsPerCall internal steps.
         let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let sim = self.sim.as_ref().expect("built at exit of initialization");
-        let plan = sim.sub_steps(target, limit).map_err(|error| SlaveError::Step { error, reached: self.time })?;
         let floor_before = sim.floor_report().count;
-        Ok(Some(StepInProgress { t, target, limit, plan, taken: 0, floor_before }))
+        Ok(Some(StepInProgress { t, target, limit, plan: Plan::Pending, taken: 0, floor_before }))
     }
 
     /// The next internal step of `step`: Ok((time reached, true)) when the communication step
@@ -81,6 +92,13 @@ impl Slave {
     pub fn step_once(&mut self, step: &mut StepInProgress) -> Result<(f64, bool), SlaveError> {
         let sim = self.sim.as_mut().expect("built at exit of initialization");
         let start = sim.time();
+        if let Plan::Pending = step.plan {
+            step.plan = match sim.sub_steps(step.target, step.limit) {
+                Ok(Some(plan)) => Plan::Equal(plan),
+                Ok(None) => Plan::Own,
+                Err(error) => return Err(SlaveError::Step { error, reached: self.time }),
+            };
+        }
         // Until the time moves (a variable-step method may reject attempts) or the step ends.
         let outcome = loop {
             if step.taken >= step.limit {
@@ -88,7 +106,7 @@ impl Slave {
             }
             step.taken += 1;
             let reached = match &mut step.plan {
-                Some(plan) => {
+                Plan::Equal(plan) => {
                     let target = plan.next_target().unwrap_or(step.target);
                     sim.step_to(target).map(|()| {
                         plan.advance();
@@ -96,7 +114,7 @@ impl Slave {
                     })
                 }
                 // One attempt; Budget means it ended short of the target.
-                None => sim.advance_within(step.target, 1).map(|p| p == Progress::Reached),
+                Plan::Own | Plan::Pending => sim.advance_within(step.target, 1).map(|p| p == Progress::Reached),
             };
             match reached {
                 Ok(false) if sim.time() == start => continue,
