@@ -380,14 +380,17 @@ impl Slave {
                     .map_err(|e| SlaveError::Model(e.to_string()))?;
             }
         }
-        let mut d: Description = serde_json::from_value(json).map_err(|e| SlaveError::Model(e.to_string()))?;
+        let mut d = Description::deserialize(&json).map_err(|e| SlaveError::Model(e.to_string()))?;
         // Every solver.* parameter, through the one table that maps them to the solver block.
         for v in self.variables() {
             if let Binding::Solver(setting) = v.binding {
                 setting.apply(&mut d.solver, self.values[v.value_reference as usize]).map_err(SlaveError::Model)?;
             }
         }
-        d.validate().map_err(|e| SlaveError::Model(e.to_string()))?;
+        // The document is `d` serialized once the solver block is too, so validation reads
+        // the parameter paths in it instead of serializing `d` again.
+        json["solver"] = serde_json::to_value(&d.solver).map_err(|e| SlaveError::Model(e.to_string()))?;
+        d.validate_serialized(&json).map_err(|e| SlaveError::Model(e.to_string()))?;
         // The host's start time, after validation: the DefaultExperiment's stop time does not
         // bind a host (a start after it, with or without a stop time, is legal).
         d.experiment.start = self.start_time;

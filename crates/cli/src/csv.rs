@@ -173,7 +173,7 @@ pub fn format_float(x: f64) -> String {
 /// them, otherwise the shortest round-trip digits (Zmij, a Schubfach variant) in plain
 /// notation for 1e-5 <= |x| < 1e16 ("0.07", "8", "123456.789") and in exponent form outside
 /// ("1e-10", "6.02e23"): the text Rust's `{}` and `{:e}` give in those ranges.
-#[inline]
+#[inline(always)]
 pub fn push_float(out: &mut Vec<u8>, x: f64) {
     if x == 0.0 {
         out.push(b'0');
@@ -194,13 +194,14 @@ pub fn push_float(out: &mut Vec<u8>, x: f64) {
     let text = buffer.format_finite(x).as_bytes();
     let start = out.len();
     // Zmij writes integers in plain notation as "8.0" and positive exponents as "e+23" (the
-    // exponent is among the last five characters).
+    // exponent is among the last five characters; only magnitudes from 1e16 up have one).
     if let Some(integer) = text.strip_suffix(b".0") {
         out.extend_from_slice(integer);
         return;
     }
     let tail = text.len().saturating_sub(5);
-    match text[tail..].iter().position(|&c| c == b'+') {
+    let plus = if x.abs() >= 1e16 { text[tail..].iter().position(|&c| c == b'+') } else { None };
+    match plus {
         Some(plus) => {
             out.extend_from_slice(&text[..tail + plus]);
             out.extend_from_slice(&text[tail + plus + 1..]);

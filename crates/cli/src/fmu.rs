@@ -28,6 +28,9 @@ pub struct ReadGroup {
     pub ty: VarType,
     pub vrs: Vec<u32>,
     pub columns: Vec<usize>,
+    /// The columns, when they follow each other: a Float64 group is then read straight into
+    /// the row (the usual case: the outputs of a model in their order).
+    span: Option<std::ops::Range<usize>>,
 }
 
 /// Groups `vars` by type so that each output row costs one getter call per type.
@@ -39,8 +42,12 @@ pub fn read_groups(vars: &[&Variable]) -> Vec<ReadGroup> {
                 g.vrs.push(var.vr);
                 g.columns.push(column);
             }
-            None => groups.push(ReadGroup { ty: var.ty, vrs: vec![var.vr], columns: vec![column] }),
+            None => groups.push(ReadGroup { ty: var.ty, vrs: vec![var.vr], columns: vec![column], span: None }),
         }
+    }
+    for g in &mut groups {
+        let first = g.columns[0];
+        g.span = g.columns.iter().enumerate().all(|(k, &c)| c == first + k).then(|| first..first + g.columns.len());
     }
     groups
 }
@@ -330,9 +337,13 @@ impl Slave for Fmi2Slave {
         for g in groups {
             match g.ty {
                 VarType::Float64 => {
-                    let v = sized(&mut b.f64, g);
-                    i.get_real(&g.vrs, v).map_err(|e| status_error("fmi2GetReal", e))?;
-                    scatter(g, v, row, |x| x);
+                    if let Some(span) = &g.span {
+                        i.get_real(&g.vrs, &mut row[span.clone()]).map_err(|e| status_error("fmi2GetReal", e))?;
+                    } else {
+                        let v = sized(&mut b.f64, g);
+                        i.get_real(&g.vrs, v).map_err(|e| status_error("fmi2GetReal", e))?;
+                        scatter(g, v, row, |x| x);
+                    }
                 }
                 VarType::Int32 | VarType::Enumeration => {
                     let v = sized(&mut b.i32, g);
@@ -450,7 +461,12 @@ impl Slave for Fmi3Slave {
         let (i, b) = (&mut self.instance, &mut self.buffers);
         for g in groups {
             match g.ty {
-                VarType::Float64 => get3!(i, b.f64, g, row, get_float64, "fmi3GetFloat64"),
+                VarType::Float64 => match &g.span {
+                    Some(span) => {
+                        i.get_float64(&g.vrs, &mut row[span.clone()]).map_err(|e| status_error("fmi3GetFloat64", e))?;
+                    }
+                    None => get3!(i, b.f64, g, row, get_float64, "fmi3GetFloat64"),
+                },
                 VarType::Float32 => get3!(i, b.f32, g, row, get_float32, "fmi3GetFloat32"),
                 VarType::Int8 => get3!(i, b.i8, g, row, get_int8, "fmi3GetInt8"),
                 VarType::Int16 => get3!(i, b.i16, g, row, get_int16, "fmi3GetInt16"),
@@ -508,5 +524,51 @@ fn fmi3_type(ty: VarType) -> &'static str {
         VarType::String => "String",
         VarType::Binary => "Binary",
         VarType::Clock => "Clock",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::modeldesc::Causality;
+
+    fn variable(vr: u32, ty: VarType) -> Variable {
+        Variable {
+            name: format!("v{vr}"),
+            vr,
+            ty,
+            causality: Causality::Output,
+            variability: "continuous".into(),
+            initial: None,
+            description: None,
+            unit: None,
+            declared_type: None,
+            start: None,
+            min: None,
+            max: None,
+            is_array: false,
+            intermediate_update: false,
+        }
+    }
+
+    #[test]
+    fn groups_by_type_know_whether_their_columns_follow_each_other() {
+        let vars = [
+            variable(5, VarType::Float64),
+            variable(6, VarType::Float64),
+            variable(9, VarType::Int32),
+            variable(2, VarType::Float64),
+        ];
+        let groups = read_groups(&vars.iter().collect::<Vec<_>>());
+        assert_eq!(groups.len(), 2);
+        assert_eq!(
+            (groups[0].ty, &groups[0].vrs, &groups[0].columns),
+            (VarType::Float64, &vec![5, 6, 2], &vec![0, 1, 3])
+        );
+        assert_eq!(groups[0].span, None, "column 2 is the integer's");
+        assert_eq!(groups[1].span, Some(2..3));
+        let in_order = [variable(1, VarType::Float64), variable(2, VarType::Float64), variable(3, VarType::Int32)];
+        let groups = read_groups(&in_order.iter().collect::<Vec<_>>());
+        assert_eq!((groups[0].span.clone(), groups[1].span.clone()), (Some(0..2), Some(2..3)));
     }
 }

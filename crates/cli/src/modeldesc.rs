@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -288,19 +289,35 @@ fn edit_distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn attributes(e: &BytesStart) -> Result<HashMap<String, String>> {
-    let mut map = HashMap::new();
-    for attr in e.attributes() {
-        let attr = attr.map_err(|err| Error::msg(format!("malformed attribute: {err}")))?;
-        let key: &str = attr.key.as_ref();
-        let key = key.to_string();
-        let value = attr.normalized_value(XmlVersion::Implicit1_0).map_err(|err| Error::msg(err.to_string()))?;
-        map.insert(key, value.into_owned());
+/// The attributes of one element, borrowed from the document where no entity or whitespace
+/// had to be replaced (an element has a handful: a list searched in order is cheaper than a
+/// map of owned strings per element).
+struct Attributes<'a>(Vec<(&'a str, Cow<'a, str>)>);
+
+impl<'a> Attributes<'a> {
+    fn of(e: &'a BytesStart<'_>) -> Result<Attributes<'a>> {
+        // Room for the attributes of a variable (name, valueReference, causality, ...).
+        let mut list = Vec::with_capacity(8);
+        for attr in e.attributes() {
+            let attr = attr.map_err(|err| Error::msg(format!("malformed attribute: {err}")))?;
+            let key = attr.key.into_inner();
+            let value = attr.normalized_value(XmlVersion::Implicit1_0).map_err(|err| Error::msg(err.to_string()))?;
+            list.push((key, value));
+        }
+        Ok(Attributes(list))
     }
-    Ok(map)
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| *k == key).map(|(_, v)| v.as_ref())
+    }
+
+    /// The value as an owned string (for the fields of [`ModelInfo`]).
+    fn owned(&self, key: &str) -> Option<String> {
+        self.get(key).map(str::to_string)
+    }
 }
 
-fn number(attrs: &HashMap<String, String>, key: &str) -> Result<Option<f64>> {
+fn number(attrs: &Attributes, key: &str) -> Result<Option<f64>> {
     attrs
         .get(key)
         .map(|s| s.trim().parse::<f64>().map_err(|_| Error::msg(format!("attribute {key}=\"{s}\" is not a number"))))
@@ -309,7 +326,7 @@ fn number(attrs: &HashMap<String, String>, key: &str) -> Result<Option<f64>> {
 
 /// A min or max attribute; one that is not a number is ignored (it bounds nothing the CLI
 /// can check) rather than making the whole FMU unreadable.
-fn bound(attrs: &HashMap<String, String>, key: &str) -> Option<f64> {
+fn bound(attrs: &Attributes, key: &str) -> Option<f64> {
     attrs.get(key).and_then(|s| s.trim().parse::<f64>().ok())
 }
 
@@ -340,13 +357,12 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
         };
         let local = e.local_name();
         let name: &str = local.as_ref();
-        let name = name.to_string();
-        let attrs = attributes(e)?;
+        let attrs = Attributes::of(e)?;
         let parent = path.last().map(String::as_str);
         let grandparent = path.len().checked_sub(2).map(|i| path[i].as_str());
-        match (grandparent, parent, name.as_str()) {
+        match (grandparent, parent, name) {
             (None, None, "fmiModelDescription") => {
-                let fmi_version = attrs.get("fmiVersion").cloned().unwrap_or_default();
+                let fmi_version = attrs.owned("fmiVersion").unwrap_or_default();
                 let version = if fmi_version == "2.0" {
                     FmiVersion::V2
                 } else if fmi_version.starts_with("3.") {
@@ -359,9 +375,9 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
                 info = Some(ModelInfo {
                     version,
                     fmi_version,
-                    model_name: attrs.get("modelName").cloned().unwrap_or_default(),
-                    description: attrs.get("description").cloned(),
-                    token: attrs.get("guid").or(attrs.get("instantiationToken")).cloned().unwrap_or_default(),
+                    model_name: attrs.owned("modelName").unwrap_or_default(),
+                    description: attrs.owned("description"),
+                    token: attrs.get("guid").or(attrs.get("instantiationToken")).unwrap_or_default().to_string(),
                     cs_identifier: None,
                     has_model_exchange: false,
                     has_scheduled_execution: false,
@@ -378,11 +394,11 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
             }
             _ => {
                 let info = info.as_mut().expect("root element seen first");
-                read_element(info, &attrs, grandparent, parent, &name, &mut current_type)?;
+                read_element(info, &attrs, grandparent, parent, name, &mut current_type)?;
             }
         }
         if !empty {
-            path.push(name);
+            path.push(name.to_string());
         }
     }
     info.ok_or_else(|| Error::msg("no <fmiModelDescription> element"))
@@ -390,7 +406,7 @@ fn parse_inner(xml: &str) -> Result<ModelInfo> {
 
 fn read_element(
     info: &mut ModelInfo,
-    attrs: &HashMap<String, String>,
+    attrs: &Attributes,
     grandparent: Option<&str>,
     parent: Option<&str>,
     name: &str,
@@ -399,7 +415,7 @@ fn read_element(
     let version = info.version;
     match (grandparent, parent, name) {
         (_, Some("fmiModelDescription"), "CoSimulation") => {
-            info.cs_identifier = Some(attrs.get("modelIdentifier").cloned().unwrap_or_default());
+            info.cs_identifier = Some(attrs.owned("modelIdentifier").unwrap_or_default());
             let flag = |key: &str| attrs.get(key).is_some_and(|v| v.trim() == "true");
             info.capabilities = CoSimulationCapabilities {
                 can_interpolate_inputs: flag("canInterpolateInputs"),
@@ -441,25 +457,25 @@ fn read_element(
             };
         }
         (Some("fmiModelDescription"), Some("LogCategories"), "Category") => {
-            info.log_categories.extend(attrs.get("name").cloned());
+            info.log_categories.extend(attrs.owned("name"));
         }
         // FMI 2: <SimpleType name=..><Real unit=../> or <Enumeration><Item/></Enumeration>.
         (_, Some("TypeDefinitions"), "SimpleType") => {
-            let type_name = attrs.get("name").cloned().unwrap_or_default();
+            let type_name = attrs.owned("name").unwrap_or_default();
             info.types.insert(type_name.clone(), TypeDef::default());
             *current_type = Some(type_name);
         }
         (Some("TypeDefinitions"), Some("SimpleType"), _) => {
             if let Some(t) = current_type.as_ref().and_then(|t| info.types.get_mut(t)) {
-                t.unit = attrs.get("unit").cloned();
+                t.unit = attrs.owned("unit");
                 (t.min, t.max) = (bound(attrs, "min"), bound(attrs, "max"));
             }
         }
         // FMI 3: <Float64Type name=.. unit=..>, <EnumerationType name=..><Item/></EnumerationType>.
         (_, Some("TypeDefinitions"), _) => {
-            let type_name = attrs.get("name").cloned().unwrap_or_default();
+            let type_name = attrs.owned("name").unwrap_or_default();
             let def = TypeDef {
-                unit: attrs.get("unit").cloned(),
+                unit: attrs.owned("unit"),
                 min: bound(attrs, "min"),
                 max: bound(attrs, "max"),
                 items: Vec::new(),
@@ -474,9 +490,9 @@ fn read_element(
                 .ok_or_else(|| Error::msg(format!("enumeration item {:?} has no integer value", attrs.get("name"))))?;
             if let Some(t) = current_type.as_ref().and_then(|t| info.types.get_mut(t)) {
                 t.items.push(EnumItem {
-                    name: attrs.get("name").cloned().unwrap_or_default(),
+                    name: attrs.owned("name").unwrap_or_default(),
                     value,
-                    description: attrs.get("description").cloned(),
+                    description: attrs.owned("description"),
                 });
             }
         }
@@ -493,9 +509,9 @@ fn read_element(
             let var = info.variables.last_mut().expect("parent ScalarVariable pushed");
             var.ty = VarType::from_element(element, version)
                 .ok_or_else(|| Error::msg(format!("unknown type element <{element}> in {}", var.name)))?;
-            var.declared_type = attrs.get("declaredType").cloned();
-            var.unit = attrs.get("unit").cloned();
-            var.start = attrs.get("start").cloned();
+            var.declared_type = attrs.owned("declaredType");
+            var.unit = attrs.owned("unit");
+            var.start = attrs.owned("start");
             (var.min, var.max) = (bound(attrs, "min"), bound(attrs, "max"));
             if var.variability.is_empty() {
                 var.variability = default_variability(var.ty).into();
@@ -520,7 +536,7 @@ fn read_element(
 }
 
 /// A whitespace-separated list of unsigned integers (`dependencies="3 4"`), None if absent.
-fn number_list(attrs: &HashMap<String, String>, key: &str) -> Result<Option<Vec<usize>>> {
+fn number_list(attrs: &Attributes, key: &str) -> Result<Option<Vec<usize>>> {
     attrs
         .get(key)
         .map(|s| {
@@ -545,8 +561,8 @@ fn default_variability(ty: VarType) -> &'static str {
     }
 }
 
-fn new_variable(attrs: &HashMap<String, String>, ty: VarType, version: FmiVersion) -> Result<Variable> {
-    let name = attrs.get("name").cloned().ok_or_else(|| Error::msg("a variable has no name"))?;
+fn new_variable(attrs: &Attributes, ty: VarType, version: FmiVersion) -> Result<Variable> {
+    let name = attrs.owned("name").ok_or_else(|| Error::msg("a variable has no name"))?;
     let vr = attrs
         .get("valueReference")
         .and_then(|v| v.trim().parse::<u32>().ok())
@@ -558,7 +574,7 @@ fn new_variable(attrs: &HashMap<String, String>, ty: VarType, version: FmiVersio
         None => Causality::Local,
     };
     // FMI 2 variables get their type (and so the default variability) from the child element.
-    let variability = attrs.get("variability").cloned().unwrap_or_else(|| match version {
+    let variability = attrs.owned("variability").unwrap_or_else(|| match version {
         FmiVersion::V2 => String::new(),
         FmiVersion::V3 => default_variability(ty).into(),
     });
@@ -568,11 +584,11 @@ fn new_variable(attrs: &HashMap<String, String>, ty: VarType, version: FmiVersio
         ty,
         causality,
         variability,
-        initial: attrs.get("initial").cloned(),
-        description: attrs.get("description").cloned(),
-        unit: attrs.get("unit").cloned(),
-        declared_type: attrs.get("declaredType").cloned(),
-        start: attrs.get("start").cloned(),
+        initial: attrs.owned("initial"),
+        description: attrs.owned("description"),
+        unit: attrs.owned("unit"),
+        declared_type: attrs.owned("declaredType"),
+        start: attrs.owned("start"),
         min: bound(attrs, "min"),
         max: bound(attrs, "max"),
         is_array: false,

@@ -133,8 +133,10 @@ pub fn step_through(
     mut after_step: impl FnMut(u64, f64, &[f64]) -> Result<()>,
 ) -> (Ending, f64) {
     let mut reached = grid.start;
+    let mut t_next = grid.time(0);
     for i in 0..grid.steps {
-        let (t, t_next) = (grid.time(i), grid.time(i + 1));
+        let t = t_next;
+        t_next = grid.time(i + 1);
         if let Err(e) = before_step(slave, t) {
             return (Ending::Error(e), reached);
         }

@@ -36,10 +36,12 @@ pub struct Model {
 impl Model {
     /// Parses, validates and expands a JSON description.
     pub fn from_json(json: &str) -> Result<Model, String> {
-        let (description, parametric) = format::parse_parametric(json).map_err(|e| e.to_string())?;
-        let interface = variables::interface_of(&description).map_err(|e| e.to_string())?;
-        let token = variables::instantiation_token(&description, &interface);
+        let (description, parametric) = format::read_parametric(json).map_err(|e| e.to_string())?;
+        // Serialized once: validation and the variable table read parameter paths in it.
         let json = serde_json::to_value(&description).map_err(|e| e.to_string())?;
+        description.validate_serialized(&json).map_err(|e| e.to_string())?;
+        let interface = variables::interface_of_serialized(&description, &json).map_err(|e| e.to_string())?;
+        let token = variables::instantiation_token(&description, &interface);
         Ok(Model { description, json, interface, token, parametric })
     }
 
@@ -53,5 +55,30 @@ impl Model {
             ));
         }
         Ok(model)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `from_json` serializes the description once for validation and the variable table:
+    /// the same model, and the same errors, as the steps taken one by one.
+    #[test]
+    fn from_json_is_parse_then_expand() {
+        for entry in catalog::CATALOG {
+            let model = Model::from_json(entry.json).unwrap();
+            let d = format::parse(entry.json).unwrap();
+            assert_eq!(model.json, serde_json::to_value(&d).unwrap(), "{}", entry.name);
+            assert_eq!(model.interface, variables::interface_of(&d).unwrap(), "{}", entry.name);
+            assert_eq!(model.description, d, "{}", entry.name);
+            assert_eq!(model.token, entry.token, "{}", entry.name);
+        }
+        let mut v: serde_json::Value = serde_json::from_str(catalog::find("DoublePendulum").unwrap().json).unwrap();
+        v["interface"]["parameters"][0]["max"] = serde_json::json!(-10.0);
+        let text = v.to_string();
+        let e = Model::from_json(&text).unwrap_err();
+        assert_eq!(e, format::parse(&text).unwrap_err().to_string());
+        assert!(e.contains("interface parameter 'gravity_z'") && e.contains("above max -10"), "{e}");
     }
 }

@@ -396,20 +396,28 @@ fn read_value(doc: serde_json::Value) -> Result<Description, DescriptionError> {
 
 /// Parses and validates a description; the parametric form if it uses named parameters.
 pub fn parse_parametric(json: &str) -> Result<(Description, Option<Parametric>), DescriptionError> {
+    let (d, parametric) = read_parametric(json)?;
+    d.validate()?;
+    Ok((d, parametric))
+}
+
+/// [`parse_parametric`] without [`Description::validate`], for callers that validate with
+/// the serialized description they keep ([`Description::validate_serialized`]).
+pub fn read_parametric(json: &str) -> Result<(Description, Option<Parametric>), DescriptionError> {
     let source: serde_json::Value =
         serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(errors::describe_plain(&e)))?;
     let named = parametric::named_parameters(&source)?;
-    let mut doc = source.clone();
-    let expressions = parametric::evaluate_document(&mut doc, &named)?;
-    let d = if named.is_empty() && expressions.is_empty() {
+    let (d, expressions) = if named.is_empty() && !parametric::has_expressions(&source) {
         // From the text, so that errors also give line and column.
         let mut de = serde_json::Deserializer::from_str(json);
         let d: Description =
             serde_path_to_error::deserialize(&mut de).map_err(|e| DescriptionError::Syntax(errors::describe(&e)))?;
         de.end().map_err(|e| DescriptionError::Syntax(errors::describe_plain(&e)))?;
-        d
+        (d, Vec::new())
     } else {
-        read_value(doc)?
+        let mut doc = source.clone();
+        let expressions = parametric::evaluate_document(&mut doc, &named)?;
+        (read_value(doc)?, expressions)
     };
     // A path parameter would overwrite an expression: the value would not follow its parameters.
     for p in &d.interface.parameters {
@@ -422,7 +430,6 @@ pub fn parse_parametric(json: &str) -> Result<(Description, Option<Parametric>),
             }
         }
     }
-    d.validate()?;
     let parametric =
         (!named.is_empty() || !expressions.is_empty()).then_some(Parametric { source, named, expressions });
     Ok((d, parametric))

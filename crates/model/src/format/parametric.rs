@@ -64,6 +64,20 @@ pub fn set_named_parameters(doc: &mut Value, values: &[(String, f64)]) {
     }
 }
 
+/// Fields that hold text, names and references: never numbers, even if they start with '='.
+const TEXT: [&str; 8] = ["name", "description", "source", "notes", "unit", "path", "$schema", "type"];
+
+/// Whether [`evaluate_document`] would find an expression in `node` (read only, so that a
+/// document without any needs no evaluated copy).
+pub fn has_expressions(node: &Value) -> bool {
+    match node {
+        Value::String(text) => text.starts_with('='),
+        Value::Array(items) => items.iter().any(has_expressions),
+        Value::Object(map) => map.iter().any(|(key, item)| !TEXT.contains(&key.as_str()) && has_expressions(item)),
+        _ => false,
+    }
+}
+
 /// Replaces every `"=..."` string of `doc` by its value with `params`; returns the locations
 /// of the expressions (`bodies[1].position[0]`).
 pub fn evaluate_document(doc: &mut Value, params: &[(String, f64)]) -> Result<Vec<String>, DescriptionError> {
@@ -94,8 +108,6 @@ fn walk(
             }
         }
         Value::Object(map) => {
-            // Text, names and references are never numbers, even if they start with '='.
-            const TEXT: [&str; 8] = ["name", "description", "source", "notes", "unit", "path", "$schema", "type"];
             for (key, item) in map.iter_mut().filter(|(key, _)| !TEXT.contains(&key.as_str())) {
                 if !location.is_empty() {
                     location.push('.');
@@ -161,6 +173,18 @@ mod tests {
         let params = named_parameters(&d).unwrap();
         evaluate_document(&mut d, &params).unwrap();
         assert_eq!(d["bodies"][0]["mass"], json!(5.0));
+    }
+
+    #[test]
+    fn expressions_are_found_where_they_are_evaluated() {
+        let mut d = doc();
+        assert!(has_expressions(&d));
+        let params = named_parameters(&d).unwrap();
+        evaluate_document(&mut d, &params).unwrap();
+        assert!(!has_expressions(&d), "none left after evaluation");
+        let text_only = json!({"name": "=a", "notes": ["=b"], "bodies": [{"name": "=c", "type": "=d"}]});
+        assert!(!has_expressions(&text_only));
+        assert!(evaluate_document(&mut text_only.clone(), &[]).unwrap().is_empty());
     }
 
     #[test]

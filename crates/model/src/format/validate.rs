@@ -63,6 +63,19 @@ fn check_axis(location: &str, what: &str, v: &[f64; 3]) -> Result<(), Descriptio
 impl Description {
     /// Checks names, references, physical plausibility and the interface.
     pub fn validate(&self) -> Result<(), DescriptionError> {
+        self.validate_against(None)
+    }
+
+    /// [`Description::validate`] given `json`, this description serialized
+    /// (`serde_json::to_value`): the document parameter paths address, for callers that keep
+    /// it anyway.
+    pub fn validate_serialized(&self, json: &serde_json::Value) -> Result<(), DescriptionError> {
+        self.validate_against(Some(json))
+    }
+
+    /// Serializes the description for its parameter paths only when `json` is not given and
+    /// some parameter has a path.
+    fn validate_against(&self, json: Option<&serde_json::Value>) -> Result<(), DescriptionError> {
         if !is_identifier(&self.name) {
             return Err(invalid(
                 "model",
@@ -114,7 +127,7 @@ impl Description {
         }
         self.validate_beams()?;
         self.validate_hydraulics()?;
-        self.validate_interface()?;
+        self.validate_interface(json)?;
         let e = &self.experiment;
         if !(e.start.is_finite() && e.stop.is_finite() && e.stop > e.start) {
             return Err(invalid("experiment", format!("stop time {} must be after start time {}", e.stop, e.start)));
@@ -488,8 +501,16 @@ impl Description {
         Ok(())
     }
 
-    fn validate_interface(&self) -> Result<(), DescriptionError> {
-        let json = serde_json::to_value(self).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+    fn validate_interface(&self, json: Option<&serde_json::Value>) -> Result<(), DescriptionError> {
+        let serialized;
+        let json = match json {
+            Some(json) => json,
+            None if self.interface.parameters.iter().any(|p| p.path.is_some()) => {
+                serialized = serde_json::to_value(self).map_err(|e| DescriptionError::Syntax(e.to_string()))?;
+                &serialized
+            }
+            None => &serde_json::Value::Null,
+        };
         let mut names = HashSet::new();
         let valid_name = |kind: &str, name: &str| -> Result<(), DescriptionError> {
             if name.split('.').all(is_identifier) && !name.starts_with("solver.") && name != "time" {
@@ -508,7 +529,7 @@ impl Description {
             }
             let location = format!("interface parameter '{}'", p.name);
             let value = match (&p.path, p.value) {
-                (Some(path), None) => super::get_number(&json, path).map_err(|e| invalid(&location, e.to_string()))?,
+                (Some(path), None) => super::get_number(json, path).map_err(|e| invalid(&location, e.to_string()))?,
                 (None, Some(value)) => value,
                 _ => {
                     return Err(invalid(

@@ -84,6 +84,13 @@ fn unit(u: &str) -> Option<String> {
 /// positions in the table: 0 is `time`, then the solver parameters, the model parameters,
 /// the inputs and the outputs, in the order of the description.
 pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
+    let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
+    interface_of_serialized(d, &json)
+}
+
+/// [`interface_of`] given `json`, the description serialized (`serde_json::to_value`): the
+/// document parameter paths address, for callers that keep it anyway.
+pub fn interface_of_serialized(d: &Description, json: &serde_json::Value) -> Result<ModelInterface, InterfaceError> {
     let methods: Vec<Method> = d.solver.formulation.methods().to_vec();
     let state_space = d.solver.formulation == Formulation::StateSpace;
     let semirecursive = d.solver.formulation.is_semirecursive();
@@ -258,11 +265,10 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
         })?;
     }
 
-    let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
     for p in &d.interface.parameters {
         let (value, binding) = match (&p.path, p.value) {
             (Some(path), _) => (
-                get_number(&json, path).map_err(|e| InterfaceError(e.to_string()))?,
+                get_number(json, path).map_err(|e| InterfaceError(e.to_string()))?,
                 Binding::ModelParameter { path: path.clone() },
             ),
             (None, Some(value)) => (value, Binding::NamedParameter { name: p.name.clone() }),

@@ -16,7 +16,7 @@ mod xml;
 pub use crate::format::Quantity;
 pub use dependencies::{dependencies, Dependency, Kind as DependencyKind, Known, Unknown};
 pub use derivative_orders::output_derivative_order;
-pub use expand::{interface_of, InterfaceError};
+pub use expand::{interface_of, interface_of_serialized, InterfaceError};
 pub use states::{event_indicator_names, StateLayout};
 pub use token::instantiation_token;
 pub use units::unit_definition;
