@@ -60,7 +60,12 @@ fn main() {
         };
         let one = best_rate(|| runs_per_second(&run(&mut mbfmu("1"))));
         let two = best_rate(|| runs_per_second(&run(&mut mbfmu("2"))));
-        let fmu = dir.path().join(format!("mbfmu/fmi3/{model}.fmu"));
+        // Packaged into the private cache's folder of this build's library.
+        let fmu = std::fs::read_dir(dir.path().join("mbfmu/built-in"))
+            .expect("the sweep packaged the model")
+            .map(|e| e.expect("a cache entry").path().join(format!("fmi3/{model}.fmu")))
+            .find(|p| p.is_file())
+            .expect("the packaged FMU");
         let dask = distributed_rate(python, &fmu, uniform, table);
         let (dask_text, overhead_text) = match dask {
             // Worker time per run on 2 processes, less the in-process time per run on 1 thread.

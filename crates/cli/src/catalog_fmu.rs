@@ -1,13 +1,16 @@
 //! `simulate <Model>`: a built-in model's name instead of an archive's path. The FMU is the
 //! one `mbfmu package` wrote to ./fmus if it is at least as new as the library this command
 //! was built with; otherwise it is packaged from that library into the user's cache
-//! directory (reused while it stays newer than the library).
+//! directory, in a folder of its own per library (named by the library file's identity: its
+//! path, device, inode, size and modification time), so that two builds or installations
+//! never run each other's FMUs. Folders of libraries unused for a week are removed.
 
 use crate::error::{Context, Error, Result};
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
+use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 /// The archive to simulate for the command-line argument `arg`.
 pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
@@ -37,8 +40,11 @@ pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
     if fresh(&packaged) {
         return Ok(packaged);
     }
-    let cached = cache_dir().join(folder).join(format!("{}.fmu", entry.name));
-    if !fresh(&cached) {
+    let built_in = cache_dir().join("built-in");
+    let own = built_in.join(library_key(&library)?);
+    let cached = own.join(folder).join(format!("{}.fmu", entry.name));
+    if !cached.is_file() {
+        evict_other_libraries(&built_in, &own);
         mbfmu_package::write_fmu(entry, fmi, &library, &cached).context(format!(
             "cannot package {} into {}",
             entry.name,
@@ -46,7 +52,36 @@ pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
         ))?;
         eprintln!("note: packaged the built-in model {} as {}", entry.name, cached.display());
     }
+    // In use: not [`UNUSED`] for other libraries' eviction.
+    let _ = std::fs::File::open(&own).and_then(|f| f.set_modified(SystemTime::now()));
     Ok(cached)
+}
+
+/// Folders of other libraries' FMUs not used for this long are removed.
+const UNUSED: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// A name for the library file's identity (see the module documentation).
+fn library_key(library: &Path) -> Result<String> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(library).context(library.display())?;
+    let identity =
+        format!("{} {} {} {} {} {}", library.display(), m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec());
+    let digest = Sha256::digest(identity.as_bytes());
+    Ok(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Removes the folders of other libraries' FMUs that were not used for [`UNUSED`] (every
+/// run that uses a folder touches it). Failures only leave files behind.
+fn evict_other_libraries(built_in: &Path, own: &Path) {
+    let Ok(items) = std::fs::read_dir(built_in) else { return };
+    let now = SystemTime::now();
+    for item in items.flatten() {
+        let path = item.path();
+        let modified = item.metadata().and_then(|m| m.modified()).unwrap_or(SystemTime::UNIX_EPOCH);
+        if path != own && now.duration_since(modified).is_ok_and(|age| age > UNUSED) {
+            let _ = std::fs::remove_dir_all(&path);
+        }
+    }
 }
 
 fn modified(path: &Path) -> SystemTime {

@@ -108,13 +108,30 @@ fn a_built_in_model_name_is_packaged_once_and_a_misspelt_one_is_refused() {
     let csv = dir.join("dp.csv");
     let args = ["simulate", "DoublePendulum", "--stop-time", "0.1", "-q", "--csv", csv.to_str().unwrap()];
     let first = ok(dir, &args);
-    let cached = dir.join("cache/mbfmu/fmi3/DoublePendulum.fmu");
+    // One folder per library under built-in/.
+    let libraries = || std::fs::read_dir(dir.join("cache/mbfmu/built-in")).unwrap().map(|e| e.unwrap().path());
+    assert_eq!(libraries().count(), 1);
+    let own = libraries().next().unwrap();
+    let cached = own.join("fmi3/DoublePendulum.fmu");
     assert!(first.contains("packaged the built-in model DoublePendulum") && cached.is_file(), "{first}");
     assert_eq!(rows(&csv).len(), 11, "0.1 s at the default 0.01 s step");
     let second = ok(dir, &args);
     assert!(!second.contains("packaged"), "the cached FMU is reused: {second}");
     ok(dir, &["simulate", "DoublePendulum", "--fmi", "2", "--stop-time", "0.1", "-q", "--csv", "dp2.csv"]);
-    assert!(dir.join("cache/mbfmu/fmi2/DoublePendulum.fmu").is_file());
+    assert!(own.join("fmi2/DoublePendulum.fmu").is_file());
+    // Another library's folder unused for more than a week goes when this one packages anew;
+    // a recent one stays.
+    let (old, recent) =
+        (dir.join("cache/mbfmu/built-in/0123456789abcdef"), dir.join("cache/mbfmu/built-in/fedcba9876543210"));
+    for d in [&old, &recent] {
+        std::fs::create_dir_all(d.join("fmi3")).unwrap();
+    }
+    let week_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(8 * 24 * 3600);
+    std::fs::File::open(&old).unwrap().set_modified(week_ago).unwrap();
+    std::fs::remove_file(&cached).unwrap();
+    let third = ok(dir, &args);
+    assert!(third.contains("packaged") && cached.is_file(), "{third}");
+    assert!(!old.exists() && recent.exists(), "a week-old folder of another library is removed, a recent one kept");
 
     let e = fails(dir, &["simulate", "DoublePendulm"]);
     assert!(
