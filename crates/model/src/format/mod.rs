@@ -29,7 +29,10 @@ mod schema;
 mod solver;
 pub(crate) mod tagged;
 mod validate;
+mod validate_drivers;
 mod validate_hydraulics;
+mod validate_interface;
+mod validate_mechanism;
 
 pub use beam::{Beam, BeamInertia, NodeRef, Section};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
@@ -44,7 +47,8 @@ pub use path::{get_number, set_number, PathError};
 pub use quantity::Quantity;
 pub use schema::{json_schema, json_schema_text};
 pub use solver::{Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
-pub use validate::{driven_coordinate, is_identifier, DescriptionError};
+pub use validate::{is_identifier, DescriptionError};
+pub use validate_drivers::driven_coordinate;
 
 use keyword::keyword;
 use schemars::JsonSchema;

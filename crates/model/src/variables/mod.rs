@@ -8,6 +8,9 @@
 mod dependencies;
 mod derivative_orders;
 mod expand;
+mod expand_hydraulics;
+mod expand_mechanism;
+mod expand_solver;
 mod states;
 mod token;
 mod units;
