@@ -7,7 +7,7 @@
 //! else would change the state: a second internal step, an advance of several, an input set
 //! or a restored snapshot.
 
-use crate::formulation::{SubSteps, NEGLIGIBLE_STEP};
+use crate::formulation::{is_negligible, SubSteps};
 use crate::Simulation;
 
 /// Where the state of the last checkpoint is.
@@ -61,11 +61,9 @@ impl Simulation {
         if self.checkpoint != Checkpoint::Current {
             return;
         }
-        let f = &self.formulation;
-        let (t0, step_size) = (f.time(), f.step_size());
-        let one_solved_step = !f.own_step_control()
-            && t_end - t0 >= NEGLIGIBLE_STEP * step_size
-            && SubSteps::count(t0, t_end, step_size) == 1.0;
+        let f = &*self.formulation;
+        let one_solved_step =
+            !f.own_step_control() && !is_negligible(f, t_end) && SubSteps::count(f.time(), t_end, f.step_size()) == 1.0;
         if !one_solved_step {
             self.keep_checkpoint();
         }

@@ -109,6 +109,12 @@ impl SubSteps {
     }
 }
 
+/// True if the step from the formulation's time to `target` is too short to solve
+/// ([`NEGLIGIBLE_STEP`]): it moves along the tangent instead ([`Formulation::shift_to`]).
+pub(crate) fn is_negligible<F: Formulation + ?Sized>(f: &F, target: f64) -> bool {
+    target - f.time() < NEGLIGIBLE_STEP * f.step_size()
+}
+
 /// One sub-step of an advance to `target`: solved, or for a negligible step a move along the
 /// tangent ([`Formulation::shift_to`]); counted.
 pub(crate) fn sub_step<F: Formulation + ?Sized>(
@@ -116,8 +122,7 @@ pub(crate) fn sub_step<F: Formulation + ?Sized>(
     target: f64,
     counters: &mut StepCounters,
 ) -> Result<(), StepError> {
-    let h = target - f.time();
-    let stats = if h < NEGLIGIBLE_STEP * f.step_size() { f.shift_to(target)? } else { f.step_to(target)? };
+    let stats = if is_negligible(f, target) { f.shift_to(target)? } else { f.step_to(target)? };
     counters.count(stats);
     Ok(())
 }
