@@ -377,3 +377,17 @@ fn split_circuit_boundaries_are_checked() {
     let e = mbfmu_model::variables::interface_of(&d).unwrap_err().0;
     assert_mentions(&e, &["hydraulic source", "port_C"]);
 }
+
+/// A spring-damper or an actuator between two points: on two different bodies, at two
+/// different points (else the line of action has no direction).
+#[test]
+fn two_point_force_elements_need_two_bodies_and_two_points() {
+    let e = error("AndrewsSqueezer", |v| v["forces"][1]["point2"] = v["forces"][1]["point1"].clone());
+    assert_mentions(&e, &["point1 and point2 coincide: the spring direction is undefined"]);
+    let e = error("AndrewsSqueezer", |v| v["forces"][1]["body2"] = v["forces"][1]["body1"].clone());
+    assert_mentions(&e, &["body1 and body2 are the same"]);
+    let e = error("HydraulicFourBarMechanism", |v| v["forces"][0]["point2"] = v["forces"][0]["point1"].clone());
+    assert_mentions(&e, &["point1 and point2 coincide: the force direction is undefined"]);
+    let e = error("HydraulicFourBarMechanism", |v| v["forces"][0]["body2"] = json!("link7"));
+    assert_mentions(&e, &["body2", "link7"]);
+}

@@ -105,6 +105,30 @@ impl Description {
         Ok(())
     }
 
+    /// A force element between two points on two different bodies (a spring-damper or an
+    /// actuator): both attachments exist and the points are apart, so that the `what` acting
+    /// along the line through them has a direction.
+    fn two_points(
+        &self,
+        loc: &str,
+        [body1, body2]: [&String; 2],
+        [point1, point2]: [&[f64; 3]; 2],
+        what: &str,
+    ) -> Result<(), DescriptionError> {
+        self.attachment_ref(loc, "body1", body1, true)?;
+        self.attachment_ref(loc, "body2", body2, true)?;
+        if body1 == body2 {
+            return Err(invalid(loc, "body1 and body2 are the same"));
+        }
+        check_vector(loc, "point1", point1)?;
+        check_vector(loc, "point2", point2)?;
+        let d = [point2[0] - point1[0], point2[1] - point1[1], point2[2] - point1[2]];
+        if norm3(&d) < 1e-12 {
+            return Err(invalid(loc, format!("point1 and point2 coincide: the {what} direction is undefined")));
+        }
+        Ok(())
+    }
+
     pub(super) fn validate_force(&self, f: &Force) -> Result<(), DescriptionError> {
         let loc = format!("force '{}'", f.name());
         let loc = loc.as_str();
@@ -122,17 +146,7 @@ impl Description {
         };
         match f {
             Force::Tsda { body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
-                self.attachment_ref(loc, "body1", body1, true)?;
-                self.attachment_ref(loc, "body2", body2, true)?;
-                if body1 == body2 {
-                    return Err(invalid(loc, "body1 and body2 are the same"));
-                }
-                check_vector(loc, "point1", point1)?;
-                check_vector(loc, "point2", point2)?;
-                let d = [point2[0] - point1[0], point2[1] - point1[1], point2[2] - point1[2]];
-                if norm3(&d) < 1e-12 {
-                    return Err(invalid(loc, "point1 and point2 coincide: the spring direction is undefined"));
-                }
+                self.two_points(loc, [body1, body2], [point1, point2], "spring")?;
                 nonneg("stiffness", *stiffness)?;
                 nonneg("damping", *damping)?;
                 if let Some(l0) = rest_length {
@@ -175,17 +189,7 @@ impl Description {
                 }
             }
             Force::Actuator { body1, body2, point1, point2, value, .. } => {
-                self.attachment_ref(loc, "body1", body1, true)?;
-                self.attachment_ref(loc, "body2", body2, true)?;
-                if body1 == body2 {
-                    return Err(invalid(loc, "body1 and body2 are the same"));
-                }
-                check_vector(loc, "point1", point1)?;
-                check_vector(loc, "point2", point2)?;
-                let d = [point2[0] - point1[0], point2[1] - point1[1], point2[2] - point1[2]];
-                if norm3(&d) < 1e-12 {
-                    return Err(invalid(loc, "point1 and point2 coincide: the force direction is undefined"));
-                }
+                self.two_points(loc, [body1, body2], [point1, point2], "force")?;
                 if !value.is_finite() {
                     return Err(invalid(loc, "value is not finite"));
                 }
