@@ -20,7 +20,7 @@ impl Semirecursive {
         self.w.z.copy_from_slice(&z0);
         self.w.zd.copy_from_slice(&zd0);
         self.w.zdd.iter_mut().for_each(|x| *x = 0.0);
-        self.tree.positions(&self.w.z, &mut self.w.kin);
+        self.w.positions(&self.tree);
         self.w.constraint_rows(&self.tree);
         if let Some((r, phi)) = self.w.phi.iter().enumerate().max_by(|a, b| a.1.abs().total_cmp(&b.1.abs())) {
             report.initial_violation = phi.abs();

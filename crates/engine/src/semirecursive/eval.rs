@@ -52,6 +52,12 @@ fn singular(t: f64, what: &str) -> StepError {
 }
 
 impl Work {
+    /// The positions of every body at `z` into `kin`; `z` is recorded as `kin_z`.
+    pub(super) fn positions(&mut self, tree: &super::Tree) {
+        tree.positions(&self.z, &mut self.kin);
+        self.kin_z.copy_from_slice(&self.z);
+    }
+
     /// Phi and Phi_z at the positions in `kin`.
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
@@ -100,7 +106,7 @@ impl Semirecursive {
         let tol = self.settings.tolerance;
         for _ in 0..50 {
             let w = &mut self.w;
-            self.tree.positions(&w.z, &mut w.kin);
+            w.positions(&self.tree);
             w.constraint_rows(&self.tree);
             if !w.factor_dependent(n) {
                 return Err(singular(t, "the loop-closure Jacobian of the dependent coordinates is singular"));
@@ -127,7 +133,7 @@ impl Semirecursive {
             if largest <= tol {
                 // Positions and Jacobians at the corrected coordinates (the error left is
                 // O(correction^2): machine precision).
-                self.tree.positions(&w.z, &mut w.kin);
+                w.positions(&self.tree);
                 w.constraint_rows(&self.tree);
                 if !w.factor_dependent(n) {
                     return Err(singular(t, "the loop-closure Jacobian of the dependent coordinates is singular"));
@@ -310,8 +316,9 @@ impl Semirecursive {
         self.load_unknowns(s);
         let w = &mut self.w;
         let nm = if penalty { n } else { w.ind.len() };
+        w.at_residual = true;
         if penalty {
-            self.tree.positions(&w.z, &mut w.kin);
+            w.positions(&self.tree);
             w.constraint_rows(&self.tree);
             if update_lambda {
                 for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
@@ -325,7 +332,7 @@ impl Semirecursive {
             self.solve_positions_to(s.t, self.settings.tangent == Tangent::Numerical)?;
             self.dependent_rates();
         } else {
-            self.tree.positions(&w.z, &mut w.kin);
+            w.positions(&self.tree);
             self.tree.velocities(&w.zd, &mut w.kin);
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
@@ -401,6 +408,8 @@ impl Semirecursive {
                 *w.tangent.at(i, j) = (w.f_plus[i] - w.f[i]) / eps;
             }
         }
+        // `w.kin` holds the last perturbed point.
+        self.w.at_residual = false;
         Ok(())
     }
 }

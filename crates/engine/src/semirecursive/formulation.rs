@@ -33,6 +33,7 @@ impl Clone for SemiState {
         let mut copy = SemiState {
             t: 0.0,
             z: Vec::new(),
+            kin_z: Vec::new(),
             zd: Vec::new(),
             zdd: Vec::new(),
             lambda: Vec::new(),
@@ -58,6 +59,7 @@ impl Clone for SemiState {
     fn clone_from(&mut self, s: &Self) {
         self.t = s.t;
         self.z.clone_from(&s.z);
+        self.kin_z.clone_from(&s.kin_z);
         self.zd.clone_from(&s.zd);
         self.zdd.clone_from(&s.zdd);
         self.lambda.clone_from(&s.lambda);

@@ -52,6 +52,11 @@ pub struct SemiState {
     pub t: f64,
     /// Relative joint coordinates z and their first and second derivatives.
     pub z: Vec<f64>,
+    /// The coordinates the cached kinematics (body positions, outputs) were evaluated at:
+    /// `z`, or within 1e-3 of the Newton tolerance of it after a step that ended at its
+    /// last Newton evaluation. A restored state evaluates them there again, so its outputs
+    /// are those it had bit for bit.
+    pub kin_z: Vec<f64>,
     pub zd: Vec<f64>,
     pub zdd: Vec<f64>,
     /// Augmented Lagrangian multipliers of the cut-joint rows (penalty formulation).
@@ -105,6 +110,11 @@ struct Work {
     amat: Vec<f64>,
     /// `amat` was formed during the current step.
     amat_fresh: bool,
+    /// The coordinates `kin`'s positions were evaluated at ([`Work::positions`]).
+    kin_z: Vec<f64>,
+    /// `kin`, `phi`, `phiz` (double-step: the LU of Phi_z^d and the rates) are those of the
+    /// last Newton residual: positions at `kin_z`, within 1e-3 of the tolerance of `z`.
+    at_residual: bool,
     rz: Vec<f64>,
     /// Double-step tangent: per column of R_z and body, the twist and (g', w, J w); R_z^T J_s
     /// of every cylinder (nc x N).
@@ -216,6 +226,8 @@ impl Semirecursive {
             mass: vec![0.0; n * n],
             amat: vec![0.0; n * n],
             amat_fresh: false,
+            kin_z: vec![0.0; n],
+            at_residual: false,
             rz: vec![0.0; n * n],
             twists: vec![Vector6::zeros(); n * n],
             column_kin: vec![[Vector3::zeros(); 3]; n * n],
@@ -250,6 +262,7 @@ impl Semirecursive {
         let state = SemiState {
             t: d.experiment.start,
             z: vec![0.0; n],
+            kin_z: vec![0.0; n],
             zd: vec![0.0; n],
             zdd: vec![0.0; n],
             lambda: vec![0.0; m],
@@ -345,6 +358,7 @@ impl Semirecursive {
     pub fn restore(&mut self, state: &SemiState, inputs: &InputSignals) -> Result<(), String> {
         let s = &self.state;
         let fits = state.z.len() == s.z.len()
+            && state.kin_z.len() == s.kin_z.len()
             && state.zd.len() == s.zd.len()
             && state.zdd.len() == s.zdd.len()
             && state.lambda.len() == s.lambda.len()
@@ -380,7 +394,10 @@ impl Semirecursive {
         w.zdd.copy_from_slice(&self.state.zdd);
         w.p.copy_from_slice(&self.state.p);
         w.spools.copy_from_slice(&self.state.spools);
-        self.tree.positions(&w.z, &mut w.kin);
+        // At the coordinates the cached kinematics were evaluated at (bit for bit the same
+        // cache as before).
+        w.kin_z.copy_from_slice(&self.state.kin_z);
+        self.tree.positions(&w.kin_z, &mut w.kin);
         self.tree.velocities(&w.zd, &mut w.kin);
         self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         // Only the power: the wrenches are formed afresh by every residual.
@@ -393,6 +410,7 @@ impl Semirecursive {
     /// The kinematics are swapped in: every evaluation writes `w.kin` afresh before reading it.
     fn store_cache(&mut self, power: f64) {
         std::mem::swap(&mut self.kin, &mut self.w.kin);
+        self.state.kin_z.copy_from_slice(&self.w.kin_z);
         let w = &self.w;
         self.strokes.copy_from_slice(&w.strokes);
         self.forces.copy_from_slice(&w.forces);

@@ -230,7 +230,7 @@ impl Semirecursive {
         if m > 0 {
             self.solve_positions_to(t, true)?;
         } else {
-            self.tree.positions(&self.w.z, &mut self.w.kin);
+            self.w.positions(&self.tree);
         }
         // Eq. (13), and eq. (15) with z''^i = 0: the accelerations z''_0.
         self.dependent_rates();

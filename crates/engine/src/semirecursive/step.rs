@@ -19,6 +19,12 @@ use mbfmu_model::format::Tangent;
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
 /// the smallest pivot full pivoting achieves (hysteresis against switching back and forth).
 pub(super) const REPARTITION: f64 = 0.5;
+/// When the converged Newton correction of the coordinates is below this fraction of the
+/// tolerance, the step keeps the positions, Phi_z (and double-step's LU of Phi_z^d) of its
+/// last evaluation instead of evaluating them at the corrected coordinates (which are still
+/// the step's): they lag by far less than Newton resolves, as in
+/// [`Semirecursive::solve_positions_to`]. The rates are formed at the corrected point.
+const NEGLIGIBLE: f64 = 1e-3;
 /// A kept Newton tangent is formed anew when a correction is larger than this fraction of
 /// the previous one.
 const SLOW: f64 = 0.1;
@@ -61,6 +67,7 @@ impl Semirecursive {
         let (tol, ptol) = (self.settings.tolerance, self.settings.pressure_tolerance);
         let mut iterations = 0;
         let mut converged = false;
+        let mut at_evaluation = false;
         let mut worst = f64::INFINITY;
         let mut previous = f64::INFINITY;
         let reuse = self.settings.tangent == Tangent::Analytic;
@@ -82,26 +89,22 @@ impl Semirecursive {
                 *d = -f;
             }
             w.tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
-            let (mut dz, mut dp) = (0.0f64, 0.0f64);
-            let (x, d) = (&mut w.x[..nx], &w.tmp_n[..nx]);
-            for (x, d) in x[..nm].iter_mut().zip(&d[..nm]) {
-                *x += d;
-                dz = dz.max(d.abs());
+            let largest = |d: &[f64]| d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+            let (dz, dp) = (largest(&w.tmp_n[..nm]), largest(&w.tmp_n[nm..nx]));
+            if !(dz.is_finite() && dp.is_finite()) {
+                return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
             }
-            for (x, d) in x[nm..].iter_mut().zip(&d[nm..]) {
+            worst = (dz / tol).max(dp / ptol) * tol;
+            converged = dz <= tol && dp <= ptol;
+            at_evaluation = converged && dz <= NEGLIGIBLE * tol && w.at_residual;
+            for (x, d) in w.x[..nx].iter_mut().zip(&w.tmp_n[..nx]) {
                 *x += d;
-                dp = dp.max(d.abs());
             }
             if !penalty {
                 // The independent coordinates' corrections are in `w.tmp_n[..nm]`.
                 self.follow_constraints();
             }
-            if !(dz.is_finite() && dp.is_finite()) {
-                return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
-            }
-            worst = (dz / tol).max(dp / ptol) * tol;
-            if dz <= tol && dp <= ptol {
-                converged = true;
+            if converged {
                 break;
             }
             // Tolerances scaled to the largest coordinate and pressure (max norms, as dz, dp).
@@ -122,7 +125,7 @@ impl Semirecursive {
                 tolerance: tol,
             });
         }
-        self.finalize(s)?;
+        self.finalize(s, at_evaluation)?;
         Ok(StepStats { iterations, stages: 1 })
     }
 
@@ -185,19 +188,24 @@ impl Semirecursive {
     }
 
     /// The converged step's state: dependent coordinates or projections, rates, hydraulics,
-    /// work; committed to `state`.
-    fn finalize(&mut self, s: Step) -> Result<(), StepError> {
+    /// work; committed to `state`. `at_evaluation`: the positions and Phi_z of the last
+    /// residual stand for the corrected coordinates ([`NEGLIGIBLE`]).
+    fn finalize(&mut self, s: Step, at_evaluation: bool) -> Result<(), StepError> {
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
         self.load_unknowns(s);
         if penalty && m > 0 {
-            self.project(s)?;
+            self.project(s, at_evaluation)?;
+        } else if at_evaluation && m > 0 {
+            self.dependent_rates();
         } else if m > 0 {
             self.solve_positions(s.t)?;
             self.dependent_rates();
         } else {
             let w = &mut self.w;
-            self.tree.positions(&w.z, &mut w.kin);
+            if !at_evaluation {
+                w.positions(&self.tree);
+            }
             self.tree.velocities(&w.zd, &mut w.kin);
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         }
@@ -236,14 +244,22 @@ impl Semirecursive {
     /// Penalty formulation after convergence: last multiplier update (eq. 19) and the
     /// mass-damping-stiffness-orthogonal projections of velocities and accelerations
     /// (eqs. 20-21) with W = M' + dt/2 C + dt^2/4 K.
-    fn project(&mut self, s: Step) -> Result<(), StepError> {
+    fn project(&mut self, s: Step, at_evaluation: bool) -> Result<(), StepError> {
         let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
         let alpha = self.settings.penalty;
         {
             let w = &mut self.w;
-            self.tree.positions(&w.z, &mut w.kin);
-            w.constraint_rows(&self.tree);
+            if at_evaluation {
+                // Phi at the corrected coordinates to first order, Phi + Phi_z dz (the
+                // correction dz is still in `w.tmp_n`): the error is O(dz^2).
+                for (phi, row) in w.phi.iter_mut().zip(w.phiz.chunks_exact(n)) {
+                    *phi += row.iter().zip(&w.tmp_n[..n]).map(|(a, b)| a * b).sum::<f64>();
+                }
+            } else {
+                w.positions(&self.tree);
+                w.constraint_rows(&self.tree);
+            }
             for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
                 *l += alpha * phi;
             }
@@ -304,6 +320,7 @@ impl Semirecursive {
         for (p, pd) in st.p.iter_mut().zip(&st.pd) {
             *p += pd * dt;
         }
+        st.kin_z.copy_from_slice(&st.z);
         st.spools.copy_from_slice(&self.w.spools);
         st.references.copy_from_slice(&self.w.references);
         st.work += self.power * dt;
