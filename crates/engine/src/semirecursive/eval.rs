@@ -35,6 +35,12 @@ impl Step {
         (zd, zdd)
     }
 
+    /// The changes of z' and z'' at t_{k+1} when z_{k+1} moves by `dz` (eq. 33).
+    #[inline(always)]
+    pub fn rate_changes(&self, dz: f64) -> (f64, f64) {
+        (self.two_over_dt * dz, self.four_over_dt2 * dz)
+    }
+
     /// p' at t_{k+1} for p_{k+1} (the trapezoidal rule, eq. 33's first row for the pressures).
     #[inline(always)]
     pub fn pressure_rate(&self, p1: f64, p0: f64, pd0: f64) -> f64 {

@@ -197,7 +197,18 @@ impl Semirecursive {
         if penalty && m > 0 {
             self.project(s, at_evaluation)?;
         } else if at_evaluation && m > 0 {
-            self.dependent_rates();
+            // The residual's dependent rates, moved with the dependent coordinates' last
+            // change (in `w.tmp_m`, eq. 14) by the trapezoidal rule: Phi_z z' = 0 holds with
+            // the residual's Phi_z as before; Phi_z z'' + Phi_z' z' = 0 keeps the residual's
+            // Phi_z' z', off by O(dz) (below 1e-6 rad/s^2, where Newton resolves 4 tol/dt^2).
+            let w = &mut self.w;
+            for (&j, &dz) in w.dep.iter().zip(&w.tmp_m) {
+                let (dzd, dzdd) = s.rate_changes(dz);
+                w.zd[j] += dzd;
+                w.zdd[j] += dzdd;
+            }
+            self.tree.velocities(&w.zd, &mut w.kin);
+            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
         } else if m > 0 {
             self.solve_positions(s.t)?;
             self.dependent_rates();
