@@ -112,9 +112,11 @@ struct Work {
     amat_fresh: bool,
     /// The coordinates `kin`'s positions were evaluated at ([`Work::positions`]).
     kin_z: Vec<f64>,
-    /// `kin`, `phi`, `phiz` (double-step: the LU of Phi_z^d and the rates) are those of the
-    /// last Newton residual: positions at `kin_z`, within 1e-3 of the tolerance of `z`.
+    /// `kin`, `phi`, `phiz` (double-step: the LU of Phi_z^d and the dependent rates) are
+    /// those of the last Newton residual, with positions at `kin_z`.
     at_residual: bool,
+    /// Phi at `z` to first order from the positions at `kin_z`: Phi + Phi_z (z - kin_z).
+    phi_now: Vec<f64>,
     rz: Vec<f64>,
     /// Double-step tangent: per column of R_z and body, the twist and (g', w, J w); R_z^T J_s
     /// of every cylinder (nc x N).
@@ -228,6 +230,7 @@ impl Semirecursive {
             amat_fresh: false,
             kin_z: vec![0.0; n],
             at_residual: false,
+            phi_now: vec![0.0; m],
             rz: vec![0.0; n * n],
             twists: vec![Vector6::zeros(); n * n],
             column_kin: vec![[Vector3::zeros(); 3]; n * n],

@@ -19,12 +19,14 @@ use mbfmu_model::format::Tangent;
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
 /// the smallest pivot full pivoting achieves (hysteresis against switching back and forth).
 pub(super) const REPARTITION: f64 = 0.5;
-/// When the converged Newton correction of the coordinates is below this fraction of the
-/// tolerance, the step keeps the positions, Phi_z (and double-step's LU of Phi_z^d) of its
-/// last evaluation instead of evaluating them at the corrected coordinates (which are still
-/// the step's): they lag by far less than Newton resolves, as in
-/// [`Semirecursive::solve_positions_to`]. The rates are formed at the corrected point.
-const NEGLIGIBLE: f64 = 1e-3;
+/// When the coordinates moved by less than this fraction of the tolerance since a step's last
+/// Newton residual (a converged step's last correction, or a correction of an iteration that
+/// continues for the pressures), the next residual or the step's end keeps that residual's
+/// positions, Phi_z (Phi to first order) and double-step's LU of Phi_z^d instead of
+/// evaluating them at the corrected coordinates (which are still the step's): they lag by far
+/// less than Newton resolves, as in [`Semirecursive::solve_positions_to`]. The rates are
+/// formed at the corrected coordinates.
+pub(super) const NEGLIGIBLE: f64 = 1e-3;
 /// A kept Newton tangent is formed anew when a correction is larger than this fraction of
 /// the previous one.
 const SLOW: f64 = 0.1;
@@ -67,13 +69,14 @@ impl Semirecursive {
         let (tol, ptol) = (self.settings.tolerance, self.settings.pressure_tolerance);
         let mut iterations = 0;
         let mut converged = false;
-        let mut at_evaluation = false;
         let mut worst = f64::INFINITY;
         let mut previous = f64::INFINITY;
         let reuse = self.settings.tangent == Tangent::Analytic;
         // On the correction over its scaled tolerance, the larger of the two blocks.
         let mut test = Convergence::new(1.0);
         self.w.amat_fresh = false;
+        // `w` holds the cache of the last state, not a residual of this step.
+        self.w.at_residual = false;
         for iteration in 1..=self.settings.max_iterations {
             iterations = iteration;
             self.residual(s, penalty && iteration > 1, Residual::Base)?;
@@ -96,7 +99,6 @@ impl Semirecursive {
             }
             worst = (dz / tol).max(dp / ptol) * tol;
             converged = dz <= tol && dp <= ptol;
-            at_evaluation = converged && dz <= NEGLIGIBLE * tol && w.at_residual;
             for (x, d) in w.x[..nx].iter_mut().zip(&w.tmp_n[..nx]) {
                 *x += d;
             }
@@ -125,7 +127,7 @@ impl Semirecursive {
                 tolerance: tol,
             });
         }
-        self.finalize(s, at_evaluation)?;
+        self.finalize(s)?;
         Ok(StepStats { iterations, stages: 1 })
     }
 
@@ -188,27 +190,17 @@ impl Semirecursive {
     }
 
     /// The converged step's state: dependent coordinates or projections, rates, hydraulics,
-    /// work; committed to `state`. `at_evaluation`: the positions and Phi_z of the last
-    /// residual stand for the corrected coordinates ([`NEGLIGIBLE`]).
-    fn finalize(&mut self, s: Step, at_evaluation: bool) -> Result<(), StepError> {
+    /// work; committed to `state`. The positions and Phi_z of the last residual stand for the
+    /// converged coordinates if those moved by less than [`NEGLIGIBLE`] of the tolerance.
+    fn finalize(&mut self, s: Step) -> Result<(), StepError> {
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
         self.load_unknowns(s);
+        let at_evaluation = self.w.at_residual && self.w.lag() <= NEGLIGIBLE * self.settings.tolerance;
         if penalty && m > 0 {
             self.project(s, at_evaluation)?;
         } else if at_evaluation && m > 0 {
-            // The residual's dependent rates, moved with the dependent coordinates' last
-            // change (in `w.tmp_m`, eq. 14) by the trapezoidal rule: Phi_z z' = 0 holds with
-            // the residual's Phi_z as before; Phi_z z'' + Phi_z' z' = 0 keeps the residual's
-            // Phi_z' z', off by O(dz) (below 1e-6 rad/s^2, where Newton resolves 4 tol/dt^2).
-            let w = &mut self.w;
-            for (&j, &dz) in w.dep.iter().zip(&w.tmp_m) {
-                let (dzd, dzdd) = s.rate_changes(dz);
-                w.zd[j] += dzd;
-                w.zdd[j] += dzdd;
-            }
-            self.tree.velocities(&w.zd, &mut w.kin);
-            self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+            self.move_dependent_rates(s);
         } else if m > 0 {
             self.solve_positions(s.t)?;
             self.dependent_rates();
@@ -262,16 +254,13 @@ impl Semirecursive {
         {
             let w = &mut self.w;
             if at_evaluation {
-                // Phi at the corrected coordinates to first order, Phi + Phi_z dz (the
-                // correction dz is still in `w.tmp_n`): the error is O(dz^2).
-                for (phi, row) in w.phi.iter_mut().zip(w.phiz.chunks_exact(n)) {
-                    *phi += row.iter().zip(&w.tmp_n[..n]).map(|(a, b)| a * b).sum::<f64>();
-                }
+                w.phi_at_z(n);
             } else {
                 w.positions(&self.tree);
                 w.constraint_rows(&self.tree);
+                w.phi_now.copy_from_slice(&w.phi);
             }
-            for (l, phi) in w.lambda.iter_mut().zip(&w.phi) {
+            for (l, phi) in w.lambda.iter_mut().zip(&w.phi_now) {
                 *l += alpha * phi;
             }
         }
