@@ -49,6 +49,11 @@ impl Step {
     }
 }
 
+/// max |x_i| (0 for an empty slice): the norm of every Newton correction and residual here.
+pub(super) fn max_abs(x: &[f64]) -> f64 {
+    x.iter().fold(0.0f64, |a, v| a.max(v.abs()))
+}
+
 fn singular(t: f64, what: &str) -> StepError {
     StepError::Singular {
         time: t,
@@ -134,7 +139,7 @@ impl Semirecursive {
             let m = w.dep.len();
             w.tmp_m[..m].copy_from_slice(&w.phi);
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
-            let largest = w.tmp_m[..m].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            let largest = max_abs(&w.tmp_m[..m]);
             if !largest.is_finite() {
                 return Err(StepError::NonFinite { time: t, what: "dependent coordinates".into() });
             }
@@ -161,12 +166,7 @@ impl Semirecursive {
                 return Ok(());
             }
         }
-        Err(StepError::NotConverged {
-            time: t,
-            iterations: 50,
-            norm: self.w.phi.iter().fold(0.0, |a: f64, x| a.max(x.abs())),
-            tolerance: tol,
-        })
+        Err(StepError::NotConverged { time: t, iterations: 50, norm: max_abs(&self.w.phi), tolerance: tol })
     }
 
     /// Double-step: dependent rates and accelerations from the independent ones in `w.zd`,

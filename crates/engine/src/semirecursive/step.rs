@@ -9,7 +9,7 @@
 //! (20)-(21) (penalty).
 
 use super::cuts::g_dot_acc;
-use super::eval::{Residual, Step};
+use super::eval::{max_abs, Residual, Step};
 use super::tangent::add_gram;
 use super::Semirecursive;
 use crate::integrators::{Convergence, StepError, StepStats};
@@ -92,8 +92,7 @@ impl Semirecursive {
                 *d = -f;
             }
             w.tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
-            let largest = |d: &[f64]| d.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            let (dz, dp) = (largest(&w.tmp_n[..nm]), largest(&w.tmp_n[nm..nx]));
+            let (dz, dp) = (max_abs(&w.tmp_n[..nm]), max_abs(&w.tmp_n[nm..nx]));
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
             }
@@ -111,9 +110,8 @@ impl Semirecursive {
             }
             // Tolerances scaled to the largest coordinate and pressure (max norms, as dz, dp).
             let w = &self.w;
-            let largest = |x: &[f64]| x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
-            let ratio = (dz / Convergence::scaled(tol, largest(&w.x[..nm])))
-                .max(dp / Convergence::scaled(ptol, largest(&w.x[nm..nx])));
+            let ratio = (dz / Convergence::scaled(tol, max_abs(&w.x[..nm])))
+                .max(dp / Convergence::scaled(ptol, max_abs(&w.x[nm..nx])));
             converged = self.floor.settle(test.check_ratio(ratio), t1);
             if converged {
                 break;
