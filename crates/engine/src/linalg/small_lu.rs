@@ -31,7 +31,9 @@ macro_rules! by_size {
 }
 
 /// A row-major n x n matrix and its LU factors (partial pivoting), allocated once.
-#[derive(Clone, Debug, Default)]
+/// Serializable, so that factors can be part of a snapshot ([`SmallLu::is_well_formed`]
+/// checks one read back).
+#[derive(Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct SmallLu {
     n: usize,
     pub a: Vec<f64>,
@@ -42,6 +44,23 @@ pub struct SmallLu {
     pub min_pivot: f64,
 }
 
+impl Clone for SmallLu {
+    fn clone(&self) -> Self {
+        let mut copy = SmallLu::default();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Field-wise, reusing the storage (the derived version would allocate).
+    fn clone_from(&mut self, source: &Self) {
+        self.n = source.n;
+        self.a.clone_from(&source.a);
+        self.perm.clone_from(&source.perm);
+        self.inverse_pivots.clone_from(&source.inverse_pivots);
+        self.min_pivot = source.min_pivot;
+    }
+}
+
 impl SmallLu {
     pub fn new(n: usize) -> SmallLu {
         SmallLu { n, a: vec![0.0; n * n], perm: (0..n).collect(), inverse_pivots: vec![0.0; n], min_pivot: 0.0 }
@@ -49,6 +68,17 @@ impl SmallLu {
 
     pub fn dim(&self) -> usize {
         self.n
+    }
+
+    /// Whether this is an n x n matrix whose permutation is one of 0..n: what the solves
+    /// index by (a value read back from bytes may be anything).
+    pub fn is_well_formed(&self, n: usize) -> bool {
+        let mut seen = vec![false; n];
+        self.n == n
+            && self.a.len() == n * n
+            && self.inverse_pivots.len() == n
+            && self.perm.len() == n
+            && self.perm.iter().all(|&p| p < n && !std::mem::replace(&mut seen[p], true))
     }
 
     pub fn at(&mut self, r: usize, c: usize) -> &mut f64 {
@@ -267,6 +297,24 @@ mod tests {
         assert!(lu.factor());
         lu.solve(&mut [], &mut []);
         lu.solve_transpose(&mut [], &mut []);
+    }
+
+    #[test]
+    fn factors_read_back_are_checked_before_a_solve_indexes_by_them() {
+        let mut lu = SmallLu::new(3);
+        lu.a.copy_from_slice(&[4.0, -2.0, 1.0, 3.0, 6.0, -4.0, 2.0, 1.0, 8.0]);
+        assert!(lu.factor());
+        let copy = lu.clone();
+        assert!(copy == lu && copy.is_well_formed(3));
+        assert!(!lu.is_well_formed(2));
+        for perm in [vec![0, 0, 2], vec![0, 1, 3], vec![0, 1]] {
+            let mut bad = lu.clone();
+            bad.perm = perm;
+            assert!(!bad.is_well_formed(3), "{:?}", bad.perm);
+        }
+        let mut short = lu.clone();
+        short.a.pop();
+        assert!(!short.is_well_formed(3));
     }
 
     #[test]

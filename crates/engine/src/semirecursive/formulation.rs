@@ -49,6 +49,7 @@ impl Clone for SemiState {
             input_time: 0.0,
             partitions: 0,
             pivot_reference: 0.0,
+            tangent: Default::default(),
         };
         copy.clone_from(self);
         copy
@@ -75,6 +76,7 @@ impl Clone for SemiState {
         self.input_time = s.input_time;
         self.partitions = s.partitions;
         self.pivot_reference = s.pivot_reference;
+        self.tangent.clone_from(&s.tangent);
     }
 }
 

@@ -9,7 +9,8 @@
 //!   (Sect. 2.3, eqs. 18-21);
 //! - the trapezoidal rule with positions and pressures as primary variables (eqs. 32-36) and
 //!   Newton-Raphson on eqs. (38)/(39) with the numerical tangent of eqs. (40)-(41) or a
-//!   closed-form approximation of it (`step`).
+//!   closed-form approximation of it (`step`), the closed-form one kept from step to step
+//!   while steps converge at their first iteration ([`kept_tangent`]).
 //!
 //! Any open tree of revolute and translational joints is supported, with planar revolute,
 //! planar translational, spherical and distance cut joints, the description's force elements
@@ -20,6 +21,7 @@ pub mod cuts;
 pub mod dynamics;
 mod eval;
 mod formulation;
+pub mod kept_tangent;
 pub mod kinematics;
 mod ode;
 mod ode_partials;
@@ -30,6 +32,7 @@ mod step;
 mod tangent;
 pub mod tree;
 
+pub use kept_tangent::KeptTangent;
 pub use ode::Layout;
 pub use tree::{CompileError, Tree};
 
@@ -83,6 +86,8 @@ pub struct SemiState {
     pub partitions: u32,
     /// Smallest pivot of full pivoting when the partition was chosen.
     pub pivot_reference: f64,
+    /// The Newton tangent the next step may start from ([`kept_tangent`]).
+    pub tangent: KeptTangent,
 }
 
 /// Scratch arrays, allocated once per instance.
@@ -182,6 +187,9 @@ pub struct Semirecursive {
     /// Steps whose Newton iteration was accepted at the round-off floor (cumulative, not in
     /// snapshots).
     pub floor: FloorReport,
+    /// Newton tangents formed and factored (cumulative, not in snapshots): fewer than the
+    /// steps where steps go on with a kept one ([`kept_tangent`]).
+    pub tangents: u64,
     /// The state and inputs of the last checkpoint ([`crate::Formulation::checkpoint`]).
     saved: Option<Box<(SemiState, InputSignals)>>,
     /// The inputs before a change, to return to if the model refuses it.
@@ -281,6 +289,10 @@ impl Semirecursive {
             input_time: d.experiment.start,
             partitions: 0,
             pivot_reference: 0.0,
+            tangent: KeptTangent::none(
+                nx,
+                if settings.formulation == Formulation::SemirecursivePenalty { n * n } else { 0 },
+            ),
         };
         let mut s = Semirecursive {
             tree,
@@ -297,6 +309,7 @@ impl Semirecursive {
             assembly: AssemblyReport::default(),
             static_forces: vec![None; nc],
             floor: FloorReport::default(),
+            tangents: 0,
             saved: None,
             inputs_before: inputs_before_of(&d.interface.inputs),
             rate_scratch: Default::default(),
@@ -373,7 +386,8 @@ impl Semirecursive {
             && state.cylinder_work.len() == s.cylinder_work.len()
             && inputs.fits(self.inputs.len())
             && state.independent.iter().all(|&j| j < s.z.len())
-            && state.independent.len() == s.independent.len();
+            && state.independent.len() == s.independent.len()
+            && state.tangent.fits(s.tangent.lu.dim(), s.tangent.amat.len());
         if !fits {
             return Err("the snapshot does not belong to this model".into());
         }

@@ -74,17 +74,30 @@ impl Semirecursive {
         let reuse = self.settings.tangent == Tangent::Analytic;
         // On the correction over its scaled tolerance, the larger of the two blocks.
         let mut test = Convergence::new(1.0);
-        self.w.amat_fresh = false;
+        // A closed-form tangent kept from the last step stands for the one at the predictor,
+        // with its W for the projections (`kept_tangent.rs`).
+        let kept = reuse && self.state.tangent.usable(dt);
+        if kept {
+            let (w, tangent) = (&mut self.w, &self.state.tangent);
+            w.tangent.clone_from(&tangent.lu);
+            if penalty {
+                w.amat.copy_from_slice(&tangent.amat);
+            }
+        }
+        self.w.amat_fresh = kept;
+        let mut formed = false;
         // `w` holds the cache of the last state, not a residual of this step.
         self.w.at_residual = false;
         for iteration in 1..=self.settings.max_iterations {
             iterations = iteration;
             self.residual(s, penalty && iteration > 1, Residual::Base)?;
             // The numerical tangent (eqs. 40-41) is formed at every iteration; the closed-form
-            // one at the predictor and again only if the corrections shrink slowly (modified
-            // Newton).
-            if !reuse || iteration == 1 || worst > SLOW * previous {
+            // one at the predictor (unless kept) and again only if the corrections shrink
+            // slowly (modified Newton).
+            if !reuse || (iteration == 1 && !kept) || worst > SLOW * previous {
                 self.tangent(s)?;
+                self.tangents += 1;
+                formed = true;
             }
             previous = worst;
             let w = &mut self.w;
@@ -125,7 +138,13 @@ impl Semirecursive {
                 tolerance: tol,
             });
         }
-        self.finalize(s)?;
+        // The tangent goes on to the next step if this one converged at once with it.
+        let keep = match (reuse && iterations == 1, formed) {
+            (false, _) => Keep::Nothing,
+            (true, true) => Keep::Formed,
+            (true, false) => Keep::Kept,
+        };
+        self.finalize(s, keep)?;
         Ok(StepStats { iterations, stages: 1 })
     }
 
@@ -155,12 +174,13 @@ impl Semirecursive {
     /// Double-step, at a new state whose Phi_z and LU of Phi_z^d are in `w`: when the
     /// smallest pivot of Phi_z^d has fallen below half of what full pivoting achieved when
     /// the partition was chosen, choose again by full pivoting (seed 004 Sects. 2.2, 6.1).
-    fn review_partition(&mut self, t: f64) -> Result<(), StepError> {
+    /// True if the partition changed.
+    fn review_partition(&mut self, t: f64) -> Result<bool, StepError> {
         let m = self.tree.n_constraints();
         if self.is_penalty() || m == 0 || self.w.lu_dep.min_pivot >= REPARTITION * self.state.pivot_reference {
-            return Ok(());
+            return Ok(false);
         }
-        self.choose_partition(t).map(|_| ())
+        self.choose_partition(t)
     }
 
     /// Chooses the independent coordinates by full pivoting on the Phi_z in `w` (seed 004
@@ -190,7 +210,8 @@ impl Semirecursive {
     /// The converged step's state: dependent coordinates or projections, rates, hydraulics,
     /// work; committed to `state`. The positions and Phi_z of the last residual stand for the
     /// converged coordinates if those moved by less than [`NEGLIGIBLE`] of the tolerance.
-    fn finalize(&mut self, s: Step) -> Result<(), StepError> {
+    /// `keep` says what becomes of the Newton tangent the step used.
+    fn finalize(&mut self, s: Step, keep: Keep) -> Result<(), StepError> {
         let m = self.tree.n_constraints();
         let penalty = self.is_penalty();
         self.load_unknowns(s);
@@ -213,7 +234,7 @@ impl Semirecursive {
         // Only the power: the wrenches are formed afresh by every residual.
         let power = self.applied(s.t, false)?;
         // The last fallible part: the state is committed only after it.
-        self.review_partition(s.t)?;
+        let repartitioned = self.review_partition(s.t)?;
         // Work: trapezoidal rule on the power of the non-conservative forces.
         let st = &mut self.state;
         let w = &mut self.w;
@@ -238,6 +259,22 @@ impl Semirecursive {
         std::mem::swap(&mut st.pd, &mut w.pd);
         std::mem::swap(&mut st.spools, &mut w.spools);
         std::mem::swap(&mut st.references, &mut w.references);
+        let tangent = &mut st.tangent;
+        match keep {
+            // A tangent in the old partition's unknowns is none in the new one's.
+            _ if repartitioned => tangent.forget(),
+            Keep::Nothing => tangent.forget(),
+            Keep::Kept => tangent.age += 1,
+            Keep::Formed => {
+                // `w.tangent` and `w.amat` are formed or copied afresh before a step reads them.
+                std::mem::swap(&mut tangent.lu, &mut w.tangent);
+                if penalty {
+                    std::mem::swap(&mut tangent.amat, &mut w.amat);
+                }
+                tangent.dt = s.dt;
+                tangent.age = 0;
+            }
+        }
         self.store_cache(power);
         Ok(())
     }
@@ -328,6 +365,17 @@ impl Semirecursive {
         st.t = t1;
         self.refresh().map_err(|e| StepError::Model { time: t1, what: e })
     }
+}
+
+/// What a converged step leaves of its Newton tangent to the next step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Keep {
+    /// None (the step needed more than one iteration, or the tangent is numerical).
+    Nothing,
+    /// The one it formed.
+    Formed,
+    /// The one it was given, one step older.
+    Kept,
 }
 
 /// out = A v for the row-major square `a` (out.len() rows), each entry summed over the row in
