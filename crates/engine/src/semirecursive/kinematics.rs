@@ -163,6 +163,25 @@ impl Tree {
         }
     }
 
+    /// Z'_j (eq. 3) is linear in z'' at given velocities: adds the sum over the path to each
+    /// body of b_i dz''_i to the accelerations in `kin` (those of some z''), which become those
+    /// of z'' + `dzdd` without forming b'_j again. `deltas` is scratch of one 6-vector per body.
+    pub fn add_accelerations(&self, dzdd: &[f64], kin: &mut [BodyKin], deltas: &mut [Vector6<f64>]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let parent = b.parent.map_or(Vector6::zeros(), |p| deltas[p]);
+            let k = &mut kin[t];
+            let x = dzdd[t];
+            let delta = if self.planar {
+                // b has only the in-plane components (`planar.rs`).
+                Vector6::new(parent[0] + k.b[0] * x, parent[1] + k.b[1] * x, 0.0, 0.0, 0.0, parent[5] + k.b[5] * x)
+            } else {
+                parent + k.b * x
+            };
+            deltas[t] = delta;
+            k.acc += delta;
+        }
+    }
+
     /// b'_j and Z'_j (eq. 3) for accelerations `zdd`, after [`Tree::velocities`].
     pub fn accelerations(&self, zd: &[f64], zdd: &[f64], kin: &mut [BodyKin]) {
         if self.planar {

@@ -96,6 +96,8 @@ struct Work {
     kin: Vec<BodyKin>,
     wrenches: Vec<Vector6<f64>>,
     sums: Vec<Vector6<f64>>,
+    /// Per body, the change of Z' of a change of z'' ([`Tree::add_accelerations`]).
+    deltas: Vec<Vector6<f64>>,
     inertias: Vec<dynamics::Inertia>,
     rows: Vec<RowEval>,
     phi: Vec<f64>,
@@ -221,6 +223,7 @@ impl Semirecursive {
             kin: vec![BodyKin::default(); n],
             wrenches: vec![Vector6::zeros(); n],
             sums: vec![Vector6::zeros(); n],
+            deltas: vec![Vector6::zeros(); n],
             inertias: vec![dynamics::Inertia::default(); n],
             rows: vec![RowEval::default(); m],
             phi: vec![0.0; m],

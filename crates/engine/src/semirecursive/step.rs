@@ -77,12 +77,8 @@ impl Semirecursive {
         // A closed-form tangent kept from the last step stands for the one at the predictor,
         // with its W for the projections (`kept_tangent.rs`).
         let kept = reuse && self.state.tangent.usable(dt);
-        if kept {
-            let (w, tangent) = (&mut self.w, &self.state.tangent);
-            w.tangent.clone_from(&tangent.lu);
-            if penalty {
-                w.amat.copy_from_slice(&tangent.amat);
-            }
+        if kept && penalty {
+            self.w.amat.copy_from_slice(&self.state.tangent.amat);
         }
         self.w.amat_fresh = kept;
         let mut formed = false;
@@ -104,7 +100,9 @@ impl Semirecursive {
             for (d, f) in w.tmp_n[..nx].iter_mut().zip(&w.f) {
                 *d = -f;
             }
-            w.tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
+            // The factors in use: the kept ones until a tangent is formed.
+            let tangent = if formed { &w.tangent } else { &self.state.tangent.lu };
+            tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
             let (dz, dp) = (max_abs(&w.tmp_n[..nm]), max_abs(&w.tmp_n[nm..nx]));
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
@@ -333,7 +331,8 @@ impl Semirecursive {
         }
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
         w.zdd.copy_from_slice(&w.tmp_n[..n]);
-        self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);
+        // `kin` holds the accelerations at z'' = 0.
+        self.tree.add_accelerations(&w.zdd, &mut w.kin, &mut w.deltas);
         Ok(())
     }
 
