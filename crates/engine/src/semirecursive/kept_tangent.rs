@@ -4,7 +4,7 @@
 //! next step, which then skips forming and factoring one (the closed-form tangent of
 //! `tangent.rs`, the circuit's Jacobian and, for the penalty formulation, the projections'
 //! W = M' + dt/2 C + dt^2/4 K); a step that needs more iterations leaves none, and so does a
-//! change of the partition or of the step size. A kept tangent serves at most [`MAX_AGE`]
+//! change of the partition or of the step size. A kept tangent serves at most `MAX_AGE`
 //! steps. It is part of the state, so that a restored snapshot continues as the original did.
 //!
 //! The error of a stale tangent scales the step's last correction, which the convergence test
