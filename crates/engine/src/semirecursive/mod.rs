@@ -115,7 +115,7 @@ struct Work {
     mass: Vec<f64>,
     /// M' + dt/2 C + dt^2/4 K (N x N) and R_z (eq. 14, N x nm).
     amat: Vec<f64>,
-    /// `amat` was formed during the current step.
+    /// `amat` is the current step's: formed during it, or kept with its tangent.
     amat_fresh: bool,
     /// The coordinates `kin`'s positions were evaluated at ([`Work::positions`]).
     kin_z: Vec<f64>,
@@ -189,8 +189,8 @@ pub struct Semirecursive {
     /// Steps whose Newton iteration was accepted at the round-off floor (cumulative, not in
     /// snapshots).
     pub floor: FloorReport,
-    /// Newton tangents formed and factored (cumulative, not in snapshots): fewer than the
-    /// steps where steps go on with a kept one ([`kept_tangent`]).
+    /// Newton tangents formed and factored (cumulative, not in snapshots); a step that goes
+    /// on with a kept one ([`kept_tangent`]) forms none.
     pub tangents: u64,
     /// The state and inputs of the last checkpoint ([`crate::Formulation::checkpoint`]).
     saved: Option<Box<(SemiState, InputSignals)>>,

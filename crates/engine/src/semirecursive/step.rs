@@ -202,6 +202,8 @@ impl Semirecursive {
         }
         self.state.independent.clone_from(&w.ind_best);
         self.state.partitions += 1;
+        // A tangent in the old partition's unknowns is none in the new one's.
+        self.state.tangent.forget();
         Ok(true)
     }
 
@@ -259,8 +261,8 @@ impl Semirecursive {
         std::mem::swap(&mut st.references, &mut w.references);
         let tangent = &mut st.tangent;
         match keep {
-            // A tangent in the old partition's unknowns is none in the new one's.
-            _ if repartitioned => tangent.forget(),
+            // Forgotten with the old partition (`choose_partition`).
+            _ if repartitioned => {}
             Keep::Nothing => tangent.forget(),
             Keep::Kept => tangent.age += 1,
             Keep::Formed => {
