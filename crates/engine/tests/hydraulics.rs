@@ -53,6 +53,18 @@ fn run(d: &Description, formulation: Formulation, times: &[f64], names: &[String
     (rows, worst)
 }
 
+/// Every output quantity of the model's interface.
+fn outputs(d: &Description) -> Vec<Quantity> {
+    let iface = interface_of(d).unwrap();
+    iface
+        .outputs()
+        .filter_map(|v| match v.binding {
+            Binding::Output(q) => Some(q),
+            _ => None,
+        })
+        .collect()
+}
+
 fn column(rows: &[Vec<f64>], k: usize) -> impl Iterator<Item = f64> + '_ {
     rows.iter().map(move |r| r[k])
 }
@@ -192,14 +204,7 @@ fn steps_ending_at_their_last_evaluation_keep_newtons_trajectory_and_restore_bit
     for name in MODELS {
         let d = catalog(name);
         let names = coordinates_and_pressures(&d);
-        let quantities: Vec<Quantity> = interface_of(&d)
-            .unwrap()
-            .outputs()
-            .filter_map(|v| match v.binding {
-                Binding::Output(q) => Some(q),
-                _ => None,
-            })
-            .collect();
+        let quantities = outputs(&d);
         for formulation in [Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty] {
             let (rows, _) = run(&d, formulation, &[10.0], &names);
             let mut tight = d.clone();
@@ -261,14 +266,7 @@ fn a_kept_newton_tangent_is_part_of_the_state() {
         for formulation in [Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty] {
             let mut d = catalog(name);
             d.solver.formulation = formulation;
-            let quantities: Vec<Quantity> = interface_of(&d)
-                .unwrap()
-                .outputs()
-                .filter_map(|v| match v.binding {
-                    Binding::Output(q) => Some(q),
-                    _ => None,
-                })
-                .collect();
+            let quantities = outputs(&d);
             let h = d.solver.step_size;
             let mut sim = Simulation::new(&d).unwrap();
             // Into the motion, to a step that went on with a tangent it was given.

@@ -83,6 +83,26 @@ impl Work {
         }
     }
 
+    /// Penalty formulation: `phi_now` = Phi at `z`, with Phi_z. If `lagging`, from the
+    /// positions at `kin_z` to first order ([`Work::phi_at_z`]); else evaluated at `z`.
+    pub(super) fn penalty_constraints(&mut self, tree: &super::Tree, lagging: bool) {
+        if lagging {
+            self.phi_at_z(tree.n_coordinates());
+        } else {
+            self.positions(tree);
+            self.constraint_rows(tree);
+            self.phi_now.copy_from_slice(&self.phi);
+        }
+    }
+
+    /// The augmented Lagrangian update of the multipliers, lambda += alpha Phi (eq. 19),
+    /// with Phi in `phi_now`.
+    pub(super) fn update_multipliers(&mut self, alpha: f64) {
+        for (l, phi) in self.lambda.iter_mut().zip(&self.phi_now) {
+            *l += alpha * phi;
+        }
+    }
+
     /// Phi and Phi_z at the positions in `kin`.
     pub(super) fn constraint_rows(&mut self, tree: &super::Tree) {
         let n = tree.n_coordinates();
@@ -362,17 +382,9 @@ impl Semirecursive {
             && w.lag() <= NEGLIGIBLE * self.settings.tolerance;
         w.at_residual = true;
         if penalty {
-            if lagging {
-                w.phi_at_z(n);
-            } else {
-                w.positions(&self.tree);
-                w.constraint_rows(&self.tree);
-                w.phi_now.copy_from_slice(&w.phi);
-            }
+            w.penalty_constraints(&self.tree, lagging);
             if update_lambda {
-                for (l, phi) in w.lambda.iter_mut().zip(&w.phi_now) {
-                    *l += self.settings.penalty * phi;
-                }
+                w.update_multipliers(self.settings.penalty);
             }
             self.tree.velocities(&w.zd, &mut w.kin);
             self.tree.accelerations(&w.zd, &w.zdd, &mut w.kin);

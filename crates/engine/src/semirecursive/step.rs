@@ -286,19 +286,8 @@ impl Semirecursive {
         let n = self.tree.n_coordinates();
         let m = self.tree.n_constraints();
         let alpha = self.settings.penalty;
-        {
-            let w = &mut self.w;
-            if at_evaluation {
-                w.phi_at_z(n);
-            } else {
-                w.positions(&self.tree);
-                w.constraint_rows(&self.tree);
-                w.phi_now.copy_from_slice(&w.phi);
-            }
-            for (l, phi) in w.lambda.iter_mut().zip(&w.phi_now) {
-                *l += alpha * phi;
-            }
-        }
+        self.w.penalty_constraints(&self.tree, at_evaluation);
+        self.w.update_multipliers(alpha);
         // W = M' + dt/2 C + dt^2/4 K, from this step's closed-form tangent if there is one
         // (formed at the predictor), else at the converged point (with the unprojected rates
         // for the cylinders' strokes).
