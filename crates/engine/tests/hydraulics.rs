@@ -301,27 +301,3 @@ fn a_kept_newton_tangent_is_part_of_the_state() {
         }
     }
 }
-
-/// In the penalty formulation a step's iterations after the first are mostly those of the
-/// multiplier update (eq. 19), which a fresh tangent does not shorten; the tangent goes on to
-/// the next step unless it had to be formed again within the step. Over the four-bar's work
-/// cycle that forms a tangent in about a fifth of the steps (two thirds when only steps that
-/// converge at their first iteration pass it on) without more iterations.
-#[test]
-fn penalty_steps_pass_on_a_tangent_that_served_the_multiplier_iterations() {
-    use mbfmu_engine::semirecursive::Semirecursive;
-    let mut d = catalog("HydraulicFourBar");
-    d.solver.formulation = Formulation::SemirecursivePenalty;
-    let h = d.solver.step_size;
-    let steps = (10.0 / h).round() as usize;
-    let mut sim = Simulation::new(&d).unwrap();
-    for k in 1..=steps {
-        sim.advance_to(k as f64 * h).unwrap();
-    }
-    let formed = sim.formulation::<Semirecursive>().unwrap().tangents as f64 / steps as f64;
-    let iterations = sim.total_iterations() as f64 / steps as f64;
-    println!("tangents formed per step {formed:.3}, Newton iterations per step {iterations:.3}");
-    assert!(formed < 0.3, "{formed} tangents formed per step");
-    // 2.31 per step with a tangent formed at every step that needed more than one iteration.
-    assert!(iterations < 2.4, "{iterations} Newton iterations per step");
-}

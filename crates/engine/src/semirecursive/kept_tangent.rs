@@ -3,19 +3,14 @@
 //! Sect. IV.8). A step that converges at its first iteration leaves the tangent it used to the
 //! next step, which then skips forming and factoring one (the closed-form tangent of
 //! `tangent.rs`, the circuit's Jacobian and, for the penalty formulation, the projections'
-//! W = M' + dt/2 C + dt^2/4 K). A double-step step that needs more iterations leaves none. A
-//! penalty step leaves it unless it had to form one again within the step: its further
-//! iterations are those of the multiplier update (eq. 19), which converges at the same rate
-//! with a fresh tangent. A change of the partition or of the step size forgets it. A kept
-//! tangent serves at most `MAX_AGE` steps. It is part of the state, so that a restored
-//! snapshot continues as the original did.
+//! W = M' + dt/2 C + dt^2/4 K); a step that needs more iterations leaves none, and so does a
+//! change of the partition or of the step size. A kept tangent serves at most `MAX_AGE`
+//! steps. It is part of the state, so that a restored snapshot continues as the original did.
 //!
 //! The error of a stale tangent scales the step's last correction, which the convergence test
 //! already bounds by the tolerance: measured over the seed-004 work cycle against runs at 1000
-//! times tighter tolerances, the final coordinates' error grows from at most 4e-11 rad to at
-//! most 2.5e-9 rad (the quick-return's penalty formulation), against a tolerance of 1e-7 rad;
-//! during the cycle the pressures deviate by up to 1.7 Pa (quick-return, penalty), against a
-//! tolerance of 1e-2 Pa per correction and a difference of 8.7 Pa between the formulations.
+//! times tighter tolerances, the coordinates' error grows from at most 4e-11 rad to at most
+//! 2.5e-9 rad (the quick-return's penalty formulation), against a tolerance of 1e-7 rad.
 
 use crate::linalg::SmallLu;
 use serde::{Deserialize, Serialize};

@@ -82,8 +82,6 @@ impl Semirecursive {
         }
         self.w.amat_fresh = kept;
         let mut formed = false;
-        // A tangent formed again within the step (corrections shrinking slowly).
-        let mut reformed = false;
         // `w` holds the cache of the last state, not a residual of this step.
         self.w.at_residual = false;
         for iteration in 1..=self.settings.max_iterations {
@@ -96,7 +94,6 @@ impl Semirecursive {
                 self.tangent(s)?;
                 self.tangents += 1;
                 formed = true;
-                reformed |= iteration > 1;
             }
             previous = worst;
             let w = &mut self.w;
@@ -139,12 +136,8 @@ impl Semirecursive {
                 tolerance: tol,
             });
         }
-        // The tangent goes on to the next step if this one converged at once with it; in the
-        // penalty formulation also after more iterations, if it never had to be formed again:
-        // those come from the multiplier updates of eq. (19), whose contraction a fresh tangent
-        // does not improve.
-        let served = iterations == 1 || (penalty && !reformed);
-        let keep = match (reuse && served, formed) {
+        // The tangent goes on to the next step if this one converged at once with it.
+        let keep = match (reuse && iterations == 1, formed) {
             (false, _) => Keep::Nothing,
             (true, true) => Keep::Formed,
             (true, false) => Keep::Kept,
