@@ -345,9 +345,10 @@ impl Semirecursive {
         let (z, zd, zdd) = (&mut w.z[..n], &mut w.zd[..n], &mut w.zdd[..n]);
         let (z0, zd0, zdd0) = (&st.z[..n], &st.zd[..n], &st.zdd[..n]);
         let nm = if self.settings.formulation == Formulation::SemirecursivePenalty {
-            for (j, &x) in w.x[..n].iter().enumerate() {
-                z[j] = x;
-                (zd[j], zdd[j]) = s.rates(x, z0[j], zd0[j], zdd0[j]);
+            let x = &w.x[..n];
+            for j in 0..n {
+                z[j] = x[j];
+                (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
             }
             n
         } else {
@@ -357,9 +358,12 @@ impl Semirecursive {
             }
             w.ind.len()
         };
-        for (((p, pd), &x), (&p0, &pd0)) in w.p.iter_mut().zip(&mut w.pd).zip(&w.x[nm..]).zip(st.p.iter().zip(&st.pd)) {
-            *p = x;
-            *pd = s.pressure_rate(x, p0, pd0);
+        let np = w.p.len();
+        let (p, pd, x) = (&mut w.p[..np], &mut w.pd[..np], &w.x[nm..nm + np]);
+        let (p0, pd0) = (&st.p[..np], &st.pd[..np]);
+        for q in 0..np {
+            p[q] = x[q];
+            pd[q] = s.pressure_rate(x[q], p0[q], pd0[q]);
         }
     }
 
