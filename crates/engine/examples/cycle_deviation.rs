@@ -1,8 +1,9 @@
 //! A hydraulic catalog model's seed-004 work cycle (10 s at dt = 1 ms) run side by side with
 //! the same run at tolerances 1000 times tighter, printing the largest deviation of the
 //! coordinates, their rates and the pressures at any step: how far the Newton shortcuts move
-//! the trajectory, not only its end (`hydraulic_cycle` prints the end). Example: `cycle_deviation HydraulicQuickReturn penalty`.
-//! Arguments: model name, formulation (`doubleStep` or `penalty`).
+//! the trajectory, not only its end (`hydraulic_cycle` prints the end).
+//! Arguments: model name, formulation (`doubleStep` or `penalty`); e.g.
+//! `cargo run --release -p mbfmu-engine --example cycle_deviation -- HydraulicQuickReturn penalty`.
 
 use mbfmu_engine::semirecursive::Semirecursive;
 use mbfmu_engine::Simulation;
