@@ -115,6 +115,7 @@ impl Semirecursive {
         st.zd.copy_from_slice(&w.zd);
         st.zdd.copy_from_slice(&w.zdd);
         st.lambda.copy_from_slice(&w.lambda);
+        st.multipliers.forget();
         st.p.copy_from_slice(&w.p);
         st.pd.copy_from_slice(&w.h);
         st.spools.copy_from_slice(&w.spools);

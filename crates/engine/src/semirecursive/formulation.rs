@@ -50,6 +50,7 @@ impl Clone for SemiState {
             partitions: 0,
             pivot_reference: 0.0,
             tangent: Default::default(),
+            multipliers: Default::default(),
         };
         copy.clone_from(self);
         copy
@@ -77,6 +78,7 @@ impl Clone for SemiState {
         self.partitions = s.partitions;
         self.pivot_reference = s.pivot_reference;
         self.tangent.clone_from(&s.tangent);
+        self.multipliers.clone_from(&s.multipliers);
     }
 }
 

@@ -23,7 +23,7 @@ pub(super) const MAX_AGE: u32 = 4;
 
 /// Relative difference of step sizes within which a kept tangent is reused (the steps of a
 /// run differ by round-off in t1 - t0; a master that changes its step size gets a new one).
-const SAME_STEP: f64 = 1e-9;
+pub(super) const SAME_STEP: f64 = 1e-9;
 
 #[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct KeptTangent {

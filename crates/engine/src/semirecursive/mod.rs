@@ -23,6 +23,7 @@ mod eval;
 mod formulation;
 pub mod kept_tangent;
 pub mod kinematics;
+pub mod multiplier_history;
 mod ode;
 mod ode_partials;
 mod output_rates;
@@ -33,6 +34,7 @@ mod tangent;
 pub mod tree;
 
 pub use kept_tangent::KeptTangent;
+pub use multiplier_history::MultiplierHistory;
 pub use ode::Layout;
 pub use tree::{CompileError, Tree};
 
@@ -88,6 +90,9 @@ pub struct SemiState {
     pub pivot_reference: f64,
     /// The Newton tangent the next step may start from ([`kept_tangent`]).
     pub tangent: KeptTangent,
+    /// Penalty formulation: the multipliers of the last steps, for the next step's predictor
+    /// ([`multiplier_history`]).
+    pub multipliers: MultiplierHistory,
 }
 
 /// Scratch arrays, allocated once per instance.
@@ -296,6 +301,7 @@ impl Semirecursive {
                 nx,
                 if settings.formulation == Formulation::SemirecursivePenalty { n * n } else { 0 },
             ),
+            multipliers: MultiplierHistory::none(m),
         };
         let mut s = Semirecursive {
             tree,
@@ -390,7 +396,8 @@ impl Semirecursive {
             && inputs.fits(self.inputs.len())
             && state.independent.iter().all(|&j| j < s.z.len())
             && state.independent.len() == s.independent.len()
-            && state.tangent.fits(s.tangent.lu.dim(), s.tangent.amat.len());
+            && state.tangent.fits(s.tangent.lu.dim(), s.tangent.amat.len())
+            && state.multipliers.fits(s.lambda.len());
         if !fits {
             return Err("the snapshot does not belong to this model".into());
         }

@@ -10,6 +10,7 @@
 
 use super::cuts::g_dot_acc;
 use super::eval::{max_abs, Residual, Step};
+use super::multiplier_history::ROUND_OFF;
 use super::tangent::add_gram;
 use super::Semirecursive;
 use crate::integrators::{Convergence, StepError, StepStats};
@@ -64,7 +65,16 @@ impl Semirecursive {
         for (x, (&p0, (&pd0, &pdd0))) in w.x[nm..].iter_mut().zip(st.p.iter().zip(st.pd.iter().zip(&st.pdd))) {
             *x = p0 + pd0 * dt + 0.5 * pdd0 * dt * dt;
         }
-        w.lambda.copy_from_slice(&st.lambda);
+        if penalty {
+            // Eq. (19) from the parabola through the last steps' multipliers
+            // (`multiplier_history.rs`); a change within alpha's share of the round-off of
+            // Phi (coordinates of size |z|, at least 1) is no trend.
+            let size = max_abs(&st.z).max(1.0);
+            let round_off = ROUND_OFF * self.settings.penalty * f64::EPSILON * size;
+            st.multipliers.predict(&st.lambda, dt, round_off, &mut w.lambda);
+        } else {
+            w.lambda.copy_from_slice(&st.lambda);
+        }
         let nx = w.x.len();
         let (tol, ptol) = (self.settings.tolerance, self.settings.pressure_tolerance);
         let mut iterations = 0;
@@ -254,6 +264,9 @@ impl Semirecursive {
         std::mem::swap(&mut st.z, &mut w.z);
         std::mem::swap(&mut st.zd, &mut w.zd);
         std::mem::swap(&mut st.zdd, &mut w.zdd);
+        if penalty {
+            st.multipliers.record(&st.lambda, s.dt);
+        }
         std::mem::swap(&mut st.lambda, &mut w.lambda);
         std::mem::swap(&mut st.p, &mut w.p);
         std::mem::swap(&mut st.pd, &mut w.pd);
@@ -346,6 +359,8 @@ impl Semirecursive {
             *p += pd * dt;
         }
         st.kin_z.copy_from_slice(&st.z);
+        // The multipliers stay; their history no longer fits the steps.
+        st.multipliers.forget();
         st.spools.copy_from_slice(&self.w.spools);
         st.references.copy_from_slice(&self.w.references);
         st.work += self.power * dt;
