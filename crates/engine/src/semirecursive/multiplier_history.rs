@@ -11,9 +11,9 @@
 //! for steps of one size. The iteration and its convergence test are those of eq. (19): only
 //! its starting point changes.
 //!
-//! A row whose multiplier changed by less than [`ROUND_OFF`] times alpha's share of round-off
-//! over the last step keeps lambda_k: the update resolves a multiplier only to alpha times the
-//! round-off of Phi, and extrapolating round-off would integrate it (the quick-return's
+//! A row whose multiplier changed over the last step by less than `ROUND_OFF` (64) times alpha
+//! times the round-off of Phi keeps lambda_k: the update resolves a multiplier only to alpha
+//! times the round-off of Phi, and extrapolating round-off would integrate it (the quick-return's
 //! prismatic cut has a rotation row whose multiplier is zero to round-off; extrapolated, it
 //! drifts until Newton stalls at 1000 times tighter tolerances).
 //!
