@@ -54,6 +54,39 @@ pub(super) fn max_abs(x: &[f64]) -> f64 {
     x.iter().fold(0.0f64, |a, v| a.max(v.abs()))
 }
 
+/// The penalty formulation's N coordinates and their rates from the unknowns `x` (eq. 33),
+/// with N a constant so that the loop unrolls (the same operations as the general loop;
+/// callgrind over the penalty cycles: 74 (quick-return) and 64 (four-bar) fewer instructions
+/// per step).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn load_coordinates<const N: usize>(
+    s: Step,
+    x: &[f64],
+    z: &mut [f64],
+    zd: &mut [f64],
+    zdd: &mut [f64],
+    z0: &[f64],
+    zd0: &[f64],
+    zdd0: &[f64],
+) {
+    let x: &[f64; N] = x[..N].try_into().expect("N unknowns");
+    let (z, zd, zdd): (&mut [f64; N], &mut [f64; N], &mut [f64; N]) = (
+        (&mut z[..N]).try_into().expect("N coordinates"),
+        (&mut zd[..N]).try_into().expect("N rates"),
+        (&mut zdd[..N]).try_into().expect("N accelerations"),
+    );
+    let (z0, zd0, zdd0): (&[f64; N], &[f64; N], &[f64; N]) = (
+        z0[..N].try_into().expect("N coordinates"),
+        zd0[..N].try_into().expect("N rates"),
+        zdd0[..N].try_into().expect("N accelerations"),
+    );
+    for j in 0..N {
+        z[j] = x[j];
+        (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
+    }
+}
+
 fn singular(t: f64, what: &str) -> StepError {
     StepError::Singular {
         time: t,
@@ -78,8 +111,31 @@ impl Work {
     /// `phi_now` = Phi + Phi_z (z - kin_z): Phi at `z` from the positions at `kin_z`, with an
     /// error of O(|z - kin_z|^2) (exactly Phi when they are the same).
     pub(super) fn phi_at_z(&mut self, n: usize) {
+        // Up to 8 coordinates the row length is a constant, so the loops unroll (the same
+        // operations in the same order, z - kin_z formed once; with the fixed-size products of
+        // the projections, callgrind over the penalty cycles: 357 (quick-return) and 216
+        // (four-bar) fewer instructions per step).
+        macro_rules! fixed {
+            ($($k:literal)*) => {
+                match n {
+                    $($k => return self.phi_at_z_fixed::<$k>(),)*
+                    _ => {}
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8);
         for ((now, &phi), row) in self.phi_now.iter_mut().zip(&self.phi).zip(self.phiz.chunks_exact(n.max(1))) {
             *now = phi + row.iter().zip(self.z.iter().zip(&self.kin_z)).map(|(a, (z, k))| a * (z - k)).sum::<f64>();
+        }
+    }
+
+    /// [`Work::phi_at_z`] for `N` coordinates.
+    #[inline(always)]
+    fn phi_at_z_fixed<const N: usize>(&mut self) {
+        let dz: [f64; N] = std::array::from_fn(|j| self.z[j] - self.kin_z[j]);
+        for ((now, &phi), row) in self.phi_now.iter_mut().zip(&self.phi).zip(self.phiz.chunks_exact(N)) {
+            let row: &[f64; N] = row.try_into().expect("rows of N entries");
+            *now = phi + row.iter().zip(&dz).map(|(a, d)| a * d).sum::<f64>();
         }
     }
 
@@ -345,11 +401,21 @@ impl Semirecursive {
         let (z, zd, zdd) = (&mut w.z[..n], &mut w.zd[..n], &mut w.zdd[..n]);
         let (z0, zd0, zdd0) = (&st.z[..n], &st.zd[..n], &st.zdd[..n]);
         let nm = if self.settings.formulation == Formulation::SemirecursivePenalty {
-            let x = &w.x[..n];
-            for j in 0..n {
-                z[j] = x[j];
-                (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
+            macro_rules! fixed {
+                ($($k:literal)*) => {
+                    match n {
+                        $($k => load_coordinates::<$k>(s, &w.x, z, zd, zdd, z0, zd0, zdd0),)*
+                        _ => {
+                            let x = &w.x[..n];
+                            for j in 0..n {
+                                z[j] = x[j];
+                                (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
+                            }
+                        }
+                    }
+                };
             }
+            fixed!(1 2 3 4 5 6 7 8);
             n
         } else {
             for (&j, &x) in w.ind.iter().zip(&w.x) {

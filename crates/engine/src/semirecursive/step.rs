@@ -384,10 +384,31 @@ pub(super) enum Keep {
 }
 
 /// out = A v for the row-major square `a` (out.len() rows), each entry summed over the row in
-/// order.
+/// order. Up to 8 coordinates the size is a constant, so the loops unroll (the same operations
+/// in the same order; callgrind, the quick-return's penalty cycle: 233 -> 91 instructions per
+/// product of 5 x 5).
 fn mat_vec(a: &[f64], v: &[f64], out: &mut [f64]) {
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match out.len() {
+                $($k => return mat_vec_fixed::<$k>(a, v, out),)*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
     let n = out.len();
     for (o, row) in out.iter_mut().zip(a.chunks_exact(n.max(1))) {
         *o = row.iter().zip(&v[..n]).map(|(a, v)| a * v).sum();
+    }
+}
+
+/// [`mat_vec`] for the constant size `N`.
+#[inline(always)]
+fn mat_vec_fixed<const N: usize>(a: &[f64], v: &[f64], out: &mut [f64]) {
+    let v: &[f64; N] = v[..N].try_into().expect("N entries");
+    for (o, row) in out.iter_mut().zip(a[..N * N].chunks_exact(N)) {
+        let row: &[f64; N] = row.try_into().expect("rows of N entries");
+        *o = row.iter().zip(v).map(|(a, v)| a * v).sum();
     }
 }
