@@ -204,19 +204,15 @@ impl Semirecursive {
             for q in 0..np {
                 let column = h4 * w.jac.df_dp[c * np + q];
                 let row = h4 * (w.jac.dp_ds[q * nc + c] + two_over_dt * w.jac.dp_dv[q * nc + c]);
-                for (t_row, ga) in t.chunks_exact_mut(nx).zip(g) {
-                    t_row[nm + q] -= column * ga;
-                }
-                for (t, ga) in t[(nm + q) * nx..(nm + q) * nx + nm].iter_mut().zip(g) {
-                    *t -= row * ga;
+                for (i, ga) in g.iter().enumerate() {
+                    t[i * nx + nm + q] -= column * ga;
+                    t[(nm + q) * nx + i] -= row * ga;
                 }
             }
         }
-        for (q, (t_row, dp_dp)) in
-            t[nm * nx..].chunks_exact_mut(nx.max(1)).zip(w.jac.dp_dp.chunks_exact(np.max(1))).enumerate()
-        {
-            for (r, (t, d)) in t_row[nm..].iter_mut().zip(dp_dp).enumerate() {
-                *t = -h4 * d + if q == r { h2 } else { 0.0 };
+        for q in 0..np {
+            for r in 0..np {
+                t[(nm + q) * nx + nm + r] = -h4 * w.jac.dp_dp[q * np + r] + if q == r { h2 } else { 0.0 };
             }
         }
         Ok(())
