@@ -87,6 +87,37 @@ fn load_coordinates<const N: usize>(
     }
 }
 
+/// acc += Phi_z^T g for the row-major `phiz` (acc.len() columns): per column, the rows'
+/// products added in row order. Up to 8 coordinates the row length is a constant, so the
+/// loops unroll (the same operations in the same order).
+pub(super) fn add_phiz_transpose(phiz: &[f64], g: &[f64], acc: &mut [f64]) {
+    macro_rules! fixed {
+        ($($k:literal)*) => {
+            match acc.len() {
+                $($k => return add_phiz_transpose_fixed::<$k>(phiz, g, acc.try_into().expect("k columns")),)*
+                _ => {}
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8);
+    let n = acc.len();
+    for (row, g) in phiz.chunks_exact(n.max(1)).zip(g) {
+        for (a, p) in acc.iter_mut().zip(row) {
+            *a += p * g;
+        }
+    }
+}
+
+#[inline(always)]
+fn add_phiz_transpose_fixed<const N: usize>(phiz: &[f64], g: &[f64], acc: &mut [f64; N]) {
+    for (row, g) in phiz.chunks_exact(N).zip(g) {
+        let row: &[f64; N] = row.try_into().expect("rows of N entries");
+        for j in 0..N {
+            acc[j] += row[j] * g;
+        }
+    }
+}
+
 fn singular(t: f64, what: &str) -> StepError {
     StepError::Singular {
         time: t,
@@ -487,12 +518,10 @@ impl Semirecursive {
             for ((g, phi), lambda) in forces.iter_mut().zip(&w.phi_now).zip(&w.lambda) {
                 *g = alpha * phi + lambda;
             }
-            for (j, (fj, &res)) in f[..n].iter_mut().zip(&w.res[..n]).enumerate() {
-                let mut r = res;
-                for (row, g) in w.phiz.chunks_exact(n).zip(forces.iter()) {
-                    r += row[j] * g;
-                }
-                *fj = scale * r;
+            f[..n].copy_from_slice(&w.res[..n]);
+            add_phiz_transpose(&w.phiz, forces, &mut f[..n]);
+            for fj in &mut f[..n] {
+                *fj *= scale;
             }
         } else if m > 0 {
             // R_z^T (M' z'' - Q') = r^i - (Phi_z^i)^T (Phi_z^d)^-T r^d (eqs. 14, 16-17, 38).

@@ -9,7 +9,7 @@
 //! (20)-(21) (penalty).
 
 use super::cuts::g_dot_acc;
-use super::eval::{max_abs, Residual, Step};
+use super::eval::{add_phiz_transpose, max_abs, Residual, Step};
 use super::multiplier_history::ROUND_OFF;
 use super::tangent::add_gram;
 use super::Semirecursive;
@@ -326,8 +326,12 @@ impl Semirecursive {
         for (r, cut) in self.tree.cuts.iter().enumerate() {
             w.tmp_m[r] = g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin);
         }
-        for (i, t) in w.tmp_n[..n].iter_mut().enumerate() {
-            *t -= h4 * alpha * w.phiz.chunks_exact(n).zip(&w.tmp_m[..m]).map(|(row, g)| row[i] * g).sum::<f64>();
+        // Phi_z^T (Phi_z' z') summed from -0, as an iterator's sum.
+        let products = &mut w.tmp_n2[..n];
+        products.fill(-0.0);
+        add_phiz_transpose(&w.phiz, &w.tmp_m[..m], products);
+        for (t, p) in w.tmp_n[..n].iter_mut().zip(products.iter()) {
+            *t -= h4 * alpha * p;
         }
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
         w.zdd.copy_from_slice(&w.tmp_n[..n]);
