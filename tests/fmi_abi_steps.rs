@@ -476,7 +476,7 @@ fn eight_models_in_eight_threads_with_state_round_trips_match_their_runs_alone()
         let (start, stop, h) = experiment(&model);
         let steps = grid(start, stop.min(start + 0.5), h);
         let mut rows = Vec::new();
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             let f = Fmu2::new(entry, "mixed2");
             f.init(start, stop);
             rows.push(outputs2(&f, &model));

@@ -40,11 +40,11 @@ impl Progress {
     pub fn update(&mut self, step: u64, t: f64) {
         if let Some(bar) = &self.bar {
             // Formatting the message every step would cost more than some FMU steps.
-            if step % 16 == 0 || step == self.steps {
+            if step.is_multiple_of(16) || step == self.steps {
                 bar.set_position(step);
                 bar.set_message(format!("{} of {}", format_float(t), format_float(self.stop)));
             }
-        } else if self.periodic && step % 16 == 0 && self.last_line.elapsed() >= PERIOD {
+        } else if self.periodic && step.is_multiple_of(16) && self.last_line.elapsed() >= PERIOD {
             self.last_line = Instant::now();
             let fraction = (t - self.start) / (self.stop - self.start);
             eprintln!(
