@@ -481,14 +481,20 @@ fn correct_fixed<const N: usize>(x: &mut [f64; N], d: &[f64], nm: usize) -> Norm
 }
 
 impl Norms {
+    /// As `a.max(|v|)` from a = 0 (a NaN v leaves a), with a comparison.
     #[inline(always)]
     fn add(&mut self, coordinate: bool, x: f64, d: f64) {
+        let raise = |a: &mut f64, v: f64| {
+            if v.abs() > *a {
+                *a = v.abs();
+            }
+        };
         if coordinate {
-            self.dz = self.dz.max(d.abs());
-            self.xz = self.xz.max(x.abs());
+            raise(&mut self.dz, d);
+            raise(&mut self.xz, x);
         } else {
-            self.dp = self.dp.max(d.abs());
-            self.xp = self.xp.max(x.abs());
+            raise(&mut self.dp, d);
+            raise(&mut self.xp, x);
         }
     }
 }
