@@ -12,6 +12,51 @@
 //! | `full_pivoting.rs` | [`full_pivoting`]: Gaussian elimination with full pivoting that picks the independent coordinates | semirecursive formulations, coordinate partitioning |
 //! | `small_solve.rs` | [`solve_small`]: Gaussian elimination on a fixed-size system held by value | integrator coefficients (MSSTH5 Newton step and quadrature weights); hand-written so the coefficients stay bit-identical (faer and nalgebra change them, see the file) |
 
+/// `$fixed` with `$k` a constant equal to `$n` for 1 to 8 (the systems of a handful of
+/// coordinates and pressures of the semirecursive formulations), where loops over `$k`
+/// unroll and lose their bounds checks; `$general` for other sizes. Callers keep the same
+/// operations in the same order in both, so results do not depend on the branch.
+macro_rules! constant_size {
+    ($n:expr, $k:ident => $fixed:expr, _ => $general:expr) => {
+        match $n {
+            1 => {
+                const $k: usize = 1;
+                $fixed
+            }
+            2 => {
+                const $k: usize = 2;
+                $fixed
+            }
+            3 => {
+                const $k: usize = 3;
+                $fixed
+            }
+            4 => {
+                const $k: usize = 4;
+                $fixed
+            }
+            5 => {
+                const $k: usize = 5;
+                $fixed
+            }
+            6 => {
+                const $k: usize = 6;
+                $fixed
+            }
+            7 => {
+                const $k: usize = 7;
+                $fixed
+            }
+            8 => {
+                const $k: usize = 8;
+                $fixed
+            }
+            _ => $general,
+        }
+    };
+}
+pub(crate) use constant_size;
+
 mod block_tridiagonal;
 mod cholesky;
 mod dense_lu;

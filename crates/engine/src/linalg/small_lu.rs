@@ -111,15 +111,9 @@ impl SmallLu {
 
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        macro_rules! fixed {
-            ($($k:literal)*) => {
-                match self.n {
-                    $($k => solve_fixed::<$k>(&self.a, &self.perm, &self.inverse_pivots, b),)*
-                    n => solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp, n),
-                }
-            };
-        }
-        fixed!(1 2 3 4 5 6 7 8)
+        constant_size!(self.n,
+            N => solve_fixed::<N>(&self.a, &self.perm, &self.inverse_pivots, b),
+            _ => solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp, self.n))
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.

@@ -9,6 +9,7 @@ use super::{Semirecursive, Work};
 use crate::hydraulics::{increment, Attachment, Stroke};
 use crate::inputs::InputSignals;
 use crate::integrators::StepError;
+use crate::linalg::constant_size;
 use mbfmu_model::format::{Formulation, Tangent};
 
 /// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
@@ -91,21 +92,16 @@ fn load_coordinates<const N: usize>(
 /// products added in row order. Up to 8 coordinates the row length is a constant, so the
 /// loops unroll (the same operations in the same order).
 pub(super) fn add_phiz_transpose(phiz: &[f64], g: &[f64], acc: &mut [f64]) {
-    macro_rules! fixed {
-        ($($k:literal)*) => {
-            match acc.len() {
-                $($k => return add_phiz_transpose_fixed::<$k>(phiz, g, acc.try_into().expect("k columns")),)*
-                _ => {}
+    constant_size!(acc.len(),
+    N => add_phiz_transpose_fixed::<N>(phiz, g, acc.try_into().expect("N columns")),
+    _ => {
+        let n = acc.len();
+        for (row, g) in phiz.chunks_exact(n.max(1)).zip(g) {
+            for (a, p) in acc.iter_mut().zip(row) {
+                *a += p * g;
             }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8);
-    let n = acc.len();
-    for (row, g) in phiz.chunks_exact(n.max(1)).zip(g) {
-        for (a, p) in acc.iter_mut().zip(row) {
-            *a += p * g;
         }
-    }
+    })
 }
 
 #[inline(always)]
@@ -146,18 +142,15 @@ impl Work {
         // operations in the same order, z - kin_z formed once; with the fixed-size products of
         // the projections, callgrind over the penalty cycles: 357 (quick-return) and 216
         // (four-bar) fewer instructions per step).
-        macro_rules! fixed {
-            ($($k:literal)*) => {
-                match n {
-                    $($k => return self.phi_at_z_fixed::<$k>(),)*
-                    _ => {}
-                }
-            };
-        }
-        fixed!(1 2 3 4 5 6 7 8);
-        for ((now, &phi), row) in self.phi_now.iter_mut().zip(&self.phi).zip(self.phiz.chunks_exact(n.max(1))) {
-            *now = phi + row.iter().zip(self.z.iter().zip(&self.kin_z)).map(|(a, (z, k))| a * (z - k)).sum::<f64>();
-        }
+        constant_size!(n,
+        N => self.phi_at_z_fixed::<N>(),
+        _ => {
+            let rows = self.phiz.chunks_exact(n.max(1));
+            for ((now, &phi), row) in self.phi_now.iter_mut().zip(&self.phi).zip(rows) {
+                let dot = row.iter().zip(self.z.iter().zip(&self.kin_z)).map(|(a, (z, k))| a * (z - k));
+                *now = phi + dot.sum::<f64>();
+            }
+        })
     }
 
     /// [`Work::phi_at_z`] for `N` coordinates.
@@ -432,21 +425,15 @@ impl Semirecursive {
         let (z, zd, zdd) = (&mut w.z[..n], &mut w.zd[..n], &mut w.zdd[..n]);
         let (z0, zd0, zdd0) = (&st.z[..n], &st.zd[..n], &st.zdd[..n]);
         let nm = if self.settings.formulation == Formulation::SemirecursivePenalty {
-            macro_rules! fixed {
-                ($($k:literal)*) => {
-                    match n {
-                        $($k => load_coordinates::<$k>(s, &w.x, z, zd, zdd, z0, zd0, zdd0),)*
-                        _ => {
-                            let x = &w.x[..n];
-                            for j in 0..n {
-                                z[j] = x[j];
-                                (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
-                            }
-                        }
-                    }
-                };
-            }
-            fixed!(1 2 3 4 5 6 7 8);
+            constant_size!(n,
+            N => load_coordinates::<N>(s, &w.x, z, zd, zdd, z0, zd0, zdd0),
+            _ => {
+                let x = &w.x[..n];
+                for j in 0..n {
+                    z[j] = x[j];
+                    (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
+                }
+            });
             n
         } else {
             for (&j, &x) in w.ind.iter().zip(&w.x) {

@@ -14,7 +14,7 @@ use super::multiplier_history::ROUND_OFF;
 use super::tangent::add_gram;
 use super::Semirecursive;
 use crate::integrators::{Convergence, StepError, StepStats};
-use crate::linalg::full_pivoting;
+use crate::linalg::{constant_size, full_pivoting};
 use mbfmu_model::format::Tangent;
 
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
@@ -388,19 +388,14 @@ pub(super) enum Keep {
 /// in the same order; callgrind, the quick-return's penalty cycle: 233 -> 91 instructions per
 /// product of 5 x 5).
 fn mat_vec(a: &[f64], v: &[f64], out: &mut [f64]) {
-    macro_rules! fixed {
-        ($($k:literal)*) => {
-            match out.len() {
-                $($k => return mat_vec_fixed::<$k>(a, v, out),)*
-                _ => {}
-            }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8);
-    let n = out.len();
-    for (o, row) in out.iter_mut().zip(a.chunks_exact(n.max(1))) {
-        *o = row.iter().zip(&v[..n]).map(|(a, v)| a * v).sum();
-    }
+    constant_size!(out.len(),
+    N => mat_vec_fixed::<N>(a, v, out),
+    _ => {
+        let n = out.len();
+        for (o, row) in out.iter_mut().zip(a.chunks_exact(n.max(1))) {
+            *o = row.iter().zip(&v[..n]).map(|(a, v)| a * v).sum();
+        }
+    })
 }
 
 /// [`mat_vec`] for the constant size `N`.
@@ -416,25 +411,19 @@ fn mat_vec_fixed<const N: usize>(a: &[f64], v: &[f64], out: &mut [f64]) {
 /// out = -f over out.len() entries. Up to 8 unknowns the size is a constant, so the loop
 /// unrolls.
 fn negate(out: &mut [f64], f: &[f64]) {
-    macro_rules! fixed {
-        ($($k:literal)*) => {
-            match out.len() {
-                $($k => {
-                    let (out, f): (&mut [f64; $k], &[f64; $k]) =
-                        (out.try_into().expect("k entries"), f[..$k].try_into().expect("k entries"));
-                    for i in 0..$k {
-                        out[i] = -f[i];
-                    }
-                })*
-                _ => {
-                    for (o, f) in out.iter_mut().zip(f) {
-                        *o = -f;
-                    }
-                }
-            }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8);
+    constant_size!(out.len(),
+    N => {
+        let (out, f): (&mut [f64; N], &[f64; N]) =
+            (out.try_into().expect("N entries"), f[..N].try_into().expect("N entries"));
+        for i in 0..N {
+            out[i] = -f[i];
+        }
+    },
+    _ => {
+        for (o, f) in out.iter_mut().zip(f) {
+            *o = -f;
+        }
+    })
 }
 
 /// Max norms of a Newton correction over the coordinates (the first `nm` unknowns) and over
@@ -452,21 +441,16 @@ struct Norms {
 /// callgrind over the cycles: 270 and 130 fewer instructions per step than the separate
 /// passes in the penalty formulation, four-bar and quick-return, 122 and 92 in double-step).
 fn correct(x: &mut [f64], d: &[f64], nm: usize) -> Norms {
-    macro_rules! fixed {
-        ($($k:literal)*) => {
-            match x.len() {
-                $($k => return correct_fixed::<$k>(x.try_into().expect("k unknowns"), d, nm),)*
-                _ => {}
-            }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8);
-    let mut norms = Norms::default();
-    for (i, (x, d)) in x.iter_mut().zip(d).enumerate() {
-        *x += d;
-        norms.add(i < nm, *x, *d);
-    }
-    norms
+    constant_size!(x.len(),
+    N => correct_fixed::<N>(x.try_into().expect("N unknowns"), d, nm),
+    _ => {
+        let mut norms = Norms::default();
+        for (i, (x, d)) in x.iter_mut().zip(d).enumerate() {
+            *x += d;
+            norms.add(i < nm, *x, *d);
+        }
+        norms
+    })
 }
 
 #[inline(always)]

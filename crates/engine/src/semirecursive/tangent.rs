@@ -16,6 +16,7 @@ use super::kinematics::dot6;
 use super::tree::{Element, JointRole};
 use super::{Semirecursive, Work};
 use crate::integrators::StepError;
+use crate::linalg::constant_size;
 use nalgebra::{Vector3, Vector6};
 
 impl Semirecursive {
@@ -235,23 +236,18 @@ pub(super) fn add_gram(
     // row length is a constant, so the row loop unrolls (same operations in the same order;
     // callgrind per step of the penalty formulation: four-bar 18916 -> 18680, quick-return
     // 21224 -> 20679 instructions).
-    macro_rules! fixed {
-        ($($k:literal)*) => {
-            match n {
-                $($k => return gram_rows::<$k>(phiz, columns, coefficient, out, stride),)*
-                _ => {}
-            }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8);
-    for (row, cols) in phiz.chunks_exact(n.max(1)).zip(columns) {
-        for &i in cols {
-            let ci = coefficient * row[i];
-            for (o, x) in out[i * stride..i * stride + n].iter_mut().zip(row) {
-                *o += ci * x;
+    constant_size!(n,
+    N => gram_rows::<N>(phiz, columns, coefficient, out, stride),
+    _ => {
+        for (row, cols) in phiz.chunks_exact(n.max(1)).zip(columns) {
+            for &i in cols {
+                let ci = coefficient * row[i];
+                for (o, x) in out[i * stride..i * stride + n].iter_mut().zip(row) {
+                    *o += ci * x;
+                }
             }
         }
-    }
+    })
 }
 
 /// [`add_gram`] for rows of the constant length `N`.
