@@ -57,6 +57,18 @@ macro_rules! constant_size {
 }
 pub(crate) use constant_size;
 
+/// `dst.copy_from_slice(src)`, with the length a constant up to 8 so that the copy is a few
+/// moves rather than a call to `memcpy` (the per-step copies of coordinates and multipliers).
+#[inline(always)]
+pub(crate) fn copy_small(dst: &mut [f64], src: &[f64]) {
+    constant_size!(src.len(),
+    N => {
+        let dst: &mut [f64; N] = dst.try_into().expect("slices of equal length");
+        *dst = *<&[f64; N]>::try_from(src).expect("N entries");
+    },
+    _ => dst.copy_from_slice(src))
+}
+
 mod block_tridiagonal;
 mod cholesky;
 mod dense_lu;

@@ -143,11 +143,28 @@ impl Cut {
     /// kappa of a slide row: m = A1 m_bar, `b` the point on body 2.
     #[inline]
     fn slide_kappa(&self, kin: &[BodyKin], m: &Vector3<f64>, b: &PointKin) -> f64 {
+        if self.ends.iter().all(|end| end.0.is_none_or(|k| kin[k].planar)) {
+            return self.slide_kappa_planar(kin, m, b);
+        }
         let omega = |i: usize| self.ends[i].0.map_or(Vector3::zeros(), |k| kin[k].omega());
         let w1 = omega(0);
         let v1 = self.ends[0].0.map_or(Vector3::zeros(), |k| kin[k].velocity_at(&b.p));
         let w = b.v - v1;
         w1.cross(m).dot(&w) + m.dot(&(omega(1) - w1).cross(&b.v))
+    }
+
+    /// [`Cut::slide_kappa`] between bodies of a planar tree (or ground): w = (0, 0, w_z) and
+    /// the velocities lie in the plane, so the products above keep only their in-plane terms
+    /// (the same nonzero products, added in the same order: the same value).
+    #[inline]
+    fn slide_kappa_planar(&self, kin: &[BodyKin], m: &Vector3<f64>, b: &PointKin) -> f64 {
+        let omega = |i: usize| self.ends[i].0.map_or(0.0, |k| kin[k].vel[5]);
+        let w1 = omega(0);
+        let v1 = self.ends[0].0.map_or(Vector3::zeros(), |k| kin[k].velocity_at(&b.p));
+        let (wx, wy) = (b.v.x - v1.x, b.v.y - v1.y);
+        // (w1 x m) . w and m . ((w2 - w1) x v2) with w1 x m = (-w1 m_y, w1 m_x, 0).
+        let dw = omega(1) - w1;
+        (-(w1 * m.y) * wx + w1 * m.x * wy) + (m.x * -(dw * b.v.y) + m.y * (dw * b.v.x))
     }
 
     /// With `RATES` a constant, the position-only evaluation compiles without the rates.

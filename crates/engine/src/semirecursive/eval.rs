@@ -9,7 +9,7 @@ use super::{Semirecursive, Work};
 use crate::hydraulics::{increment, Attachment, Stroke};
 use crate::inputs::InputSignals;
 use crate::integrators::StepError;
-use crate::linalg::constant_size;
+use crate::linalg::{constant_size, copy_small};
 use mbfmu_model::format::{Formulation, Tangent};
 
 /// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
@@ -127,7 +127,7 @@ impl Work {
     /// The positions of every body at `z` into `kin`; `z` is recorded as `kin_z`.
     pub(super) fn positions(&mut self, tree: &super::Tree) {
         tree.positions(&self.z, &mut self.kin);
-        self.kin_z.copy_from_slice(&self.z);
+        copy_small(&mut self.kin_z, &self.z);
     }
 
     /// The largest distance of the coordinates `z` from `kin_z`, where `kin` was evaluated.
@@ -171,7 +171,7 @@ impl Work {
         } else {
             self.positions(tree);
             self.constraint_rows(tree);
-            self.phi_now.copy_from_slice(&self.phi);
+            copy_small(&mut self.phi_now, &self.phi);
         }
     }
 
@@ -237,7 +237,7 @@ impl Semirecursive {
                 return Err(singular(t, "the loop-closure Jacobian of the dependent coordinates is singular"));
             }
             let m = w.dep.len();
-            w.tmp_m[..m].copy_from_slice(&w.phi);
+            copy_small(&mut w.tmp_m[..m], &w.phi);
             w.lu_dep.solve(&mut w.tmp_m, &mut w.tmp_m2);
             let largest = max_abs(&w.tmp_m[..m]);
             if !largest.is_finite() {
@@ -505,7 +505,7 @@ impl Semirecursive {
             for ((g, phi), lambda) in forces.iter_mut().zip(&w.phi_now).zip(&w.lambda) {
                 *g = alpha * phi + lambda;
             }
-            f[..n].copy_from_slice(&w.res[..n]);
+            copy_small(&mut f[..n], &w.res[..n]);
             add_phiz_transpose(&w.phiz, forces, &mut f[..n]);
             for fj in &mut f[..n] {
                 *fj *= scale;

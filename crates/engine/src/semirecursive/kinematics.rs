@@ -167,16 +167,13 @@ impl Tree {
     /// body of b_i dz''_i to the accelerations in `kin` (those of some z''), which become those
     /// of z'' + `dzdd` without forming b'_j again. `deltas` is scratch of one 6-vector per body.
     pub fn add_accelerations(&self, dzdd: &[f64], kin: &mut [BodyKin], deltas: &mut [Vector6<f64>]) {
+        if self.planar {
+            return self.add_accelerations_planar(dzdd, kin, deltas);
+        }
         for (t, b) in self.bodies.iter().enumerate() {
             let parent = b.parent.map_or(Vector6::zeros(), |p| deltas[p]);
             let k = &mut kin[t];
-            let x = dzdd[t];
-            let delta = if self.planar {
-                // b has only the in-plane components (`planar.rs`).
-                Vector6::new(parent[0] + k.b[0] * x, parent[1] + k.b[1] * x, 0.0, 0.0, 0.0, parent[5] + k.b[5] * x)
-            } else {
-                parent + k.b * x
-            };
+            let delta = parent + k.b * dzdd[t];
             deltas[t] = delta;
             k.acc += delta;
         }

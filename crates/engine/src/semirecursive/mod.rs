@@ -42,7 +42,7 @@ use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
 use crate::integrators::FloorReport;
-use crate::linalg::SmallLu as Lu;
+use crate::linalg::{copy_small, SmallLu as Lu};
 use crate::settings::SemirecursiveSettings;
 use crate::state::{BodyState, MechState};
 use cuts::RowEval;
@@ -437,10 +437,10 @@ impl Semirecursive {
     /// The kinematics are swapped in: every evaluation writes `w.kin` afresh before reading it.
     fn store_cache(&mut self, power: f64) {
         std::mem::swap(&mut self.kin, &mut self.w.kin);
-        self.state.kin_z.copy_from_slice(&self.w.kin_z);
+        copy_small(&mut self.state.kin_z, &self.w.kin_z);
         let w = &self.w;
         self.strokes.copy_from_slice(&w.strokes);
-        self.forces.copy_from_slice(&w.forces);
+        copy_small(&mut self.forces, &w.forces);
         self.power = power;
         for (c, (f, s)) in self.cylinder_power.iter_mut().zip(w.forces.iter().zip(&w.strokes)) {
             *c = f * s.velocity;

@@ -20,6 +20,7 @@
 //! The history is part of the state, so that a restored snapshot continues bit for bit.
 
 use super::kept_tangent::SAME_STEP;
+use crate::linalg::copy_small;
 use serde::{Deserialize, Serialize};
 
 /// Multiples of alpha eps |z| (at least alpha eps) below which a multiplier's change over a
@@ -84,7 +85,7 @@ impl MultiplierHistory {
     pub(super) fn record(&mut self, before: &[f64], dt: f64) {
         let [newer, older] = &mut self.past;
         std::mem::swap(newer, older);
-        newer.copy_from_slice(before);
+        copy_small(newer, before);
         self.steps = [dt, self.steps[0]];
     }
 

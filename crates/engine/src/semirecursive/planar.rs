@@ -24,6 +24,12 @@ fn planar6(x: f64, y: f64, wz: f64) -> Vector6<f64> {
     Vector6::new(x, y, 0.0, 0.0, 0.0, wz)
 }
 
+/// The components x, y and w_z of [s'; w] or its rate.
+#[inline(always)]
+fn in_plane(v: &Vector6<f64>) -> [f64; 3] {
+    [v[0], v[1], v[5]]
+}
+
 impl Tree {
     /// [`Tree::positions`] for a planar tree: the relative rotation is about e_z by
     /// `angle0 + turn q`, so composing with the parent is one product of (cos, sin) pairs.
@@ -63,35 +69,47 @@ impl Tree {
     /// joint (u along e_z), so b' = [P' x u; 0]; for a prismatic one b' = [w_p x u; 0].
     pub(super) fn accelerations_planar(&self, zd: &[f64], zdd: &[f64], kin: &mut [BodyKin]) {
         for (t, b) in self.bodies.iter().enumerate() {
-            let (parent_acc, pv) = match b.parent {
-                Some(p) => (kin[p].acc, kin[p].vel),
-                None => (Vector6::zeros(), Vector6::zeros()),
+            // Only the parent's in-plane components are read (copying its whole Z and Z'
+            // cost more than the rest of the body's update).
+            let ([ax, ay, aw], [vx, vy, pw]) = match b.parent {
+                Some(p) => (in_plane(&kin[p].acc), in_plane(&kin[p].vel)),
+                None => ([0.0; 3], [0.0; 3]),
             };
-            let pw = pv[5];
             let k = &mut kin[t];
             k.bdot = if b.prismatic {
                 Vector6::new(-pw * k.axis.y, pw * k.axis.x, 0.0, 0.0, 0.0, 0.0)
             } else {
                 // P' = s'_p + w_p x P; P' x (0, 0, u_z) = u_z (P'_y, -P'_x, 0).
-                let (px, py) = (pv[0] - pw * k.point.y, pv[1] + pw * k.point.x);
+                let (px, py) = (vx - pw * k.point.y, vy + pw * k.point.x);
                 Vector6::new(py * k.axis.z, -px * k.axis.z, 0.0, 0.0, 0.0, 0.0)
             } * b.sign;
             let (b, bd, x, xd) = (&k.b, &k.bdot, zdd[t], zd[t]);
-            k.acc = planar6(
-                parent_acc[0] + b[0] * x + bd[0] * xd,
-                parent_acc[1] + b[1] * x + bd[1] * xd,
-                parent_acc[5] + b[5] * x + bd[5] * xd,
-            );
+            k.acc = planar6(ax + b[0] * x + bd[0] * xd, ay + b[1] * x + bd[1] * xd, aw + b[5] * x + bd[5] * xd);
+        }
+    }
+
+    /// [`Tree::add_accelerations`] for a planar tree: b and the sums have only the in-plane
+    /// components (the others of Z' stay zero).
+    pub(super) fn add_accelerations_planar(&self, dzdd: &[f64], kin: &mut [BodyKin], deltas: &mut [Vector6<f64>]) {
+        for (t, b) in self.bodies.iter().enumerate() {
+            let [px, py, pw] = b.parent.map_or([0.0; 3], |p| in_plane(&deltas[p]));
+            let k = &mut kin[t];
+            let x = dzdd[t];
+            let (dx, dy, dw) = (px + k.b[0] * x, py + k.b[1] * x, pw + k.b[5] * x);
+            deltas[t] = planar6(dx, dy, dw);
+            k.acc[0] += dx;
+            k.acc[1] += dy;
+            k.acc[5] += dw;
         }
     }
 
     /// [`Tree::velocities`] for a planar tree (in-plane components only).
     pub(super) fn velocities_planar(&self, zd: &[f64], kin: &mut [BodyKin]) {
         for (t, body) in self.bodies.iter().enumerate() {
-            let parent = body.parent.map_or(Vector6::zeros(), |p| kin[p].vel);
+            let [vx, vy, vw] = body.parent.map_or([0.0; 3], |p| in_plane(&kin[p].vel));
             let k = &mut kin[t];
             let (b, x) = (&k.b, zd[t]);
-            k.vel = planar6(parent[0] + b[0] * x, parent[1] + b[1] * x, parent[5] + b[5] * x);
+            k.vel = planar6(vx + b[0] * x, vy + b[1] * x, vw + b[5] * x);
         }
     }
 
@@ -108,15 +126,15 @@ impl Tree {
             *a = Self::body_residual_planar(b, k, load);
         }
         for t in (0..self.bodies.len()).rev() {
-            let child = acc[t];
+            let [cx, cy, cw] = in_plane(&acc[t]);
             if let Some(p) = self.bodies[t].parent {
                 let a = &mut acc[p];
-                a[0] += child[0];
-                a[1] += child[1];
-                a[5] += child[5];
+                a[0] += cx;
+                a[1] += cy;
+                a[5] += cw;
             }
             let b = &kin[t].b;
-            out[t] = b[0] * child[0] + b[1] * child[1] + b[5] * child[5];
+            out[t] = b[0] * cx + b[1] * cy + b[5] * cw;
         }
     }
 
@@ -207,8 +225,9 @@ mod tests {
     }
 
     /// Kinematics, generalized residual and mass matrix of `tree` at an arbitrary state, with
-    /// loads that also have out-of-plane components.
-    fn evaluate(tree: &Tree) -> (Vec<BodyKin>, Vec<f64>, Vec<f64>) {
+    /// loads that also have out-of-plane components; then the cut rows' kappa and the
+    /// kinematics after adding accelerations ([`Tree::add_accelerations`]).
+    fn evaluate(tree: &Tree) -> (Vec<BodyKin>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<BodyKin>) {
         let n = tree.n_coordinates();
         let z: Vec<f64> = tree.bodies.iter().enumerate().map(|(t, b)| b.z0 + 0.3 * (t as f64 + 1.0).sin()).collect();
         let zd: Vec<f64> = (0..n).map(|t| 1.7 * (t as f64 + 0.5).cos()).collect();
@@ -223,7 +242,11 @@ mod tests {
         tree.generalized_residual(&kin, &loads, &mut sums, &mut residual);
         let (mut inertias, mut mass) = (vec![Inertia::default(); n], vec![0.0; n * n]);
         tree.mass_matrix(&kin, &mut inertias, &mut mass);
-        (kin, residual, mass)
+        let kappas = tree.cuts.iter().map(|c| c.kappa(&kin)).collect();
+        let (mut added, mut deltas) = (kin.clone(), vec![Vector6::zeros(); n]);
+        let dzdd: Vec<f64> = (0..n).map(|t| 0.4 - 0.7 * t as f64).collect();
+        tree.add_accelerations(&dzdd, &mut added, &mut deltas);
+        (kin, residual, mass, kappas, added)
     }
 
     fn assert_close(what: &str, a: &[f64], b: &[f64]) {
@@ -239,11 +262,13 @@ mod tests {
         assert!(trees.len() >= 6, "the planar catalog mechanisms compile");
         assert!(trees.iter().all(|(_, t)| t.planar), "and are planar");
         assert!(trees.iter().any(|(_, t)| t.bodies.iter().any(|b| b.prismatic)), "a prismatic tree joint is covered");
+        let slide = |t: &Tree| t.cuts.iter().any(|c| matches!(c.kind, super::super::cuts::CutKind::Slide { .. }));
+        assert!(trees.iter().any(|(_, t)| slide(t)), "a prismatic cut joint is covered");
         for (name, tree) in trees {
             let mut spatial = tree.clone();
             spatial.planar = false;
-            let (kp, rp, mp) = evaluate(&tree);
-            let (ks, rs, ms) = evaluate(&spatial);
+            let (kp, rp, mp, cp, ap) = evaluate(&tree);
+            let (ks, rs, ms, cs, as_) = evaluate(&spatial);
             for (t, (p, s)) in kp.iter().zip(&ks).enumerate() {
                 let what = format!("{name} body {t}");
                 assert_close(&format!("{what} r"), p.r.as_slice(), s.r.as_slice());
@@ -255,6 +280,14 @@ mod tests {
                 assert_close(&format!("{what} Z"), p.vel.as_slice(), s.vel.as_slice());
                 assert_close(&format!("{what} Z'"), p.acc.as_slice(), s.acc.as_slice());
             }
+            for (t, (p, s)) in ap.iter().zip(&as_).enumerate() {
+                assert_close(
+                    &format!("{name} body {t} Z' after adding accelerations"),
+                    p.acc.as_slice(),
+                    s.acc.as_slice(),
+                );
+            }
+            assert_close(&format!("{name} kappa of the cut rows"), &cp, &cs);
             assert_close(&format!("{name} residual"), &rp, &rs);
             assert_close(&format!("{name} mass matrix"), &mp, &ms);
         }

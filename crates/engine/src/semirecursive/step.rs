@@ -14,7 +14,7 @@ use super::multiplier_history::ROUND_OFF;
 use super::tangent::add_gram;
 use super::Semirecursive;
 use crate::integrators::{Convergence, StepError, StepStats};
-use crate::linalg::{constant_size, full_pivoting};
+use crate::linalg::{constant_size, copy_small, full_pivoting};
 use mbfmu_model::format::Tangent;
 
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
@@ -50,11 +50,9 @@ impl Semirecursive {
         // the circuit oscillates).
         let st = &self.state;
         let w = &mut self.w;
-        for (z, (&z0, (&zd0, &zdd0))) in w.z[..n].iter_mut().zip(st.z.iter().zip(st.zd.iter().zip(&st.zdd))) {
-            *z = z0 + zd0 * dt + 0.5 * zdd0 * dt * dt;
-        }
+        taylor(&mut w.z[..n], &st.z, &st.zd, &st.zdd, dt);
         let nm = if penalty {
-            w.x[..n].copy_from_slice(&w.z[..n]);
+            copy_small(&mut w.x[..n], &w.z[..n]);
             n
         } else {
             for (x, &j) in w.x.iter_mut().zip(&w.ind) {
@@ -62,9 +60,7 @@ impl Semirecursive {
             }
             w.ind.len()
         };
-        for (x, (&p0, (&pd0, &pdd0))) in w.x[nm..].iter_mut().zip(st.p.iter().zip(st.pd.iter().zip(&st.pdd))) {
-            *x = p0 + pd0 * dt + 0.5 * pdd0 * dt * dt;
-        }
+        taylor(&mut w.x[nm..], &st.p, &st.pd, &st.pdd, dt);
         if penalty {
             // Eq. (19) from the parabola through the last steps' multipliers
             // (`multiplier_history.rs`); a change within alpha's share of the round-off of
@@ -73,7 +69,7 @@ impl Semirecursive {
             let round_off = ROUND_OFF * self.settings.penalty * f64::EPSILON * size;
             st.multipliers.predict(&st.lambda, dt, round_off, &mut w.lambda);
         } else {
-            w.lambda.copy_from_slice(&st.lambda);
+            copy_small(&mut w.lambda, &st.lambda);
         }
         let nx = w.x.len();
         let (tol, ptol) = (self.settings.tolerance, self.settings.pressure_tolerance);
@@ -316,7 +312,7 @@ impl Semirecursive {
         // Eq. (20): A z' = W z'*.
         mat_vec(&w.amat, &w.zd, &mut w.tmp_n[..n]);
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
-        w.zd.copy_from_slice(&w.tmp_n[..n]);
+        copy_small(&mut w.zd, &w.tmp_n[..n]);
         // Eq. (21): A z'' = W z''* - dt^2/4 Phi_z^T alpha (Phi_z' z'), with Phi_z' z' from the
         // accelerations at z'' = 0.
         mat_vec(&w.amat, &w.zdd, &mut w.tmp_n[..n]);
@@ -334,7 +330,7 @@ impl Semirecursive {
             *t -= h4 * alpha * p;
         }
         w.projection.solve(&mut w.tmp_n, &mut w.tmp_n2);
-        w.zdd.copy_from_slice(&w.tmp_n[..n]);
+        copy_small(&mut w.zdd, &w.tmp_n[..n]);
         // `kin` holds the accelerations at z'' = 0.
         self.tree.add_accelerations(&w.zdd, &mut w.kin, &mut w.deltas);
         Ok(())
@@ -387,6 +383,26 @@ pub(super) enum Keep {
 /// order. Up to 8 coordinates the size is a constant, so the loops unroll (the same operations
 /// in the same order; callgrind, the quick-return's penalty cycle: 233 -> 91 instructions per
 /// product of 5 x 5).
+/// out = x0 + x0' dt + x0'' dt^2 / 2 (the predictor; with the length a constant up to 8 the
+/// loop unrolls, the same operations in the same order).
+fn taylor(out: &mut [f64], x0: &[f64], xd0: &[f64], xdd0: &[f64], dt: f64) {
+    let one = |x0: f64, xd0: f64, xdd0: f64| x0 + xd0 * dt + 0.5 * xdd0 * dt * dt;
+    constant_size!(out.len(),
+    N => {
+        let out: &mut [f64; N] = out.try_into().expect("N entries");
+        let fixed = |x: &[f64]| -> [f64; N] { x[..N].try_into().expect("N entries") };
+        let (x0, xd0, xdd0) = (fixed(x0), fixed(xd0), fixed(xdd0));
+        for j in 0..N {
+            out[j] = one(x0[j], xd0[j], xdd0[j]);
+        }
+    },
+    _ => {
+        for (o, (&x0, (&xd0, &xdd0))) in out.iter_mut().zip(x0.iter().zip(xd0.iter().zip(xdd0))) {
+            *o = one(x0, xd0, xdd0);
+        }
+    })
+}
+
 fn mat_vec(a: &[f64], v: &[f64], out: &mut [f64]) {
     constant_size!(out.len(),
     N => mat_vec_fixed::<N>(a, v, out),
