@@ -253,6 +253,21 @@ pub(super) fn add_gram(
 /// [`add_gram`] for rows of the constant length `N`.
 #[inline(always)]
 fn gram_rows<const N: usize>(phiz: &[f64], columns: &[Vec<usize>], coefficient: f64, out: &mut [f64], stride: usize) {
+    if stride == N {
+        // The whole matrix (the projections' A): its rows viewed as arrays, one bounds check
+        // per row instead of a range per row.
+        let out = out.as_chunks_mut::<N>().0;
+        for (row, cols) in phiz.chunks_exact(N).zip(columns) {
+            let row: &[f64; N] = row.try_into().expect("rows of N entries");
+            for &i in cols {
+                let ci = coefficient * row[i];
+                for (o, x) in out[i].iter_mut().zip(row) {
+                    *o += ci * x;
+                }
+            }
+        }
+        return;
+    }
     for (row, cols) in phiz.chunks_exact(N).zip(columns) {
         let row: &[f64; N] = row.try_into().expect("rows of N entries");
         for &i in cols {
