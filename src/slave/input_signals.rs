@@ -92,10 +92,16 @@ impl Slave {
 
     /// The end of a communication step: inputs with derivatives are held at the value they
     /// reached, which the getters report from now on.
+    #[inline]
     pub(super) fn hold_inputs(&mut self) -> Result<(), SlaveError> {
+        // Inlined: the check runs after every communication step, the rest rarely.
         if self.input_derivatives.iter().all(|d| *d == [0.0; 2]) {
             return Ok(());
         }
+        self.hold_changed_inputs()
+    }
+
+    fn hold_changed_inputs(&mut self) -> Result<(), SlaveError> {
         let Some(sim) = self.sim.as_mut() else { return Ok(()) };
         sim.hold_inputs().map_err(SlaveError::Model)?;
         for v in &self.model.interface.variables {

@@ -81,7 +81,7 @@ impl Slave {
         // Bounded work per call: at most solver.maxStepsPerCall internal steps.
         let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let sim = self.sim.as_ref().expect("built at exit of initialization");
-        let floor_before = sim.floor_report().count;
+        let floor_before = sim.floor_count();
         Ok(Some(StepInProgress { t, target, limit, plan: Plan::Pending, taken: 0, floor_before }))
     }
 
@@ -133,8 +133,9 @@ impl Slave {
     /// Concludes a communication step with the result of its advance: the time, the inputs
     /// held for the next step, the notes on Newton solves at the round-off floor.
     fn end_step(&mut self, step: &StepInProgress, result: Result<Progress, StepError>) -> Result<(), SlaveError> {
-        let floor = self.sim.as_ref().expect("built at exit of initialization").floor_report();
-        if floor.count > step.floor_before {
+        let sim = self.sim.as_ref().expect("built at exit of initialization");
+        if sim.floor_count() > step.floor_before {
+            let floor = sim.floor_report();
             self.note(
                 "logNonlinearSystems",
                 format!(

@@ -206,6 +206,12 @@ pub trait Formulation: Send {
         FloorReport::default()
     }
 
+    /// [`Formulation::floor_report`]'s count alone (read before and after every
+    /// communication step; a number is returned in a register, the report through memory).
+    fn floor_count(&self) -> u64 {
+        self.floor_report().count
+    }
+
     /// Value of an output quantity at the current state.
     fn quantity(&self, q: Quantity) -> f64;
 

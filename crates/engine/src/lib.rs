@@ -271,6 +271,11 @@ impl Simulation {
         self.formulation.floor_report()
     }
 
+    /// The count of [`Simulation::floor_report`].
+    pub fn floor_count(&self) -> u64 {
+        self.formulation.floor_count()
+    }
+
     /// Value of an output quantity at the current state.
     #[inline]
     pub fn quantity(&self, q: Quantity) -> f64 {

@@ -4,6 +4,7 @@
 //! [`super::Compiled`] and the orifices are visited without a closure.
 
 use super::{laws, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
+use crate::linalg::zero_small;
 
 impl Circuit {
     /// The pressure of node `n`: a volume's state, a source's constant or its input's value.
@@ -91,7 +92,7 @@ impl Circuit {
         flows: &mut [f64],
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
-        flows.iter_mut().for_each(|q| *q = 0.0);
+        zero_small(flows);
         // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
         for t in &self.throttles {
             self.orifice_flow(p, inputs, flows, t.from, t.to, t.coefficient, t.laminar);

@@ -57,6 +57,15 @@ macro_rules! constant_size {
 }
 pub(crate) use constant_size;
 
+/// `x.fill(0.0)`, with the length a constant up to 8 so that it is a store or two rather than
+/// a call to `memset` (rows of a few coordinates, filled at every residual).
+#[inline(always)]
+pub(crate) fn zero_small(x: &mut [f64]) {
+    constant_size!(x.len(),
+    N => *<&mut [f64; N]>::try_from(x).expect("N entries") = [0.0; N],
+    _ => x.fill(0.0))
+}
+
 /// `dst.copy_from_slice(src)`, with the length a constant up to 8 so that the copy is a few
 /// moves rather than a call to `memcpy` (the per-step copies of coordinates and multipliers).
 #[inline(always)]

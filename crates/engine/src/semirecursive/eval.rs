@@ -9,7 +9,7 @@ use super::{Semirecursive, Work};
 use crate::hydraulics::{increment, Attachment, Stroke};
 use crate::inputs::InputSignals;
 use crate::integrators::StepError;
-use crate::linalg::{constant_size, copy_small};
+use crate::linalg::{constant_size, copy_small, zero_small};
 use mbfmu_model::format::{Formulation, Tangent};
 
 /// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
@@ -189,11 +189,13 @@ impl Work {
         if n == 0 {
             return;
         }
-        self.phiz.fill(0.0);
+        debug_assert_eq!(self.phiz.len(), tree.cuts.len() * n, "one row of Phi_z per cut row");
         let rows = self.rows.iter_mut().zip(self.phi.iter_mut().zip(self.phiz.chunks_exact_mut(n)));
         for (cut, (row, (phi, jacobian))) in tree.cuts.iter().zip(rows) {
             *row = cut.evaluate_position(&self.kin);
             *phi = row.value;
+            // Row by row: a few stores each instead of a call to memset for the whole matrix.
+            zero_small(jacobian);
             add_jacobian_row(tree, &self.kin, row, jacobian);
         }
     }

@@ -14,7 +14,7 @@ use super::multiplier_history::ROUND_OFF;
 use super::tangent::add_gram;
 use super::Semirecursive;
 use crate::integrators::{Convergence, StepError, StepStats};
-use crate::linalg::{constant_size, copy_small, full_pivoting};
+use crate::linalg::{constant_size, copy_small, full_pivoting, zero_small};
 use mbfmu_model::format::Tangent;
 
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
@@ -317,7 +317,7 @@ impl Semirecursive {
         // accelerations at z'' = 0.
         mat_vec(&w.amat, &w.zdd, &mut w.tmp_n[..n]);
         self.tree.velocities(&w.zd, &mut w.kin);
-        w.tmp_n2[..n].iter_mut().for_each(|x| *x = 0.0);
+        zero_small(&mut w.tmp_n2[..n]);
         self.tree.accelerations(&w.zd, &w.tmp_n2[..n], &mut w.kin);
         for (r, cut) in self.tree.cuts.iter().enumerate() {
             w.tmp_m[r] = g_dot_acc(&w.kin, &w.rows[r]) + cut.kappa(&w.kin);
