@@ -103,3 +103,27 @@ pub enum FactorError {
     /// LU met a (numerically) zero pivot.
     Singular,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{copy_small, zero_small};
+
+    #[test]
+    fn small_copies_and_fills_cover_every_length() {
+        // The constant sizes 1-8 and the general branch on either side.
+        for n in 0..12 {
+            let src: Vec<f64> = (0..n).map(|i| i as f64 - 0.5).collect();
+            let mut dst = vec![f64::NAN; n];
+            copy_small(&mut dst, &src);
+            assert_eq!(dst, src, "copy of {n}");
+            zero_small(&mut dst);
+            assert!(dst.iter().all(|x| x.to_bits() == 0), "zeros of {n}");
+        }
+    }
+
+    #[test]
+    #[should_panic]
+    fn a_copy_between_different_lengths_panics() {
+        copy_small(&mut [0.0; 3], &[1.0; 4]);
+    }
+}
