@@ -227,7 +227,7 @@ mod tests {
     /// Kinematics, generalized residual and mass matrix of `tree` at an arbitrary state, with
     /// loads that also have out-of-plane components; then the cut rows' kappa and the
     /// kinematics after adding accelerations ([`Tree::add_accelerations`]).
-    fn evaluate(tree: &Tree) -> (Vec<BodyKin>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<BodyKin>) {
+    fn evaluate(tree: &Tree) -> Evaluated {
         let n = tree.n_coordinates();
         let z: Vec<f64> = tree.bodies.iter().enumerate().map(|(t, b)| b.z0 + 0.3 * (t as f64 + 1.0).sin()).collect();
         let zd: Vec<f64> = (0..n).map(|t| 1.7 * (t as f64 + 0.5).cos()).collect();
@@ -246,7 +246,16 @@ mod tests {
         let (mut added, mut deltas) = (kin.clone(), vec![Vector6::zeros(); n]);
         let dzdd: Vec<f64> = (0..n).map(|t| 0.4 - 0.7 * t as f64).collect();
         tree.add_accelerations(&dzdd, &mut added, &mut deltas);
-        (kin, residual, mass, kappas, added)
+        Evaluated { kin, residual, mass, kappas, added }
+    }
+
+    /// What [`evaluate`] computes.
+    struct Evaluated {
+        kin: Vec<BodyKin>,
+        residual: Vec<f64>,
+        mass: Vec<f64>,
+        kappas: Vec<f64>,
+        added: Vec<BodyKin>,
     }
 
     fn assert_close(what: &str, a: &[f64], b: &[f64]) {
@@ -267,8 +276,8 @@ mod tests {
         for (name, tree) in trees {
             let mut spatial = tree.clone();
             spatial.planar = false;
-            let (kp, rp, mp, cp, ap) = evaluate(&tree);
-            let (ks, rs, ms, cs, as_) = evaluate(&spatial);
+            let Evaluated { kin: kp, residual: rp, mass: mp, kappas: cp, added: ap } = evaluate(&tree);
+            let Evaluated { kin: ks, residual: rs, mass: ms, kappas: cs, added: as_ } = evaluate(&spatial);
             for (t, (p, s)) in kp.iter().zip(&ks).enumerate() {
                 let what = format!("{name} body {t}");
                 assert_close(&format!("{what} r"), p.r.as_slice(), s.r.as_slice());
