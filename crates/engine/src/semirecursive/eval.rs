@@ -59,19 +59,6 @@ pub(super) fn max_abs(x: &[f64]) -> f64 {
 /// with N a constant so that the loop unrolls (the same operations as the general loop;
 /// callgrind over the penalty cycles: 74 (quick-return) and 64 (four-bar) fewer instructions
 /// per step).
-/// The pressures and their rates from the unknowns `x`, as [`load_coordinates`].
-#[inline(always)]
-fn load_pressures<const N: usize>(s: Step, x: &[f64], p: &mut [f64], pd: &mut [f64], p0: &[f64], pd0: &[f64]) {
-    let fixed = |v: &[f64]| -> [f64; N] { v[..N].try_into().expect("N pressures") };
-    let (x, p0, pd0) = (fixed(x), fixed(p0), fixed(pd0));
-    let (p, pd): (&mut [f64; N], &mut [f64; N]) =
-        (p.try_into().expect("N pressures"), pd.try_into().expect("N pressure rates"));
-    for q in 0..N {
-        p[q] = x[q];
-        pd[q] = s.pressure_rate(x[q], p0[q], pd0[q]);
-    }
-}
-
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn load_coordinates<const N: usize>(
@@ -98,6 +85,19 @@ fn load_coordinates<const N: usize>(
     for j in 0..N {
         z[j] = x[j];
         (zd[j], zdd[j]) = s.rates(x[j], z0[j], zd0[j], zdd0[j]);
+    }
+}
+
+/// The pressures and their rates from the unknowns `x`, as [`load_coordinates`].
+#[inline(always)]
+fn load_pressures<const N: usize>(s: Step, x: &[f64], p: &mut [f64], pd: &mut [f64], p0: &[f64], pd0: &[f64]) {
+    let fixed = |v: &[f64]| -> [f64; N] { v[..N].try_into().expect("N pressures") };
+    let (x, p0, pd0) = (fixed(x), fixed(p0), fixed(pd0));
+    let (p, pd): (&mut [f64; N], &mut [f64; N]) =
+        (p.try_into().expect("N pressures"), pd.try_into().expect("N pressure rates"));
+    for q in 0..N {
+        p[q] = x[q];
+        pd[q] = s.pressure_rate(x[q], p0[q], pd0[q]);
     }
 }
 

@@ -379,10 +379,6 @@ pub(super) enum Keep {
     Kept,
 }
 
-/// out = A v for the row-major square `a` (out.len() rows), each entry summed over the row in
-/// order. Up to 8 coordinates the size is a constant, so the loops unroll (the same operations
-/// in the same order; callgrind, the quick-return's penalty cycle: 233 -> 91 instructions per
-/// product of 5 x 5).
 /// out = x0 + x0' dt + x0'' dt^2 / 2 (the predictor; with the length a constant up to 8 the
 /// loop unrolls, the same operations in the same order).
 fn taylor(out: &mut [f64], x0: &[f64], xd0: &[f64], xdd0: &[f64], dt: f64) {
@@ -403,6 +399,10 @@ fn taylor(out: &mut [f64], x0: &[f64], xd0: &[f64], xdd0: &[f64], dt: f64) {
     })
 }
 
+/// out = A v for the row-major square `a` (out.len() rows), each entry summed over the row in
+/// order. Up to 8 coordinates the size is a constant, so the loops unroll (the same operations
+/// in the same order; callgrind, the quick-return's penalty cycle: 233 -> 91 instructions per
+/// product of 5 x 5).
 fn mat_vec(a: &[f64], v: &[f64], out: &mut [f64]) {
     constant_size!(out.len(),
     N => mat_vec_fixed::<N>(a, v, out),
