@@ -18,39 +18,14 @@
 /// operations in the same order in both, so results do not depend on the branch.
 macro_rules! constant_size {
     ($n:expr, $k:ident => $fixed:expr, _ => $general:expr) => {
+        constant_size!(@arms $n, $k, $fixed, $general, 1 2 3 4 5 6 7 8)
+    };
+    (@arms $n:expr, $k:ident, $fixed:expr, $general:expr, $($size:literal)*) => {
         match $n {
-            1 => {
-                const $k: usize = 1;
+            $($size => {
+                const $k: usize = $size;
                 $fixed
-            }
-            2 => {
-                const $k: usize = 2;
-                $fixed
-            }
-            3 => {
-                const $k: usize = 3;
-                $fixed
-            }
-            4 => {
-                const $k: usize = 4;
-                $fixed
-            }
-            5 => {
-                const $k: usize = 5;
-                $fixed
-            }
-            6 => {
-                const $k: usize = 6;
-                $fixed
-            }
-            7 => {
-                const $k: usize = 7;
-                $fixed
-            }
-            8 => {
-                const $k: usize = 8;
-                $fixed
-            }
+            })*
             _ => $general,
         }
     };
