@@ -16,6 +16,11 @@ const BUFFER: usize = 256 * 1024;
 /// Rows handed to the writer thread at a time.
 const BLOCK_ROWS: usize = 256;
 
+/// Memory the rows waiting for the writer may take before the simulation waits for it. The
+/// writer formats a row about as fast as a small model computes one: a backlog of a few blocks
+/// is normal, and waiting on a full queue costs the stepping thread a wake-up each time.
+const BACKLOG_BYTES: usize = 16 << 20;
+
 /// Writes rows in a thread of its own, so that formatting and writing overlap the
 /// simulation: `row` copies the values into a block of rows, full blocks go to the writer
 /// thread and come back empty for reuse (no allocation per row or value once the first
@@ -53,7 +58,8 @@ impl CsvWriter {
         out.extend_from_slice(names.join(",").as_bytes());
         out.push(b'\n');
         let width = integer.len() + 1;
-        let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(2);
+        let backlog = (BACKLOG_BYTES / (BLOCK_ROWS * width * size_of::<f64>())).max(2);
+        let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(backlog);
         let (give_back, written) = mpsc::channel();
         let writer = std::thread::Builder::new()
             .name("csv writer".into())
