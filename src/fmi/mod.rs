@@ -37,7 +37,7 @@ use mbfmu_model::Model;
 use mbfmu_model::RESOURCE_DESCRIPTION;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
 
 /// A C string as Rust text (lossy), `None` for NULL.
 ///
@@ -68,6 +68,82 @@ pub unsafe fn c_strings(p: *const *const c_char, n: usize, what: &str) -> Result
 /// binary, every model, selected at instantiation): a catalog model, or else the description
 /// in `<resources>/model.json` that `mbfmu package --model` put into the archive.
 pub fn model_for_token(token: &str, resources: Option<&Path>) -> Result<Arc<Model>, String> {
+    let key = description_key(token, resources);
+    if let Some(model) = key.as_deref().and_then(|key| recent_models().find(key)) {
+        return Ok(model);
+    }
+    let model = build_model(token, resources)?;
+    if let Some(key) = key {
+        recent_models().add(key, &model);
+    }
+    Ok(model)
+}
+
+/// What names the description a token selects: a catalog entry's token; for a packaged
+/// description, the token with the file's path, size and modification time, so that another
+/// or a changed file is read (and checked against the token) again. None: not cached.
+fn description_key(token: &str, resources: Option<&Path>) -> Option<String> {
+    if catalog::by_token(token).is_some() {
+        return Some(token.to_string());
+    }
+    let path = resources?.join(RESOURCE_DESCRIPTION);
+    let file = std::fs::metadata(&path).ok()?;
+    Some(format!("{token}\n{}\n{}\n{:?}", path.display(), file.len(), file.modified().ok()?))
+}
+
+/// Models built lately in this process, the most recent first, by [`description_key`]. A
+/// [`Model`] is immutable and shared by its instances, so a host that instantiates the same
+/// FMU again (every run of a parameter sweep, a restarted co-simulation) gets the model
+/// without reading, validating and expanding its description again: that was two thirds of
+/// the instructions of instantiating the double pendulum.
+struct RecentModels(Vec<(String, Arc<Model>)>);
+
+/// Models kept: enough for the FMUs of one co-simulation, bounded for a host that loads many.
+const RECENT_MODELS: usize = 8;
+
+static RECENT: Mutex<RecentModels> = Mutex::new(RecentModels(Vec::new()));
+
+/// The cache (its lists stay whole if a thread panicked while holding it: a push or a move).
+fn recent_models() -> MutexGuard<'static, RecentModels> {
+    RECENT.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Run by the dynamic loader when the library is unloaded (and at exit): statics are never
+/// dropped, so a host that loads and unloads the FMU for every run (FMPy's `simulate_fmu`)
+/// would otherwise keep each load's models allocated in its heap.
+#[used]
+#[link_section = ".fini_array"]
+static EMPTY_RECENT_MODELS_ON_UNLOAD: extern "C" fn() = empty_recent_models;
+
+extern "C" fn empty_recent_models() {
+    // Never waits: if a thread is inside the cache, the process is ending around it.
+    let models = match RECENT.try_lock() {
+        Ok(mut recent) => std::mem::take(&mut recent.0),
+        Err(TryLockError::Poisoned(recent)) => std::mem::take(&mut recent.into_inner().0),
+        Err(TryLockError::WouldBlock) => return,
+    };
+    drop(models);
+}
+
+impl RecentModels {
+    fn find(&mut self, key: &str) -> Option<Arc<Model>> {
+        let i = self.0.iter().position(|(k, _)| k == key)?;
+        let hit = self.0.remove(i);
+        let model = Arc::clone(&hit.1);
+        self.0.insert(0, hit);
+        Some(model)
+    }
+
+    fn add(&mut self, key: String, model: &Arc<Model>) {
+        // Two threads may have built the same model at once.
+        self.0.retain(|(k, _)| *k != key);
+        self.0.insert(0, (key, Arc::clone(model)));
+        self.0.truncate(RECENT_MODELS);
+    }
+}
+
+/// [`model_for_token`] without the cache.
+fn build_model(token: &str, resources: Option<&Path>) -> Result<Arc<Model>, String> {
     if let Some(entry) = catalog::by_token(token) {
         return Model::from_catalog(entry).map(Arc::new);
     }
@@ -101,4 +177,46 @@ pub fn model_for_token(token: &str, resources: Option<&Path>) -> Result<Arc<Mode
         ));
     }
     Ok(Arc::new(model))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recent_models_keep_the_latest_eight_most_recently_used_first() {
+        let model = Arc::new(Model::from_catalog(catalog::find("DoublePendulum").unwrap()).unwrap());
+        let mut recent = RecentModels(Vec::new());
+        for k in 0..RECENT_MODELS {
+            recent.add(format!("m{k}"), &model);
+        }
+        assert!(recent.find("m0").is_some(), "the oldest is used again: now the most recent");
+        recent.add("new".into(), &model);
+        assert!(recent.find("m1").is_none(), "the least recently used is dropped");
+        assert!(["m0", "new", "m2", "m7"].iter().all(|k| recent.find(k).is_some()));
+        recent.add("new".into(), &model);
+        assert_eq!(recent.0.len(), RECENT_MODELS, "a model built twice is kept once");
+    }
+
+    #[test]
+    fn a_model_is_built_once_and_a_changed_description_file_is_read_again() {
+        let entry = catalog::find("DoublePendulum").unwrap();
+        let first = model_for_token(entry.token, None).unwrap();
+        assert!(Arc::ptr_eq(&first, &model_for_token(entry.token, None).unwrap()), "catalog model cached");
+
+        // A packaged description (not in the catalog) in a resources folder.
+        let dir = tempfile::tempdir().unwrap();
+        let json = entry.json.replacen("\"mass\": 78.0", "\"mass\": 77.0", 1);
+        let token = Model::from_json(&json).unwrap().token;
+        assert!(catalog::by_token(&token).is_none());
+        std::fs::write(dir.path().join(RESOURCE_DESCRIPTION), &json).unwrap();
+        let packaged = model_for_token(&token, Some(dir.path())).unwrap();
+        assert_eq!(packaged.description.bodies[0].mass, 77.0);
+        assert!(Arc::ptr_eq(&packaged, &model_for_token(&token, Some(dir.path())).unwrap()), "packaged model cached");
+        // Another description under the same token (a tampered archive) is read and refused.
+        let other = entry.json.replacen("\"mass\": 78.0", "\"mass\": 77.25", 1);
+        std::fs::write(dir.path().join(RESOURCE_DESCRIPTION), other).unwrap();
+        let err = model_for_token(&token, Some(dir.path())).unwrap_err();
+        assert!(err.contains("do not belong together"), "{err}");
+    }
 }
