@@ -106,12 +106,23 @@ pub struct Fmu {
     import: Import,
     identifier: String,
     path: std::path::PathBuf,
-    /// The lock on the cached extraction, shared with every instance (see `unpacked.rs`).
+    /// The loaded binary and the lock on the cached extraction, shared with every instance.
     lease: Lease,
 }
 
-/// Held while an import or instance of a cached extraction lives.
-type Lease = Arc<Option<std::fs::File>>;
+/// Held while an import or any of its instances lives.
+type Lease = Arc<Resident>;
+
+/// What an FMU's instances need to stay in place (fields drop in this order).
+struct Resident {
+    /// The binary, loaded once for the import: the `fmi` crate loads it for each instance and
+    /// unloads it with the instance, and a sweep's runs then each loaded it anew (mapping
+    /// and relocating its 10 MB) and lost what it keeps between instances. None if loading
+    /// failed: instantiation then reports why.
+    _binary: Option<libloading::Library>,
+    /// The shared lock on the cached extraction (see `unpacked.rs`).
+    _lock: Option<std::fs::File>,
+}
 
 pub(crate) enum Import {
     V2(Arc<Fmi2Import>),
@@ -135,19 +146,23 @@ pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
     let load_error = |e: fmi::Error| Error::msg(format!("cannot load {}: {e}", path.display()));
     let crate::unpacked::Unpacked { dir, lease } = crate::unpacked::unpack(path)?;
     let identity = identity_xml(info, identifier);
-    let import = match info.version {
+    let (import, binary) = match info.version {
         FmiVersion::V2 => {
             let import = Fmi2Import::new(dir, &identity).map_err(load_error)?;
-            check_binary(&import, identifier)?;
-            Import::V2(Arc::new(import))
+            let binary = check_binary(&import, identifier)?;
+            (Import::V2(Arc::new(import)), binary)
         }
         FmiVersion::V3 => {
             let import = Fmi3Import::new(dir, &identity).map_err(load_error)?;
-            check_binary(&import, identifier)?;
-            Import::V3(Arc::new(import))
+            let binary = check_binary(&import, identifier)?;
+            (Import::V3(Arc::new(import)), binary)
         }
     };
-    Ok(Fmu { import, identifier: identifier.to_string(), path: path.to_path_buf(), lease: Arc::new(lease) })
+    // SAFETY: loading runs the binary's initializers, as the `fmi` crate's loading at
+    // instantiation does anyway.
+    let binary = unsafe { libloading::Library::new(binary) }.ok();
+    let lease = Arc::new(Resident { _binary: binary, _lock: lease });
+    Ok(Fmu { import, identifier: identifier.to_string(), path: path.to_path_buf(), lease })
 }
 
 impl Fmu {
@@ -232,11 +247,12 @@ fn escape(s: &str) -> String {
     quick_xml::escape::escape(s).into_owned()
 }
 
-/// A clearer message than the loader's when the archive has no binary for this platform.
-fn check_binary<I: FmiImport>(import: &I, identifier: &str) -> Result<()> {
+/// The binary for this platform, with a clearer message than the loader's if the archive has none.
+fn check_binary<I: FmiImport>(import: &I, identifier: &str) -> Result<std::path::PathBuf> {
     let relative = import.shared_lib_path(identifier).map_err(|e| Error::msg(e.to_string()))?;
-    if import.archive_path().join(&relative).is_file() {
-        return Ok(());
+    let binary = import.archive_path().join(&relative);
+    if binary.is_file() {
+        return Ok(binary);
     }
     let platforms: Vec<String> = std::fs::read_dir(import.archive_path().join("binaries"))
         .map(|dir| dir.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())

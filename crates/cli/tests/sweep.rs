@@ -307,3 +307,34 @@ fn ctrl_c_keeps_the_finished_runs() {
     }
     assert!(compared > 0, "run 0 finishes first on any machine");
 }
+
+/// A sweep loads the FMU's binary once for all its runs, on every thread (the `fmi` crate
+/// alone loads and unloads it with each instance), and the runs' numbers do not depend on it:
+/// the same table from one and from two threads. The dynamic loader reports each load
+/// (LD_DEBUG=files: one "generating link map" per mapping of a file).
+#[test]
+fn the_binary_is_loaded_once_for_all_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    for version in [2, 3] {
+        let fmu = fmu(version, "HydraulicFourBar");
+        let mut tables = Vec::new();
+        for jobs in ["1", "2"] {
+            let table = dir.path().join(format!("loads{version}_{jobs}.csv"));
+            let out = Command::new(env!("CARGO_BIN_EXE_mbfmu"))
+                .args(["sweep", s(&fmu), "--samples", "12", "--uniform", "oil_bulk_modulus=1e9:2e9"])
+                .args(["--stop-time", "0.05", "--jobs", jobs, "-q", "-o", s(&table)])
+                .env("LD_DEBUG", "files")
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            let loads = text(&out.stderr)
+                .lines()
+                .filter(|l| l.contains("HydraulicFourBar.so") && l.contains("generating link map"))
+                .count();
+            assert_eq!(loads, 1, "fmi{version}, {jobs} thread(s): the binary was mapped {loads} times");
+            tables.push(std::fs::read_to_string(&table).unwrap());
+        }
+        assert_eq!(tables[0], tables[1], "fmi{version}");
+        assert_eq!(tables[0].lines().count(), 13, "fmi{version}: a header and 12 runs");
+    }
+}
