@@ -66,8 +66,8 @@ impl CsvWriter {
             .spawn(move || {
                 // Only regular files are emptied (O_TRUNC leaves FIFOs and terminals alone). To
                 // their first byte, not to zero: ext4 (auto_da_alloc) starts writing a file
-                // truncated to zero back to disk when it is closed, which costs a rewrite of an
-                // earlier run's CSV 2-4 ms; the header overwrites that byte.
+                // truncated to zero back to disk when it is closed, which made rewriting an
+                // earlier run's CSV 2-4 ms slower; the header overwrites that byte.
                 let metadata = file.metadata()?;
                 if metadata.is_file() && metadata.len() > 1 {
                     file.set_len(1)?;
