@@ -44,7 +44,9 @@ class Fmu:
         self.path = path
         self.md = read_model_description(path)
         self.version = 3 if self.md.fmiVersion.startswith("3") else 2
-        self.unzipdir = extract(path, tempfile.mkdtemp())
+        # Removed with this object (at the latest at exit): the test runs leave no 10 MB copies.
+        self.unzipped = tempfile.TemporaryDirectory(prefix="mbfmu-fmpy-")
+        self.unzipdir = extract(path, self.unzipped.name)
         self.vars = {v.name: v for v in self.md.modelVariables}
         self.count = 0
 

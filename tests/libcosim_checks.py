@@ -27,6 +27,7 @@ Exit status: 0 all passed, 1 a check failed, 2 usage error, 3 a package is missi
 import glob
 import math
 import os
+import shutil
 import struct
 import sys
 import time
@@ -89,21 +90,25 @@ def libcosim_run(fmus, step_ns, steps, connections=(), sample_every=1, read=None
 def fmpy_at_libcosim_points(path, md, step_ns, steps, outputs):
     """FMU2Slave stepped at libcosim's double communication points."""
     unzipdir = extract(path)
-    fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
-                    instanceName="fmpy")
-    fmu.instantiate()
-    fmu.setupExperiment(startTime=0.0)
-    fmu.enterInitializationMode()
-    fmu.exitInitializationMode()
-    vrs = [v.valueReference for v in outputs]
-    rows = []
-    for k in range(steps):
-        t, t_next = k * step_ns / 1e9, (k + 1) * step_ns / 1e9
-        fmu.doStep(currentCommunicationPoint=t, communicationStepSize=t_next - t)
-        rows.append(fmu.getReal(vrs))
-    fmu.terminate()
-    fmu.freeInstance()
-    return rows
+    try:
+        fmu = FMU2Slave(guid=md.guid, unzipDirectory=unzipdir, modelIdentifier=md.coSimulation.modelIdentifier,
+                        instanceName="fmpy")
+        fmu.instantiate()
+        fmu.setupExperiment(startTime=0.0)
+        fmu.enterInitializationMode()
+        fmu.exitInitializationMode()
+        vrs = [v.valueReference for v in outputs]
+        rows = []
+        for k in range(steps):
+            t, t_next = k * step_ns / 1e9, (k + 1) * step_ns / 1e9
+            fmu.doStep(currentCommunicationPoint=t, communicationStepSize=t_next - t)
+            rows.append(fmu.getReal(vrs))
+        fmu.terminate()
+        fmu.freeInstance()
+        return rows
+    finally:
+        # extract() unpacks into a new temporary directory (10 MB a model) that is ours to remove.
+        shutil.rmtree(unzipdir, ignore_errors=True)
 
 
 def catalog(root):
