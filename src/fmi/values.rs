@@ -58,14 +58,18 @@ fn unrepresentable(function: &str, vr: u32, x: f64) -> String {
     format!("value {x} of value reference {vr} cannot be represented by {function}")
 }
 
-/// Integer conversions for Integer/Enumeration variables (carried exactly as f64).
+/// Integer conversions for Integer/Enumeration variables (carried exactly as f64). The cast
+/// truncates towards zero and saturates (NaN gives 0), so x is an integer in range exactly
+/// when the cast converts back to it: no call of the `fract` library function per value.
 pub fn to_i32(x: f64) -> Option<i32> {
-    (x.fract() == 0.0 && x >= f64::from(i32::MIN) && x <= f64::from(i32::MAX)).then_some(x as i32)
+    let i = x as i32;
+    (f64::from(i) == x).then_some(i)
 }
 
 pub fn to_i64(x: f64) -> Option<i64> {
-    // 2^63 is exactly representable; i64::MAX is not.
-    (x.fract() == 0.0 && x >= -(2f64.powi(63)) && x < 2f64.powi(63)).then_some(x as i64)
+    // 2^63 is exactly representable; i64::MAX is not (it converts back to 2^63).
+    let i = x as i64;
+    (x < 2f64.powi(63) && i as f64 == x).then_some(i)
 }
 
 impl<S: Machine> Instance<S> {
@@ -164,6 +168,11 @@ mod tests {
         assert_eq!(to_i64(2.0), Some(2));
         assert_eq!(to_i64(9.3e18), None);
         assert_eq!(to_i64(f64::INFINITY), None);
+        assert_eq!(to_i64(2f64.powi(63)), None);
+        assert_eq!(to_i64(-(2f64.powi(63))), Some(i64::MIN));
+        assert_eq!(to_i64(-0.5), None);
+        assert_eq!((to_i32(-0.0), to_i32(-1.0), to_i32(f64::NEG_INFINITY)), (Some(0), Some(-1), None));
+        assert_eq!((to_i32(f64::from(i32::MAX)), to_i32(-2147483648.5), to_i32(1e-300)), (Some(i32::MAX), None, None));
     }
 
     #[test]

@@ -16,6 +16,11 @@ const BUFFER: usize = 256 * 1024;
 /// Rows handed to the writer thread at a time.
 const BLOCK_ROWS: usize = 256;
 
+/// Rows per block in the last [`BLOCK_ROWS`] of a run of known length, so that at the run's
+/// end the writer has at most this many rows left to format, not a whole block (a quarter of
+/// a millisecond for a model of 30 outputs).
+const TAIL_ROWS: usize = 32;
+
 /// Memory the rows waiting for the writer may take before the simulation waits for it. The
 /// writer formats a row about as fast as a small model computes one: a backlog of a few blocks
 /// is normal, and waiting on a full queue costs the stepping thread a wake-up each time.
@@ -36,6 +41,8 @@ pub struct CsvWriter {
     written: mpsc::Receiver<Vec<f64>>,
     writer: Option<JoinHandle<std::io::Result<()>>>,
     pub rows: usize,
+    /// From this row on, blocks of [`TAIL_ROWS`] (see [`CsvWriter::expect_rows`]).
+    tail_from: usize,
 }
 
 impl CsvWriter {
@@ -96,24 +103,32 @@ impl CsvWriter {
             written,
             writer: Some(writer),
             rows: 0,
+            tail_from: usize::MAX,
         })
+    }
+
+    /// The number of rows the run will write, if known: its last rows then go to the writer
+    /// in smaller blocks, so that less of the formatting is left when the run ends.
+    pub fn expect_rows(&mut self, rows: usize) {
+        self.tail_from = rows.saturating_sub(BLOCK_ROWS);
     }
 
     /// One row (`values` has one value per data column).
     pub fn row(&mut self, time: f64, values: &[f64]) -> Result<()> {
         debug_assert_eq!(values.len() + 1, self.width);
+        let Some(to_writer) = &self.to_writer else {
+            return Err(Error::msg(format!(
+                "cannot write {}: the writer stopped (after an error, or the last row was given)",
+                self.path.display()
+            )));
+        };
         self.block.push(time);
         self.block.extend_from_slice(values);
         self.rows += 1;
-        if self.block.len() >= BLOCK_ROWS * self.width {
+        let block_rows = if self.rows > self.tail_from { TAIL_ROWS } else { BLOCK_ROWS };
+        if self.block.len() >= block_rows * self.width {
             let empty = self.written.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK_ROWS * self.width));
             let full = std::mem::replace(&mut self.block, empty);
-            let Some(to_writer) = &self.to_writer else {
-                return Err(Error::msg(format!(
-                    "cannot write {}: the writer stopped after an error",
-                    self.path.display()
-                )));
-            };
             if to_writer.send(full).is_err() {
                 // The writer stopped on an error: report it.
                 return self.join();
@@ -122,13 +137,21 @@ impl CsvWriter {
         Ok(())
     }
 
-    /// Writes the last rows and closes the file.
-    pub fn finish(mut self) -> Result<()> {
+    /// Hands the last rows to the writer thread and tells it that no more follow, so that it
+    /// finishes the file while the caller does other work (such as freeing the FMU) before
+    /// [`CsvWriter::finish`]. No rows can be added afterwards.
+    pub fn end_rows(&mut self) {
         if !self.block.is_empty() {
             if let Some(w) = &self.to_writer {
                 let _ = w.send(std::mem::take(&mut self.block));
             }
         }
+        self.to_writer = None;
+    }
+
+    /// Writes the last rows and closes the file.
+    pub fn finish(mut self) -> Result<()> {
+        self.end_rows();
         self.join()
     }
 
@@ -147,11 +170,7 @@ impl Drop for CsvWriter {
     /// A writer dropped without [`CsvWriter::finish`] (a run that ended with an error) still
     /// writes the rows it was given.
     fn drop(&mut self) {
-        if !self.block.is_empty() {
-            if let Some(w) = &self.to_writer {
-                let _ = w.send(std::mem::take(&mut self.block));
-            }
-        }
+        self.end_rows();
         let _ = self.join();
     }
 }
@@ -374,22 +393,45 @@ mod tests {
     fn writes_many_blocks_in_order() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.csv");
-        let mut w = CsvWriter::create(&path, &["t", "x", "i"], vec![false, true]).unwrap();
         let n = 3 * BLOCK_ROWS + 17;
-        for k in 0..n {
-            w.row(k as f64 * 0.1, &[k as f64 / 3.0, k as f64]).unwrap();
+        // No expected length, the right one (its last rows in blocks of TAIL_ROWS), and wrong ones.
+        for expected in [None, Some(n), Some(n / 2), Some(2 * n), Some(0)] {
+            let mut w = CsvWriter::create(&path, &["t", "x", "i"], vec![false, true]).unwrap();
+            if let Some(rows) = expected {
+                w.expect_rows(rows);
+            }
+            for k in 0..n {
+                w.row(k as f64 * 0.1, &[k as f64 / 3.0, k as f64]).unwrap();
+            }
+            assert_eq!(w.rows, n);
+            w.finish().unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), n + 1, "{expected:?}");
+            for (k, line) in lines[1..].iter().enumerate() {
+                let cells: Vec<&str> = line.split(',').collect();
+                assert_eq!(cells[0].parse::<f64>().unwrap(), k as f64 * 0.1);
+                assert_eq!(cells[1].parse::<f64>().unwrap(), k as f64 / 3.0);
+                assert_eq!(cells[2], k.to_string());
+            }
         }
-        assert_eq!(w.rows, n);
+    }
+
+    #[test]
+    fn rows_after_the_last_are_refused_and_the_file_is_complete() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false]).unwrap();
+        for k in 0..BLOCK_ROWS + 3 {
+            w.row(k as f64, &[0.5]).unwrap();
+        }
+        w.end_rows();
+        let e = w.row(1e3, &[0.5]).unwrap_err();
+        assert!(e.to_string().contains("out.csv"), "{e}");
         w.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), n + 1);
-        for (k, line) in lines[1..].iter().enumerate() {
-            let cells: Vec<&str> = line.split(',').collect();
-            assert_eq!(cells[0].parse::<f64>().unwrap(), k as f64 * 0.1);
-            assert_eq!(cells[1].parse::<f64>().unwrap(), k as f64 / 3.0);
-            assert_eq!(cells[2], k.to_string());
-        }
+        assert_eq!(text.lines().count(), BLOCK_ROWS + 4);
+        assert!(text.ends_with(&format!("{},0.5\n", BLOCK_ROWS + 2)), "{}", &text[text.len() - 20..]);
     }
 
     #[test]

@@ -216,6 +216,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     header.extend(columns.iter().map(|v| v.name.as_str()));
     let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
     let mut csv = CsvWriter::create(&csv_path, &header, integer)?;
+    csv.expect_rows(grid.steps as usize + 1);
     // Kept in memory only when a plot is wanted.
     let keep = args.plot.is_some();
     let mut times = Vec::new();
@@ -258,6 +259,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let elapsed = wall.elapsed().as_secs_f64();
     let rows = csv.rows;
     // The FMU is terminated and freed while the writer thread formats the last rows.
+    csv.end_rows();
     if failure.is_none() {
         slave.terminate()?;
     }

@@ -17,8 +17,8 @@ pub struct Grid {
     pub stop: f64,
     pub step: f64,
     pub steps: u64,
-    /// Decimal places to which grid times are rounded (None: no rounding).
-    decimals: Option<i32>,
+    /// 10^d for the d decimal places to which grid times are rounded (None: no rounding).
+    scale: Option<f64>,
 }
 
 impl Grid {
@@ -43,11 +43,11 @@ impl Grid {
         // A ratio within rounding of an integer is that integer: 8 / 0.01 is 800 steps, not 801.
         let nearest = ratio.round();
         let steps = if (ratio - nearest).abs() <= 1e-9 * nearest.max(1.0) { nearest } else { ratio.ceil() };
-        let decimals = match (decimal_places(start), decimal_places(step)) {
-            (Some(a), Some(b)) => Some(a.max(b)),
+        let scale = match (decimal_places(start), decimal_places(step)) {
+            (Some(a), Some(b)) => Some(10f64.powi(a.max(b))),
             _ => None,
         };
-        Ok(Grid { start, stop, step, steps: steps.max(1.0) as u64, decimals })
+        Ok(Grid { start, stop, step, steps: steps.max(1.0) as u64, scale })
     }
 
     /// Communication point i. Rounded to the decimals of start and step so that the times the
@@ -58,9 +58,8 @@ impl Grid {
             return self.stop;
         }
         let t = self.start + i as f64 * self.step;
-        match self.decimals {
-            Some(d) => {
-                let scale = 10f64.powi(d);
+        match self.scale {
+            Some(scale) => {
                 let scaled = t * scale;
                 if scaled.abs() < 2f64.powi(52) {
                     scaled.round() / scale

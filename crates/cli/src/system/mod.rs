@@ -199,6 +199,7 @@ fn simulate(
         .map(|&(k, v)| !matches!(system.components[k].variable(v).ty, VarType::Float64 | VarType::Float32))
         .collect();
     let mut csv = CsvWriter::create(csv_path, &header, integer).map_err(|e| (e, None))?;
+    csv.expect_rows(grid.steps as usize + 1);
     let keep = args.plot.is_some();
     let (mut times, mut history) = (Vec::new(), vec![Vec::new(); if keep { slots.len() } else { 0 }]);
     let mut row = vec![0.0; slots.len()];
@@ -254,12 +255,14 @@ fn simulate(
     }
     progress.finish();
     let rows = csv.rows;
-    csv.finish().map_err(|e| (e, None))?;
+    // The FMUs are terminated while the writer thread formats the last rows.
+    csv.end_rows();
     if failure.is_none() {
         for k in 0..system.components.len() {
             master.unit(k).terminate().map_err(at(k))?;
         }
     }
+    csv.finish().map_err(|e| (e, None))?;
     if !args.quiet {
         println!(
             "{} ({} components, {}): simulated t = {} .. {} s in {} communication steps of {} s, {:.2} s wall clock",
