@@ -39,7 +39,9 @@ pub struct CsvWriter {
     to_writer: Option<mpsc::SyncSender<Vec<f64>>>,
     /// Blocks the writer has written, for reuse.
     written: mpsc::Receiver<Vec<f64>>,
-    writer: Option<JoinHandle<std::io::Result<()>>>,
+    /// What the writer thread reports when it has written the last row and closed the file.
+    done: mpsc::Receiver<std::io::Result<()>>,
+    writer: Option<JoinHandle<()>>,
     pub rows: usize,
     /// From this row on, blocks of [`TAIL_ROWS`] (see [`CsvWriter::expect_rows`]).
     tail_from: usize,
@@ -54,7 +56,7 @@ impl CsvWriter {
         // Opened here, so that a path that cannot be written fails before the run; emptied by
         // the writer thread (as File::create would): freeing the blocks of an earlier run's
         // file takes a millisecond or more, which the simulation need not wait for.
-        let mut file = File::options()
+        let file = File::options()
             .write(true)
             .create(true)
             .truncate(false)
@@ -68,31 +70,13 @@ impl CsvWriter {
         let backlog = (BACKLOG_BYTES / (BLOCK_ROWS * width * size_of::<f64>())).max(2);
         let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(backlog);
         let (give_back, written) = mpsc::channel();
+        let (report, done) = mpsc::sync_channel(1);
         let writer = std::thread::Builder::new()
             .name("csv writer".into())
             .spawn(move || {
-                // Only regular files are emptied (O_TRUNC leaves FIFOs and terminals alone). To
-                // their first byte, not to zero: ext4 (auto_da_alloc) starts writing a file
-                // truncated to zero back to disk when it is closed, which made rewriting an
-                // earlier run's CSV 2-4 ms slower; the header overwrites that byte.
-                let metadata = file.metadata()?;
-                if metadata.is_file() && metadata.len() > 1 {
-                    file.set_len(1)?;
-                }
-                for mut block in blocks {
-                    for row in block.chunks_exact(width) {
-                        // Rows are formatted straight into the output buffer, written when full.
-                        format_row(&mut out, row[0], &row[1..], &integer);
-                        if out.len() >= BUFFER {
-                            file.write_all(&out)?;
-                            out.clear();
-                        }
-                    }
-                    block.clear();
-                    // The main thread may have finished; then the block is dropped.
-                    let _ = give_back.send(block);
-                }
-                file.write_all(&out)
+                let result = write_rows(file, &mut out, blocks, give_back, width, &integer);
+                // Reported before the thread lets go of its memory: the run need not wait for that.
+                let _ = report.send(result);
             })
             .context("cannot start the CSV writer thread")?;
         Ok(CsvWriter {
@@ -101,6 +85,7 @@ impl CsvWriter {
             block: Vec::with_capacity(BLOCK_ROWS * width),
             to_writer: Some(to_writer),
             written,
+            done,
             writer: Some(writer),
             rows: 0,
             tail_from: usize::MAX,
@@ -159,9 +144,14 @@ impl CsvWriter {
     fn join(&mut self) -> Result<()> {
         self.to_writer = None;
         let Some(writer) = self.writer.take() else { return Ok(()) };
-        match writer.join() {
+        match self.done.recv() {
+            // The thread ends on its own (dropping the handle detaches it).
             Ok(result) => result.context(format!("cannot write {}", self.path.display())),
-            Err(_) => Err(Error::msg(format!("the CSV writer of {} failed", self.path.display()))),
+            // It panicked before reporting.
+            Err(_) => {
+                let _ = writer.join();
+                Err(Error::msg(format!("the CSV writer of {} failed", self.path.display())))
+            }
         }
     }
 }
@@ -173,6 +163,41 @@ impl Drop for CsvWriter {
         self.end_rows();
         let _ = self.join();
     }
+}
+
+/// The writer thread's work: empties the file, then formats the blocks of rows (`width`
+/// values each) into `out` and writes it whenever it is full; returns each block for reuse.
+/// The file is closed on return.
+fn write_rows(
+    mut file: File,
+    out: &mut Vec<u8>,
+    blocks: mpsc::Receiver<Vec<f64>>,
+    give_back: mpsc::Sender<Vec<f64>>,
+    width: usize,
+    integer: &[bool],
+) -> std::io::Result<()> {
+    // Only regular files are emptied (O_TRUNC leaves FIFOs and terminals alone). To their first
+    // byte, not to zero: ext4 (auto_da_alloc) starts writing a file truncated to zero back to
+    // disk when it is closed, which made rewriting an earlier run's CSV 2-4 ms slower; the
+    // header overwrites that byte.
+    let metadata = file.metadata()?;
+    if metadata.is_file() && metadata.len() > 1 {
+        file.set_len(1)?;
+    }
+    for mut block in blocks {
+        for row in block.chunks_exact(width) {
+            // Rows are formatted straight into the output buffer, written when full.
+            format_row(out, row[0], &row[1..], integer);
+            if out.len() >= BUFFER {
+                file.write_all(out)?;
+                out.clear();
+            }
+        }
+        block.clear();
+        // The main thread may have finished; then the block is dropped.
+        let _ = give_back.send(block);
+    }
+    file.write_all(out)
 }
 
 /// Appends one CSV line (with its line feed) of a row to `line`: the time and the values,
