@@ -78,10 +78,14 @@ pub trait Slave {
     fn terminate(&mut self) -> Result<()>;
 }
 
-/// Reads modelDescription.xml from the archive without extracting it.
+/// Reads modelDescription.xml from the archive without extracting it (from the cache's
+/// extraction of the same bytes, when there is one: see `unpacked.rs`).
 pub fn peek(path: &Path) -> Result<ModelInfo> {
     if !path.exists() {
         return Err(Error::msg(format!("{}: no such file", path.display())));
+    }
+    if let Some(xml) = crate::unpacked::cached_description(path) {
+        return modeldesc::parse(&xml).map_err(|e| e.context(path.display()));
     }
     let file = std::fs::File::open(path).context(path.display())?;
     let mut archive = zip::ZipArchive::new(file)

@@ -71,6 +71,20 @@ pub fn unpack_in(root: &Path, path: &Path) -> Result<Unpacked> {
     }
 }
 
+/// The modelDescription.xml of the archive at `path`, read from its cache entry when the
+/// archive's identity is remembered and the entry exists (no central directory to read, no
+/// inflating); None otherwise: then read it from the archive.
+pub fn cached_description(path: &Path) -> Option<String> {
+    cached_description_in(&crate::catalog_fmu::cache_dir().join("unpacked"), path)
+}
+
+/// [`cached_description`] with the cache in `root`.
+fn cached_description_in(root: &Path, path: &Path) -> Option<String> {
+    let key = Identity::of(path).ok()??.remembered(root)?;
+    // The entry holds the extraction of exactly the bytes its key names.
+    std::fs::read_to_string(root.join(key).join("modelDescription.xml")).ok()
+}
+
 /// The cache entry of the archive at `path` (extracted if missing) and the shared lock on
 /// it; None if the cache directory cannot be created.
 fn cached_entry(root: &Path, path: &Path) -> Result<Option<(PathBuf, File)>> {
@@ -344,17 +358,24 @@ mod tests {
         archive(&fmu, b"version 1");
         // Not remembered while the file is fresh; remembered once it has settled.
         assert!(Identity::of(&fmu).unwrap().is_none());
+        drop(unpack_in(cache.path(), &fmu).unwrap());
+        assert_eq!(cached_description_in(cache.path(), &fmu), None, "fresh: not remembered");
         std::thread::sleep(SETTLED + Duration::from_millis(100));
         let id = Identity::of(&fmu).unwrap().expect("settled");
+        assert_eq!(cached_description_in(cache.path(), &fmu), None, "not hashed since it settled");
         drop(unpack_in(cache.path(), &fmu).unwrap());
         assert!(id.remembered(cache.path()).is_some());
+        assert_eq!(cached_description_in(cache.path(), &fmu).as_deref(), Some("<fmiModelDescription/>"));
         // A rewrite with other bytes of the same size: a new identity (change time), so the
-        // next run hashes it and gets the new content.
+        // next run hashes it and gets the new content, and its description is not taken from
+        // the old entry.
         archive(&fmu, b"version 2");
         std::thread::sleep(SETTLED + Duration::from_millis(100));
         assert_ne!(Identity::of(&fmu).unwrap().expect("settled"), id);
+        assert_eq!(cached_description_in(cache.path(), &fmu), None);
         let u = unpack_in(cache.path(), &fmu).unwrap();
         assert_eq!(std::fs::read(u.dir.path().join("binaries/x86_64-linux/m.so")).unwrap(), b"version 2");
+        assert!(cached_description_in(cache.path(), &fmu).is_some());
     }
 
     #[test]
