@@ -7,7 +7,7 @@ use crate::error::{Context, Error, Result};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, TryRecvError};
 use std::thread::JoinHandle;
 
 /// Bytes gathered before a write to the file (a few hundred rows of a typical model).
@@ -21,6 +21,11 @@ const BLOCK_ROWS: usize = 256;
 /// a millisecond for a model of 30 outputs).
 const TAIL_ROWS: usize = 32;
 
+/// Memory of blocks the writer thread allocates and touches before the first rows arrive (at
+/// most: no more than a run of known length needs), so that the stepping thread does not
+/// take their page faults (1.5-3 us each on a virtual machine, 16 per block of 32 columns).
+const PREPARED_BYTES: usize = 512 << 10;
+
 /// Memory the rows waiting for the writer may take before the simulation waits for it. The
 /// writer formats a row about as fast as a small model computes one: a backlog of a few blocks
 /// is normal, and waiting on a full queue costs the stepping thread a wake-up each time.
@@ -29,12 +34,16 @@ const BACKLOG_BYTES: usize = 16 << 20;
 /// Writes rows in a thread of its own, so that formatting and writing overlap the
 /// simulation: `row` copies the values into a block of rows, full blocks go to the writer
 /// thread and come back empty for reuse (no allocation per row or value once the first
-/// blocks exist).
+/// blocks exist). The thread prepares its buffer and the first blocks while the caller is
+/// still loading the model, and empties the file only when the first row arrives: a run that
+/// gives no row (it failed before its start) leaves the file as it was, and removes it if
+/// `create` made it.
 pub struct CsvWriter {
     path: PathBuf,
     /// Values per row (the time and the data columns).
     width: usize,
-    /// Rows gathered for the writer: per row the time, then the data columns.
+    /// Rows gathered for the writer: per row the time, then the data columns. Without
+    /// capacity until the first row and after each full block (the next is taken then).
     block: Vec<f64>,
     to_writer: Option<mpsc::SyncSender<Vec<f64>>>,
     /// Blocks the writer has written, for reuse.
@@ -43,38 +52,61 @@ pub struct CsvWriter {
     done: mpsc::Receiver<std::io::Result<()>>,
     writer: Option<JoinHandle<()>>,
     pub rows: usize,
-    /// From this row on, blocks of [`TAIL_ROWS`] (see [`CsvWriter::expect_rows`]).
+    /// From this row on, blocks of [`TAIL_ROWS`] (the last [`BLOCK_ROWS`] of a run of known
+    /// length, so that less of the formatting is left when it ends).
     tail_from: usize,
 }
 
 impl CsvWriter {
-    /// `header` includes the time column; `integer` flags the data columns after it.
-    pub fn create(path: &Path, header: &[&str], integer: Vec<bool>) -> Result<CsvWriter> {
+    /// `header` includes the time column; `integer` flags the data columns after it; `rows` is
+    /// the number of rows the run will give, if known. Fails at once if the file cannot be
+    /// opened for writing.
+    pub fn create(path: &Path, header: &[&str], integer: Vec<bool>, rows: Option<usize>) -> Result<CsvWriter> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).context(format!("cannot create {}", dir.display()))?;
         }
         // Opened here, so that a path that cannot be written fails before the run; emptied by
-        // the writer thread (as File::create would): freeing the blocks of an earlier run's
-        // file takes a millisecond or more, which the simulation need not wait for.
-        let file = File::options()
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(path)
-            .context(format!("cannot create {}", path.display()))?;
+        // the writer thread at the first row (as File::create would): freeing the blocks of an
+        // earlier run's file takes a millisecond or more, which the simulation need not wait for.
+        let opened = |new| File::options().write(true).create_new(new).open(path);
+        let (file, created) = match opened(true) {
+            Ok(file) => (Ok(file), true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => (opened(false), false),
+            Err(e) => (Err(e), false),
+        };
+        let file = file.context(format!("cannot create {}", path.display()))?;
         let mut out = Vec::with_capacity(BUFFER + 1024);
         let names: Vec<String> = header.iter().map(|h| quote(h)).collect();
         out.extend_from_slice(names.join(",").as_bytes());
         out.push(b'\n');
         let width = integer.len() + 1;
-        let backlog = (BACKLOG_BYTES / (BLOCK_ROWS * width * size_of::<f64>())).max(2);
+        let block_bytes = BLOCK_ROWS * width * size_of::<f64>();
+        let backlog = (BACKLOG_BYTES / block_bytes).max(2);
+        // Blocks in use at once: at most those the queue holds, one being filled and one
+        // being written; no more than the run has rows for.
+        let needed = rows.map_or(usize::MAX, |r| r.div_ceil(BLOCK_ROWS));
+        let prepare = Preparation {
+            blocks: (PREPARED_BYTES / block_bytes).clamp(1, backlog + 2).min(needed),
+            block_len: BLOCK_ROWS * width,
+            // About 20 bytes per value of the text.
+            out_bytes: rows.map_or(usize::MAX, |r| r.saturating_mul(width * 20)),
+        };
         let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(backlog);
         let (give_back, written) = mpsc::channel();
         let (report, done) = mpsc::sync_channel(1);
+        let owned_path = path.to_path_buf();
         let writer = std::thread::Builder::new()
             .name("csv writer".into())
             .spawn(move || {
-                let result = write_rows(file, &mut out, blocks, give_back, width, &integer);
+                let result = match prepare.run(&mut out, &blocks, &give_back) {
+                    Some(first) => write_rows(file, &mut out, first, blocks, give_back, width, &integer),
+                    // No row: the run ended before its start; the file stays as it was.
+                    None if created => {
+                        drop(file);
+                        std::fs::remove_file(&owned_path)
+                    }
+                    None => Ok(()),
+                };
                 // Reported before the thread lets go of its memory: the run need not wait for that.
                 let _ = report.send(result);
             })
@@ -82,20 +114,14 @@ impl CsvWriter {
         Ok(CsvWriter {
             path: path.to_path_buf(),
             width,
-            block: Vec::with_capacity(BLOCK_ROWS * width),
+            block: Vec::new(),
             to_writer: Some(to_writer),
             written,
             done,
             writer: Some(writer),
             rows: 0,
-            tail_from: usize::MAX,
+            tail_from: rows.map_or(usize::MAX, |r| r.saturating_sub(BLOCK_ROWS)),
         })
-    }
-
-    /// The number of rows the run will write, if known: its last rows then go to the writer
-    /// in smaller blocks, so that less of the formatting is left when the run ends.
-    pub fn expect_rows(&mut self, rows: usize) {
-        self.tail_from = rows.saturating_sub(BLOCK_ROWS);
     }
 
     /// One row (`values` has one value per data column).
@@ -107,17 +133,17 @@ impl CsvWriter {
                 self.path.display()
             )));
         };
+        if self.block.capacity() == 0 {
+            // A block the writer prepared or has written, else a new one.
+            self.block = self.written.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK_ROWS * self.width));
+        }
         self.block.push(time);
         self.block.extend_from_slice(values);
         self.rows += 1;
         let block_rows = if self.rows > self.tail_from { TAIL_ROWS } else { BLOCK_ROWS };
-        if self.block.len() >= block_rows * self.width {
-            let empty = self.written.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK_ROWS * self.width));
-            let full = std::mem::replace(&mut self.block, empty);
-            if to_writer.send(full).is_err() {
-                // The writer stopped on an error: report it.
-                return self.join();
-            }
+        // A full block goes to the writer; if it stopped on an error, that is reported.
+        if self.block.len() >= block_rows * self.width && to_writer.send(std::mem::take(&mut self.block)).is_err() {
+            return self.join();
         }
         Ok(())
     }
@@ -165,12 +191,54 @@ impl Drop for CsvWriter {
     }
 }
 
-/// The writer thread's work: empties the file, then formats the blocks of rows (`width`
-/// values each) into `out` and writes it whenever it is full; returns each block for reuse.
-/// The file is closed on return.
+/// What the writer thread does before the first rows arrive.
+struct Preparation {
+    /// Empty blocks to make for the stepping thread.
+    blocks: usize,
+    /// Values per block.
+    block_len: usize,
+    /// Bytes of the output buffer the run will use, at most.
+    out_bytes: usize,
+}
+
+impl Preparation {
+    /// Touches the output buffer's pages and hands empty, touched blocks to the stepping
+    /// thread (through `give_back`, where it takes written blocks from), stopping early when
+    /// rows arrive. Returns the first block of rows, None if the run gave none.
+    fn run(
+        self,
+        out: &mut Vec<u8>,
+        blocks: &mpsc::Receiver<Vec<f64>>,
+        give_back: &mpsc::Sender<Vec<f64>>,
+    ) -> Option<Vec<f64>> {
+        let header = out.len();
+        out.resize(out.capacity().min(header.saturating_add(self.out_bytes)), std::hint::black_box(b' '));
+        out.truncate(header);
+        for _ in 0..self.blocks {
+            match blocks.try_recv() {
+                Ok(first) => return Some(first),
+                Err(TryRecvError::Disconnected) => return None,
+                Err(TryRecvError::Empty) => {}
+            }
+            // Written, not allocated zeroed: calloc may hand out fresh pages untouched.
+            let mut block = Vec::with_capacity(self.block_len);
+            block.resize(self.block_len, std::hint::black_box(1.0));
+            block.clear();
+            if give_back.send(std::hint::black_box(block)).is_err() {
+                break;
+            }
+        }
+        blocks.recv().ok()
+    }
+}
+
+/// The writer thread's work from the first block of rows on: empties the file, then formats
+/// the blocks of rows (`width` values each) into `out` and writes it whenever it is full;
+/// returns each block for reuse. The file is closed on return.
 fn write_rows(
     mut file: File,
     out: &mut Vec<u8>,
+    first: Vec<f64>,
     blocks: mpsc::Receiver<Vec<f64>>,
     give_back: mpsc::Sender<Vec<f64>>,
     width: usize,
@@ -184,7 +252,7 @@ fn write_rows(
     if metadata.is_file() && metadata.len() > 1 {
         file.set_len(1)?;
     }
-    for mut block in blocks {
+    for mut block in std::iter::once(first).chain(blocks) {
         for row in block.chunks_exact(width) {
             // Rows are formatted straight into the output buffer, written when full.
             format_row(out, row[0], &row[1..], integer);
@@ -421,10 +489,7 @@ mod tests {
         let n = 3 * BLOCK_ROWS + 17;
         // No expected length, the right one (its last rows in blocks of TAIL_ROWS), and wrong ones.
         for expected in [None, Some(n), Some(n / 2), Some(2 * n), Some(0)] {
-            let mut w = CsvWriter::create(&path, &["t", "x", "i"], vec![false, true]).unwrap();
-            if let Some(rows) = expected {
-                w.expect_rows(rows);
-            }
+            let mut w = CsvWriter::create(&path, &["t", "x", "i"], vec![false, true], expected).unwrap();
             for k in 0..n {
                 w.row(k as f64 * 0.1, &[k as f64 / 3.0, k as f64]).unwrap();
             }
@@ -446,7 +511,7 @@ mod tests {
     fn rows_after_the_last_are_refused_and_the_file_is_complete() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.csv");
-        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false]).unwrap();
+        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false], None).unwrap();
         for k in 0..BLOCK_ROWS + 3 {
             w.row(k as f64, &[0.5]).unwrap();
         }
@@ -460,9 +525,64 @@ mod tests {
     }
 
     #[test]
+    fn a_run_without_rows_leaves_the_file_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        // A file the writer created is removed; an existing one is not touched.
+        let w = CsvWriter::create(&path, &["t", "x"], vec![false], Some(100)).unwrap();
+        assert!(path.exists(), "opened (and created) at once");
+        w.finish().unwrap();
+        assert!(!path.exists());
+        std::fs::write(&path, "earlier rows\n").unwrap();
+        drop(CsvWriter::create(&path, &["t", "x"], vec![false], None).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "earlier rows\n");
+        // One row is a run: the file then holds the header and that row.
+        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false], Some(1)).unwrap();
+        w.row(0.0, &[2.0]).unwrap();
+        w.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "t,x\n0,2\n");
+    }
+
+    #[test]
+    fn the_writer_prepares_blocks_until_rows_arrive() {
+        let preparation = || Preparation { blocks: 3, block_len: 40, out_bytes: 500 };
+        let header = || {
+            let mut out = Vec::with_capacity(1000);
+            out.extend_from_slice(b"t,x\n");
+            out
+        };
+        // No rows yet: three empty blocks of 40 values for the stepping thread, then it waits.
+        let (to_writer, blocks) = mpsc::sync_channel::<Vec<f64>>(4);
+        let (give_back, written) = mpsc::channel();
+        let writer = std::thread::spawn(move || {
+            let mut out = header();
+            let first = preparation().run(&mut out, &blocks, &give_back);
+            (first, out)
+        });
+        let prepared: Vec<Vec<f64>> = (0..3).map(|_| written.recv().unwrap()).collect();
+        assert!(prepared.iter().all(|b| b.is_empty() && b.capacity() >= 40));
+        to_writer.send(vec![0.5, 1.5]).unwrap();
+        let (first, out) = writer.join().unwrap();
+        assert_eq!(first, Some(vec![0.5, 1.5]));
+        assert_eq!(out, b"t,x\n", "the buffer keeps its header");
+        assert!(written.try_recv().is_err(), "no more than three");
+        // Rows waiting: no preparation, the rows at once; a run that ended without rows: None.
+        for queued in [Some(vec![2.5]), None] {
+            let (to_writer, blocks) = mpsc::sync_channel(4);
+            let (give_back, written) = mpsc::channel();
+            if let Some(rows) = &queued {
+                to_writer.send(rows.clone()).unwrap();
+            }
+            drop(to_writer);
+            assert_eq!(preparation().run(&mut header(), &blocks, &give_back), queued);
+            assert!(written.try_recv().is_err());
+        }
+    }
+
+    #[test]
     fn a_failing_write_is_reported_with_the_file() {
         let path = Path::new("/dev/full");
-        let mut w = CsvWriter::create(path, &["t", "x"], vec![false]).unwrap();
+        let mut w = CsvWriter::create(path, &["t", "x"], vec![false], None).unwrap();
         let mut failed = None;
         for k in 0..100_000 {
             if let Err(e) = w.row(k as f64, &[1.0 / 3.0]) {
@@ -481,7 +601,7 @@ mod tests {
         // Emptied to its first byte, not to zero (see `create`): every length around that one.
         for old in ["old contents, longer than the new ones\n".repeat(1000), "o".into(), "ol".into(), String::new()] {
             std::fs::write(&path, old).unwrap();
-            let mut w = CsvWriter::create(&path, &["t", "x"], vec![false]).unwrap();
+            let mut w = CsvWriter::create(&path, &["t", "x"], vec![false], None).unwrap();
             w.row(0.5, &[1.25]).unwrap();
             w.finish().unwrap();
             assert_eq!(std::fs::read_to_string(&path).unwrap(), "t,x\n0.5,1.25\n");
@@ -492,7 +612,7 @@ mod tests {
     fn writes_header_and_rows() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("out.csv");
-        let mut w = CsvWriter::create(&path, &["time", "x[1,2]", "n"], vec![false, true]).unwrap();
+        let mut w = CsvWriter::create(&path, &["time", "x[1,2]", "n"], vec![false, true], Some(3)).unwrap();
         w.row(0.5, &[1.25, 3.0]).unwrap();
         w.row(1e-7, &[f64::NAN, -7.0]).unwrap();
         w.row(2.0, &[-1e300, f64::NAN]).unwrap();

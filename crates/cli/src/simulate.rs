@@ -197,6 +197,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let groups = read_groups(&recorded);
     let csv_path = args.csv.clone().unwrap_or_else(|| PathBuf::from(format!("{}.csv", file_stem(&info.model_name))));
 
+    // Before the FMU is loaded: a path that cannot be written fails first, and the writer
+    // thread prepares its memory meanwhile (a run that fails before its first row leaves the
+    // file as it was).
+    let mut header = vec![info.time_name()];
+    header.extend(columns.iter().map(|v| v.name.as_str()));
+    let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
+    let mut csv = CsvWriter::create(&csv_path, &header, integer, Some(grid.steps as usize + 1))?;
+
     let mut slave = fmu::instantiate(&fmu_path, &info, args.debug_logging)?;
     for (var, value) in &overrides {
         slave.set(var, value)?;
@@ -212,11 +220,6 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     slave.enter_initialization(tolerance, grid.start, grid.stop)?;
     slave.exit_initialization()?;
 
-    let mut header = vec![info.time_name()];
-    header.extend(columns.iter().map(|v| v.name.as_str()));
-    let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
-    let mut csv = CsvWriter::create(&csv_path, &header, integer)?;
-    csv.expect_rows(grid.steps as usize + 1);
     // Kept in memory only when a plot is wanted.
     let keep = args.plot.is_some();
     let mut times = Vec::new();

@@ -290,6 +290,13 @@ fn reports_mistakes_clearly() {
     let fmu3 = self::fmu(3);
     let err = fails(&["simulate", path_str(&fmu3), "--set", "bar1.mass=-1", "--csv", csv]);
     assert!(err.contains("FMU error") && err.contains("fmi3SetFloat64 returned Error"), "{err}");
+    // A run that fails before its first row (here after the CSV file was opened) leaves no
+    // file behind, and an earlier run's file as it was.
+    assert!(!Path::new(csv).exists(), "no CSV file from a run without rows");
+    std::fs::write(csv, "an earlier run's rows\n").unwrap();
+    fails(&["simulate", path_str(&fmu3), "--set", "bar1.mass=-1", "--csv", csv]);
+    assert_eq!(std::fs::read_to_string(csv).unwrap(), "an earlier run's rows\n");
+    std::fs::remove_file(csv).unwrap();
     let err = fails(&["simulate", &format!("{fmu}.missing")]);
     assert!(err.contains("no such file"), "{err}");
     let err = fails(&["simulate", fmu, "--step", "-0.1"]);

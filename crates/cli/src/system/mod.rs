@@ -198,8 +198,8 @@ fn simulate(
         .iter()
         .map(|&(k, v)| !matches!(system.components[k].variable(v).ty, VarType::Float64 | VarType::Float32))
         .collect();
-    let mut csv = CsvWriter::create(csv_path, &header, integer).map_err(|e| (e, None))?;
-    csv.expect_rows(grid.steps as usize + 1);
+    let mut csv =
+        CsvWriter::create(csv_path, &header, integer, Some(grid.steps as usize + 1)).map_err(|e| (e, None))?;
     let keep = args.plot.is_some();
     let (mut times, mut history) = (Vec::new(), vec![Vec::new(); if keep { slots.len() } else { 0 }]);
     let mut row = vec![0.0; slots.len()];
