@@ -52,13 +52,19 @@ pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
         ))?;
         eprintln!("note: packaged the built-in model {} as {}", entry.name, cached.display());
     }
-    // In use: not [`UNUSED`] for other libraries' eviction.
-    let _ = std::fs::File::open(&own).and_then(|f| f.set_modified(SystemTime::now()));
+    // In use: not [`UNUSED`] for other libraries' eviction. Touched at most daily: a time
+    // written on every run is a journal write on most file systems.
+    if SystemTime::now().duration_since(modified(&own)).map_or(true, |age| age > TOUCHED) {
+        let _ = std::fs::File::open(&own).and_then(|f| f.set_modified(SystemTime::now()));
+    }
     Ok(cached)
 }
 
 /// Folders of other libraries' FMUs not used for this long are removed.
 const UNUSED: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// A folder in use is touched when its time is older than this (well under [`UNUSED`]).
+const TOUCHED: Duration = Duration::from_secs(24 * 3600);
 
 /// A name for the library file's identity (see the module documentation).
 fn library_key(library: &Path) -> Result<String> {

@@ -132,6 +132,16 @@ fn a_built_in_model_name_is_packaged_once_and_a_misspelt_one_is_refused() {
     let third = ok(dir, &args);
     assert!(third.contains("packaged") && cached.is_file(), "{third}");
     assert!(!old.exists() && recent.exists(), "a week-old folder of another library is removed, a recent one kept");
+    // The folder in use is marked as used when its time is more than a day old (not on every run).
+    let modified = || std::fs::metadata(&own).unwrap().modified().unwrap();
+    let ago = |hours: u64| std::time::SystemTime::now() - std::time::Duration::from_secs(hours * 3600);
+    std::fs::File::open(&own).unwrap().set_modified(ago(1)).unwrap();
+    let hour_ago = modified();
+    ok(dir, &args);
+    assert_eq!(modified(), hour_ago, "touched an hour ago: left alone");
+    std::fs::File::open(&own).unwrap().set_modified(ago(48)).unwrap();
+    ok(dir, &args);
+    assert!(modified() > ago(1), "two days old: touched again");
 
     let e = fails(dir, &["simulate", "DoublePendulm"]);
     assert!(
