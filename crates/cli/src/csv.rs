@@ -142,12 +142,18 @@ impl CsvWriter {
         };
         if self.block.capacity() == 0 {
             // A block the writer prepared or has written, else a new one.
-            self.block = self.written.try_recv().unwrap_or_else(|_| Vec::with_capacity(BLOCK_ROWS * self.width));
+            self.block = self.written.try_recv().unwrap_or_else(|_| empty_block(BLOCK_ROWS * self.width));
         }
         self.block.push(time);
         self.block.extend_from_slice(values);
         self.rows += 1;
-        let block_rows = if self.rows > self.tail_from { TAIL_ROWS } else { BLOCK_ROWS };
+        // The first row goes alone: the writer then empties the file (a millisecond for an
+        // earlier run's few megabytes) while the next rows are computed, not a block later.
+        let block_rows = match self.rows {
+            1 => 1,
+            rows if rows > self.tail_from => TAIL_ROWS,
+            _ => BLOCK_ROWS,
+        };
         // A full block goes to the writer; if it stopped on an error, that is reported.
         if self.block.len() >= block_rows * self.width && to_writer.send(std::mem::take(&mut self.block)).is_err() {
             return self.join();
@@ -223,24 +229,47 @@ impl Preparation {
         give_back: &mpsc::Sender<Vec<f64>>,
     ) -> Option<Vec<f64>> {
         let header = out.len();
-        out.resize(out.capacity().min(header.saturating_add(self.out_bytes)), std::hint::black_box(b' '));
-        out.truncate(header);
+        let used = (out.capacity() - header).min(self.out_bytes);
+        map_now(out[header..].as_ptr(), used);
         for _ in 0..self.blocks {
             match blocks.try_recv() {
                 Ok(first) => return Some(first),
                 Err(TryRecvError::Disconnected) => return None,
                 Err(TryRecvError::Empty) => {}
             }
-            // Written, not allocated zeroed: calloc may hand out fresh pages untouched.
-            let mut block = Vec::with_capacity(self.block_len);
-            block.resize(self.block_len, std::hint::black_box(1.0));
-            block.clear();
-            if give_back.send(std::hint::black_box(block)).is_err() {
+            if give_back.send(empty_block(self.block_len)).is_err() {
                 break;
             }
         }
         next_block(blocks)
     }
+}
+
+/// An empty block with room for `len` values, its memory mapped at once (see [`map_now`]).
+fn empty_block(len: usize) -> Vec<f64> {
+    let block: Vec<f64> = Vec::with_capacity(len);
+    map_now(block.as_ptr().cast(), len * size_of::<f64>());
+    block
+}
+
+/// Maps the whole pages among the `bytes` from `start` now, with one system call
+/// (MADV_POPULATE_WRITE, Linux 5.14), instead of a page fault at the first write to each
+/// (1.5-3 us apiece on a virtual machine, 16 per block of rows of 32 values). Where the kernel
+/// does not support it, the pages are mapped at the first write as usual.
+fn map_now(start: *const u8, bytes: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const PAGE: usize = 4096;
+        let first = (start as usize).next_multiple_of(PAGE);
+        let end = (start as usize + bytes) & !(PAGE - 1);
+        if end > first {
+            // SAFETY: the range lies within one allocation of this process; populating only
+            // maps its pages (their contents stay as they are).
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_POPULATE_WRITE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (start, bytes);
 }
 
 /// The next block of rows, None when no more will come. While rows come about as fast as they
