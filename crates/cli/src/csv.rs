@@ -21,7 +21,7 @@ const BLOCK_ROWS: usize = 256;
 /// a millisecond for a model of 30 outputs).
 const TAIL_ROWS: usize = 32;
 
-/// Memory of blocks the writer thread allocates and touches before the first rows arrive (at
+/// Memory of blocks the writer thread allocates and maps before the first rows arrive (at
 /// most: no more than a run of known length needs), so that the stepping thread does not
 /// take their page faults (1.5-3 us each on a virtual machine, 16 per block of 32 columns).
 const PREPARED_BYTES: usize = 512 << 10;
@@ -219,9 +219,9 @@ struct Preparation {
 }
 
 impl Preparation {
-    /// Touches the output buffer's pages and hands empty, touched blocks to the stepping
-    /// thread (through `give_back`, where it takes written blocks from), stopping early when
-    /// rows arrive. Returns the first block of rows, None if the run gave none.
+    /// Maps the output buffer's pages and hands empty, mapped blocks to the stepping thread
+    /// (through `give_back`, where it takes written blocks from), stopping early when rows
+    /// arrive. Returns the first block of rows, None if the run gave none.
     fn run(
         self,
         out: &mut Vec<u8>,
