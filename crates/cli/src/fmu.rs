@@ -98,12 +98,6 @@ pub fn peek(path: &Path) -> Result<ModelInfo> {
     modeldesc::parse(&xml).map_err(|e| e.context(path.display()))
 }
 
-/// Loads the FMU's binary and instantiates it for co-simulation.
-pub fn instantiate(path: &Path, info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slave>> {
-    let fmu = load(path, info)?;
-    fmu.instantiate(info, &fmu.identifier, debug_logging)
-}
-
 /// An unpacked co-simulation FMU from which instances are created (on any thread): a sweep
 /// unpacks and loads the archive once, not once per run.
 pub struct Fmu {
@@ -170,6 +164,18 @@ pub fn load(path: &Path, info: &ModelInfo) -> Result<Fmu> {
 }
 
 impl Fmu {
+    /// Instantiates it for co-simulation under its model identifier.
+    pub fn instantiate_one(&self, info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slave>> {
+        self.instantiate(info, &self.identifier, debug_logging)
+    }
+
+    /// Leaves the binary loaded until the process exits, for a command that ends soon after:
+    /// unloading unmaps its 10 MB page by page while other threads still run (an interrupt
+    /// to each core per unmapping), where the exit drops the whole address space at once.
+    pub fn keep_loaded_until_exit(self) {
+        std::mem::forget(self.lease);
+    }
+
     /// The import and model identifier, for the system master's instances made through the
     /// C API (system/instance.rs), which calls functions the `fmi` crate does not wrap.
     pub(crate) fn import(&self) -> (&Import, &str) {

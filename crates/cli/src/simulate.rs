@@ -205,7 +205,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
     let mut csv = CsvWriter::create(&csv_path, &header, integer, Some(grid.steps as usize + 1))?;
 
-    let mut slave = fmu::instantiate(&fmu_path, &info, args.debug_logging)?;
+    let fmu = fmu::load(&fmu_path, &info)?;
+    let mut slave = fmu.instantiate_one(&info, args.debug_logging)?;
     for (var, value) in &overrides {
         slave.set(var, value)?;
     }
@@ -267,6 +268,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         slave.terminate()?;
     }
     drop(slave);
+    fmu.keep_loaded_until_exit();
     csv.finish()?;
 
     if !args.quiet {
