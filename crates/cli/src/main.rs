@@ -2,6 +2,9 @@
 //! simulate any co-simulation FMU and print the JSON Schema of descriptions.
 //! Run `mbfmu --help` for the commands.
 
+// The C runtime calls `main` below directly (see `startup`), not through Rust's runtime start.
+#![cfg_attr(not(test), no_main)]
+
 mod args;
 mod catalog_fmu;
 mod csv;
@@ -16,6 +19,7 @@ mod package;
 mod plot;
 mod progress;
 mod simulate;
+mod startup;
 mod stepping;
 mod sweep;
 mod system;
@@ -23,9 +27,20 @@ mod unpacked;
 
 use args::{Cli, Command};
 use clap::Parser;
-use std::process::ExitCode;
 
-fn main() -> ExitCode {
+/// The process's entry point, called by the C runtime with the standard streams checked, a
+/// broken pipe made an error and standard output flushed at the end (see `startup`).
+#[cfg(not(test))]
+#[no_mangle]
+pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+    startup::prepare();
+    let code = run();
+    startup::finish();
+    code
+}
+
+/// Runs the command line's command; the exit code: 0 on success, 1 after an error.
+fn run() -> std::ffi::c_int {
     let cli = Cli::parse();
     log::init();
     // The fmi crate's bindings panic when an FMU's binary lacks a function it calls; report
@@ -43,10 +58,10 @@ fn main() -> ExitCode {
     })
     .unwrap_or_else(|panic| Err(error::Error::msg(panic_message(panic.as_ref()))));
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::FAILURE
+            1
         }
     }
 }

@@ -352,3 +352,62 @@ fn refuses_a_model_exchange_only_fmu() {
     let err = fails(&["simulate", path_str(&path)]);
     assert!(err.contains("not a co-simulation FMU (it offers Model Exchange)"), "{err}");
 }
+
+/// Output into a pipe whose reader has gone (`mbfmu schema | head -c 1`) is an error the
+/// command reports with exit code 1, not a signal that ends it unexplained.
+#[test]
+fn a_closed_pipe_is_a_reported_error() {
+    use std::process::Stdio;
+    // More than a pipe holds (64 KB on Linux): the command is still writing when the reader goes.
+    assert!(mbfmu_model::format::json_schema_text().len() > 96 << 10);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mbfmu"))
+        .arg("schema")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mbfmu binary runs");
+    let mut stdout = child.stdout.take().unwrap();
+    stdout.read_exact(&mut [0; 1]).expect("the schema starts");
+    drop(stdout);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{:?}: {}", out.status, text(&out.stderr));
+    assert!(text(&out.stderr).contains("cannot write the schema"), "{}", text(&out.stderr));
+}
+
+/// Started with standard input, output and error closed (`mbfmu ... <&- >&- 2>&-`, as some
+/// job runners do), the command still runs, and the files it opens do not take the standard
+/// streams' numbers: otherwise its summary, meant for standard output, lands in one of them
+/// (the lock it holds on the unpacked FMU in the cache, the first file it keeps open).
+#[cfg(unix)]
+#[test]
+fn runs_with_the_standard_streams_closed() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    let csv = dir.path().join("closed.csv");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mbfmu"));
+    command.args(["simulate", path_str(&fmu(3)), "--stop-time", "0.1", "--csv", path_str(&csv)]);
+    command.env("XDG_CACHE_HOME", &cache);
+    // SAFETY: only close(2), which is async-signal-safe, runs between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            for fd in 0..3 {
+                libc::close(fd);
+            }
+            Ok(())
+        })
+    };
+    assert!(command.status().unwrap().success());
+    let written = read_csv(&csv);
+    assert_eq!(written.header[0], "time");
+    assert_eq!(written.time_text.last().map(String::as_str), Some("0.1"));
+    let locks: Vec<_> = std::fs::read_dir(cache.join("mbfmu/unpacked"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "lock"))
+        .collect();
+    assert!(!locks.is_empty(), "the run held a lock in {}", cache.display());
+    for lock in locks {
+        assert_eq!(std::fs::read(&lock).unwrap(), b"", "{} is written to", lock.display());
+    }
+}
