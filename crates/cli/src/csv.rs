@@ -322,7 +322,20 @@ fn write_rows(
         block.clear();
         // The main thread may have finished; then the block is dropped.
         let _ = give_back.send(block);
-        match next_block(&blocks) {
+        let next = match blocks.try_recv() {
+            Ok(next) => Some(next),
+            Err(TryRecvError::Disconnected) => None,
+            // No rows waiting: the text so far goes to the file now, while the thread would
+            // only wait. What is left to write when the run ends (and the run waits for) is
+            // then the last block's text, not up to a buffer's 256 KB (0.1-0.3 ms of copying
+            // into the page cache), and a reader of the file sees the rows as they come.
+            Err(TryRecvError::Empty) => {
+                file.write_all(out)?;
+                out.clear();
+                next_block(&blocks)
+            }
+        };
+        match next {
             Some(next) => block = next,
             None => return file.write_all(out),
         }
@@ -604,6 +617,28 @@ mod tests {
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text.lines().count(), 6 * BLOCK_ROWS + 6);
         assert!(text.ends_with(&format!("\n{},0.5\n", 6 * BLOCK_ROWS + 4)));
+    }
+
+    #[test]
+    fn rows_reach_the_file_while_the_run_goes_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.csv");
+        let mut w = CsvWriter::create(&path, &["t", "x"], vec![false], None).unwrap();
+        // The first row, then a block: each is written once the writer has nothing else to do.
+        let mut expected = String::from("t,x\n");
+        for k in 0..=BLOCK_ROWS {
+            w.row(k as f64, &[0.5]).unwrap();
+            expected.push_str(&format!("{k},0.5\n"));
+            if k == 0 || k == BLOCK_ROWS {
+                let waited = std::time::Instant::now();
+                while std::fs::read_to_string(&path).unwrap() != expected {
+                    assert!(waited.elapsed().as_secs() < 10, "rows up to {k} not in the file before the end");
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+        }
+        w.finish().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
     }
 
     #[test]
