@@ -34,7 +34,9 @@ use clap::Parser;
 #[no_mangle]
 pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     startup::prepare();
-    let code = run();
+    // A panic cannot unwind into the C runtime: one outside the commands' own guard (in the
+    // argument parser, say) ends the run with Rust's usual code for it, after its message.
+    let code = std::panic::catch_unwind(run).unwrap_or(101);
     startup::finish();
     code
 }
