@@ -47,7 +47,8 @@ enum What {
     GetOutputs,
     /// `mbfmu simulate` as a child process, CSV at every step (the unpacked FMU cached by an
     /// earlier run, as for every run after the first of an archive), best of seven runs, each
-    /// after a run of the in-process loop with reads that it is compared with.
+    /// after a run of the in-process loop it is compared with, which reads every output the
+    /// command writes (`Reads::Outputs`: the same FMI calls per row).
     Cli,
     /// The same with an empty cache: the first run of an archive, which unpacks it.
     CliFirstRun,
@@ -183,7 +184,20 @@ unsafe extern "C" fn log_message(
 /// An initialized co-simulation instance of a catalog model.
 struct Instance {
     handle: f3::fmi3Instance,
+    /// Value references of the Float64 outputs, and of the Int32 ones.
     outputs: Vec<u32>,
+    integer_outputs: Vec<u32>,
+}
+
+/// What the loop reads after each step.
+#[derive(Clone, Copy, PartialEq)]
+enum Reads {
+    Nothing,
+    /// Every Float64 output (one fmi3GetFloat64).
+    Float64,
+    /// Every output `mbfmu simulate` writes: the Float64 ones and the Int32 ones (one
+    /// fmi3GetFloat64 and one fmi3GetInt32), the FMI calls the command makes per row.
+    Outputs,
 }
 
 impl Instance {
@@ -219,15 +233,16 @@ impl Instance {
             assert_eq!(lib.fmi3EnterInitializationMode(handle, false, 0.0, 0.0, true, row.stop.max(1.0)), 0);
             assert!(lib.fmi3ExitInitializationMode(handle) <= 1, "{}: initialization failed", row.model);
         }
-        let outputs = model.interface.outputs().filter(|v| v.ty == VarType::Real).map(|v| v.value_reference).collect();
-        Instance { handle, outputs }
+        let of = |ty: VarType| model.interface.outputs().filter(|v| v.ty == ty).map(|v| v.value_reference).collect();
+        Instance { handle, outputs: of(VarType::Real), integer_outputs: of(VarType::Integer) }
     }
 
-    /// Steps to the stop time; reads every output after each step if `read`.
-    fn run(&self, row: &Row, read: bool) -> usize {
+    /// Steps to the stop time, reading `reads` after each step.
+    fn run(&self, row: &Row, reads: Reads) -> usize {
         let lib = library();
         let n = (row.stop / row.h).round() as usize;
         let mut values = vec![0.0; self.outputs.len()];
+        let mut integers = vec![0; self.integer_outputs.len()];
         let (mut event, mut terminate, mut early, mut last) = (false, false, false, 0.0);
         for i in 0..n {
             let t = i as f64 * row.h;
@@ -235,7 +250,7 @@ impl Instance {
                 lib.fmi3DoStep(self.handle, t, row.h, true, &mut event, &mut terminate, &mut early, &mut last)
             };
             assert_eq!(status, 0, "{}: doStep at {t} failed", row.name);
-            if read {
+            if reads != Reads::Nothing {
                 let s = unsafe {
                     lib.fmi3GetFloat64(
                         self.handle,
@@ -247,8 +262,20 @@ impl Instance {
                 };
                 assert_eq!(s, 0);
             }
+            if reads == Reads::Outputs {
+                let s = unsafe {
+                    lib.fmi3GetInt32(
+                        self.handle,
+                        self.integer_outputs.as_ptr(),
+                        self.integer_outputs.len(),
+                        integers.as_mut_ptr(),
+                        integers.len(),
+                    )
+                };
+                assert_eq!(s, 0);
+            }
         }
-        std::hint::black_box(&values);
+        std::hint::black_box((&values, &integers));
         n
     }
 }
@@ -264,10 +291,10 @@ fn best_of(repeat: usize, mut f: impl FnMut() -> f64) -> f64 {
     (0..repeat).map(|_| f()).fold(f64::INFINITY, f64::min)
 }
 
-fn timed(row: &Row, read: bool) -> f64 {
+fn timed(row: &Row, reads: Reads) -> f64 {
     let instance = Instance::new(row);
     let start = Instant::now();
-    instance.run(row, read);
+    instance.run(row, reads);
     start.elapsed().as_secs_f64() * 1e3
 }
 
@@ -353,7 +380,7 @@ fn main() {
     if let Some(index) = flag("--count") {
         let row = &ROWS[index.parse::<usize>().expect("row index")];
         let instance = Instance::new(row);
-        instance.run(row, row.what == What::GetOutputs);
+        instance.run(row, if row.what == What::GetOutputs { Reads::Float64 } else { Reads::Nothing });
         return;
     }
     let only = flag("--row");
@@ -366,19 +393,19 @@ fn main() {
             continue;
         }
         let (ms, target_ms, unit) = match row.what {
-            What::Steps => (best_of(5, || timed(row, false)), row.target_ms, "ms"),
+            What::Steps => (best_of(5, || timed(row, Reads::Nothing)), row.target_ms, "ms"),
             What::CallOverhead => {
-                let ms = best_of(5, || timed(row, false));
+                let ms = best_of(5, || timed(row, Reads::Nothing));
                 let per_call = |ms: f64| ms * 1e3 / calls(row) as f64;
                 (per_call(ms), per_call(row.target_ms), "us")
             }
             What::GetOutputs => {
-                let with = best_of(5, || timed(row, true));
-                let without = best_of(5, || timed(row, false));
+                let with = best_of(5, || timed(row, Reads::Float64));
+                let without = best_of(5, || timed(row, Reads::Nothing));
                 ((with - without).max(0.0), row.target_ms, "ms")
             }
             What::Cli => {
-                let (cli, in_process) = cli_ms(row, false, 7, || timed(row, true));
+                let (cli, in_process) = cli_ms(row, false, 7, || timed(row, Reads::Outputs));
                 (cli, 1.5 * in_process, "ms")
             }
             What::CliFirstRun => (cli_ms(row, true, 3, || 0.0).0, f64::NAN, "ms"),
