@@ -49,9 +49,11 @@ pub struct CsvWriter {
     path: PathBuf,
     /// Values per row (the time and the data columns).
     width: usize,
-    /// Rows gathered for the writer: per row the time, then the data columns. Without
-    /// capacity until the first row and after each full block (the next is taken then).
+    /// Rows gathered for the writer: per row the time, then the data columns.
     block: Vec<f64>,
+    /// The length at which `block` goes to the writer; zero when there is no block (before
+    /// the first row, after each full block and after the last row).
+    block_end: usize,
     to_writer: Option<mpsc::SyncSender<Vec<f64>>>,
     /// Blocks the writer has written, for reuse.
     written: mpsc::Receiver<Vec<f64>>,
@@ -122,6 +124,7 @@ impl CsvWriter {
             path: path.to_path_buf(),
             width,
             block: Vec::new(),
+            block_end: 0,
             to_writer: Some(to_writer),
             written,
             done,
@@ -132,33 +135,51 @@ impl CsvWriter {
     }
 
     /// One row (`values` has one value per data column).
+    #[inline]
     pub fn row(&mut self, time: f64, values: &[f64]) -> Result<()> {
         debug_assert_eq!(values.len() + 1, self.width);
-        let Some(to_writer) = &self.to_writer else {
-            return Err(Error::msg(format!(
-                "cannot write {}: the writer stopped (after an error, or the last row was given)",
-                self.path.display()
-            )));
-        };
-        if self.block.capacity() == 0 {
-            // A block the writer prepared or has written, else a new one.
-            self.block = self.written.try_recv().unwrap_or_else(|_| empty_block(BLOCK_ROWS * self.width));
+        if self.block_end == 0 {
+            self.take_block()?;
         }
         self.block.push(time);
         self.block.extend_from_slice(values);
         self.rows += 1;
-        // The first row goes alone: the writer then empties the file (a millisecond for an
-        // earlier run's few megabytes) while the next rows are computed, not a block later.
-        let block_rows = match self.rows {
-            1 => 1,
-            rows if rows > self.tail_from => TAIL_ROWS,
-            _ => BLOCK_ROWS,
-        };
-        // A full block goes to the writer; if it stopped on an error, that is reported.
-        if self.block.len() >= block_rows * self.width && to_writer.send(std::mem::take(&mut self.block)).is_err() {
-            return self.join();
+        if self.block.len() == self.block_end {
+            self.hand_over()?;
         }
         Ok(())
+    }
+
+    /// An empty block for the next rows: one the writer prepared or has written, else a new
+    /// one; how many rows it takes before it goes to the writer.
+    fn take_block(&mut self) -> Result<()> {
+        if self.to_writer.is_none() {
+            return Err(Error::msg(format!(
+                "cannot write {}: the writer stopped (after an error, or the last row was given)",
+                self.path.display()
+            )));
+        }
+        self.block = self.written.try_recv().unwrap_or_else(|_| empty_block(BLOCK_ROWS * self.width));
+        // The first row goes alone: the writer then empties the file (a millisecond for an
+        // earlier run's few megabytes) while the next rows are computed, not a block later.
+        // No block reaches into the last rows of a run of known length, which go in blocks of
+        // TAIL_ROWS.
+        let rows = match self.rows {
+            0 => 1,
+            done if done >= self.tail_from => TAIL_ROWS,
+            done => BLOCK_ROWS.min(self.tail_from - done),
+        };
+        self.block_end = rows * self.width;
+        Ok(())
+    }
+
+    /// The full block goes to the writer; if it stopped on an error, that is reported.
+    fn hand_over(&mut self) -> Result<()> {
+        self.block_end = 0;
+        match &self.to_writer {
+            Some(to_writer) if to_writer.send(std::mem::take(&mut self.block)).is_err() => self.join(),
+            _ => Ok(()),
+        }
     }
 
     /// Hands the last rows to the writer thread and tells it that no more follow, so that it
@@ -171,6 +192,7 @@ impl CsvWriter {
             }
         }
         self.to_writer = None;
+        self.block_end = 0;
         // The writer may be waiting before it looks for rows again (see `next_block`).
         if let Some(writer) = &self.writer {
             writer.thread().unpark();

@@ -36,15 +36,21 @@ impl Progress {
         Progress { bar, started: now, last_line: now, periodic: enabled && !terminal, start, stop, steps }
     }
 
-    /// After communication step `step` (1-based), which ended at time `t`.
+    /// After communication step `step` (1-based), which ended at time `t`. Shows something
+    /// every 16 steps and at the last (formatting the message every step would cost more
+    /// than some FMU steps).
+    #[inline]
     pub fn update(&mut self, step: u64, t: f64) {
+        if step.is_multiple_of(16) || step == self.steps {
+            self.show(step, t);
+        }
+    }
+
+    fn show(&mut self, step: u64, t: f64) {
         if let Some(bar) = &self.bar {
-            // Formatting the message every step would cost more than some FMU steps.
-            if step.is_multiple_of(16) || step == self.steps {
-                bar.set_position(step);
-                bar.set_message(format!("{} of {}", format_float(t), format_float(self.stop)));
-            }
-        } else if self.periodic && step.is_multiple_of(16) && self.last_line.elapsed() >= PERIOD {
+            bar.set_position(step);
+            bar.set_message(format!("{} of {}", format_float(t), format_float(self.stop)));
+        } else if self.periodic && self.last_line.elapsed() >= PERIOD {
             self.last_line = Instant::now();
             let fraction = (t - self.start) / (self.stop - self.start);
             eprintln!(

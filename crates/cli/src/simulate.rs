@@ -212,7 +212,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     // Inputs at time t, before the step from t (and before initialization at the start).
     let set_inputs = |slave: &mut dyn fmu::Slave, t: f64| -> Result<()> {
-        for (var, value) in inputs.iter().flat_map(|table| table.values_at(t)) {
+        let Some(table) = &inputs else { return Ok(()) };
+        for (var, value) in table.values_at(t) {
             slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
         }
         Ok(())
