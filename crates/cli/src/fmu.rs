@@ -169,9 +169,10 @@ impl Fmu {
         self.instantiate(info, &self.identifier, debug_logging)
     }
 
-    /// Leaves the binary loaded until the process exits, for a command that ends soon after:
-    /// unloading unmaps its 10 MB page by page while other threads still run (an interrupt
-    /// to each core per unmapping), where the exit drops the whole address space at once.
+    /// Leaves the binary loaded (and the cached extraction locked) until the process exits,
+    /// for a command that ends soon after: unloading unmaps the library while the CSV writer
+    /// thread still runs, and each unmapping then interrupts the writer's core to flush its
+    /// address translations; the exit drops the whole address space at once.
     pub fn keep_loaded_until_exit(self) {
         std::mem::forget(self.lease);
     }
