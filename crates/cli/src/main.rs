@@ -30,9 +30,10 @@ use clap::Parser;
 
 /// The process's entry point, called by the C runtime with the standard streams checked, a
 /// broken pipe made an error and standard output flushed at the end (see `startup`).
-#[cfg(not(test))]
-#[no_mangle]
-pub extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
+/// (The unit tests have the test harness's entry point; this one is then unused.)
+#[cfg_attr(not(test), export_name = "main")]
+#[cfg_attr(test, allow(dead_code))]
+pub extern "C" fn entry(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
     startup::prepare();
     // A panic cannot unwind into the C runtime: one outside the commands' own guard (in the
     // argument parser, say) ends the run with Rust's usual code for it, after its message.
