@@ -2,7 +2,8 @@
 //! simulate any co-simulation FMU and print the JSON Schema of descriptions.
 //! Run `mbfmu --help` for the commands.
 
-// The C runtime calls `main` below directly (see `startup`), not through Rust's runtime start.
+// The C runtime calls `entry` below (exported as `main`) directly, not through Rust's runtime
+// start (see `startup`).
 #![cfg_attr(not(test), no_main)]
 
 mod args;
