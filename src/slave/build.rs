@@ -5,7 +5,7 @@
 use super::{Slave, SlaveError};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{Binding, Causality, Start};
+use mbfmu_model::variables::{Binding, Causality};
 use serde::Deserialize;
 
 impl Slave {
@@ -31,16 +31,11 @@ impl Slave {
     }
 
     /// Whether every parameter that the description holds (a model parameter, a named
-    /// parameter or a solver setting) has its start value, bit for bit.
+    /// parameter or a solver setting) has the value it had at instantiation, bit for bit.
     fn parameters_at_start(&self) -> bool {
         self.variables().iter().all(|v| match v.binding {
             Binding::ModelParameter { .. } | Binding::NamedParameter { .. } | Binding::Solver(_) => {
-                let start = match v.start {
-                    Some(Start::Real(x)) => x,
-                    Some(Start::Integer(i)) => i as f64,
-                    None => return false,
-                };
-                self.values[v.value_reference as usize].to_bits() == start.to_bits()
+                self.values[v.value_reference as usize].to_bits() == super::start_value(v).to_bits()
             }
             _ => true,
         })

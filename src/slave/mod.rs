@@ -97,6 +97,15 @@ fn close_in_time(a: f64, b: f64) -> bool {
     a.is_finite() && b.is_finite() && (a - b).abs() <= TIME_TOLERANCE * a.abs().max(b.abs()).max(1.0)
 }
 
+/// The value a variable has before a host sets it (0 for one without a start value).
+fn start_value(v: &Variable) -> f64 {
+    match v.start {
+        Some(Start::Real(x)) => x,
+        Some(Start::Integer(i)) => i as f64,
+        None => 0.0,
+    }
+}
+
 impl Slave {
     pub fn new(model: Arc<Model>) -> Slave {
         let values = Self::start_values(&model.interface);
@@ -135,15 +144,7 @@ impl Slave {
     }
 
     fn start_values(interface: &ModelInterface) -> Vec<f64> {
-        interface
-            .variables
-            .iter()
-            .map(|v| match v.start {
-                Some(Start::Real(x)) => x,
-                Some(Start::Integer(i)) => i as f64,
-                None => 0.0,
-            })
-            .collect()
+        interface.variables.iter().map(start_value).collect()
     }
 
     pub fn model(&self) -> &Arc<Model> {
