@@ -293,25 +293,26 @@ fn cstring(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::msg("a string value must not contain a NUL character"))
 }
 
-/// The getters' C arrays, one per C type, reused for every row (no allocation per read).
+/// The getters' C arrays, one per C type, reused for every row (no allocation per read);
+/// the system master's FMI 3 instances keep them too.
 #[derive(Default)]
-struct Buffers {
-    f64: Vec<f64>,
-    f32: Vec<f32>,
-    i8: Vec<i8>,
-    i16: Vec<i16>,
-    i32: Vec<i32>,
-    i64: Vec<i64>,
-    u8: Vec<u8>,
-    u16: Vec<u16>,
-    u32: Vec<u32>,
-    u64: Vec<u64>,
-    bool: Vec<bool>,
+pub(crate) struct Buffers {
+    pub(crate) f64: Vec<f64>,
+    pub(crate) f32: Vec<f32>,
+    pub(crate) i8: Vec<i8>,
+    pub(crate) i16: Vec<i16>,
+    pub(crate) i32: Vec<i32>,
+    pub(crate) i64: Vec<i64>,
+    pub(crate) u8: Vec<u8>,
+    pub(crate) u16: Vec<u16>,
+    pub(crate) u32: Vec<u32>,
+    pub(crate) u64: Vec<u64>,
+    pub(crate) bool: Vec<bool>,
 }
 
-/// `buffer` holding one element per value reference of `g`.
-fn sized<'a, T: Default + Clone>(buffer: &'a mut Vec<T>, g: &ReadGroup) -> &'a mut [T] {
-    buffer.resize(g.vrs.len(), T::default());
+/// `buffer` holding `n` elements (it grows only on the first calls).
+pub(crate) fn sized<T: Default + Clone>(buffer: &mut Vec<T>, n: usize) -> &mut [T] {
+    buffer.resize(n, T::default());
     buffer
 }
 
@@ -367,18 +368,18 @@ impl Slave for Fmi2Slave {
                     if let Some(span) = &g.span {
                         i.get_real(&g.vrs, &mut row[span.clone()]).map_err(|e| status_error("fmi2GetReal", e))?;
                     } else {
-                        let v = sized(&mut b.f64, g);
+                        let v = sized(&mut b.f64, g.vrs.len());
                         i.get_real(&g.vrs, v).map_err(|e| status_error("fmi2GetReal", e))?;
                         scatter(g, v, row, |x| x);
                     }
                 }
                 VarType::Int32 | VarType::Enumeration => {
-                    let v = sized(&mut b.i32, g);
+                    let v = sized(&mut b.i32, g.vrs.len());
                     i.get_integer(&g.vrs, v).map_err(|e| status_error("fmi2GetInteger", e))?;
                     scatter(g, v, row, f64::from);
                 }
                 VarType::Boolean => {
-                    let v = sized(&mut b.i32, g);
+                    let v = sized(&mut b.i32, g.vrs.len());
                     i.get_boolean(&g.vrs, v).map_err(|e| status_error("fmi2GetBoolean", e))?;
                     scatter(g, v, row, |b| if b != 0 { 1.0 } else { 0.0 });
                 }
@@ -434,7 +435,7 @@ struct Fmi3Slave {
 /// One `fmi3Get<Type>` call into the reused buffer of its type, converted to f64 columns.
 macro_rules! get3 {
     ($instance:expr, $buffer:expr, $g:expr, $row:expr, $getter:ident, $name:literal) => {{
-        let v = sized(&mut $buffer, $g);
+        let v = sized(&mut $buffer, $g.vrs.len());
         $instance.$getter(&$g.vrs, v).map_err(|e| status_error($name, e))?;
         scatter($g, v, $row, |x| x as f64);
     }};
@@ -504,7 +505,7 @@ impl Slave for Fmi3Slave {
                 VarType::UInt32 => get3!(i, b.u32, g, row, get_uint32, "fmi3GetUInt32"),
                 VarType::UInt64 => get3!(i, b.u64, g, row, get_uint64, "fmi3GetUInt64"),
                 VarType::Boolean => {
-                    let v = sized(&mut b.bool, g);
+                    let v = sized(&mut b.bool, g.vrs.len());
                     i.get_boolean(&g.vrs, v).map_err(|e| status_error("fmi3GetBoolean", e))?;
                     scatter(g, v, row, |b| if b { 1.0 } else { 0.0 });
                 }

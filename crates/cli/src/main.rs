@@ -8,6 +8,8 @@
 
 mod args;
 mod catalog_fmu;
+#[cfg(test)]
+mod counting;
 mod csv;
 mod docs;
 mod error;

@@ -6,7 +6,7 @@
 //! the calls of a communication step allocate nothing.
 
 use crate::error::{Error, Result};
-use crate::fmu::{Fmu, Import, StepOutcome, Value};
+use crate::fmu::{sized, Buffers, Fmu, Import, StepOutcome, Value};
 use crate::modeldesc::{ModelInfo, VarType, Variable};
 use fmi::traits::FmiImport;
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
@@ -136,7 +136,7 @@ pub fn instantiate(
                     if intermediate.is_empty() { None } else { Some(intermediate_update) },
                 )
             };
-            let mut unit = Fmi3Unit { env, _import: Arc::clone(import), scratch: Vec::new(), orders: Vec::new() };
+            let unit = Fmi3Unit { env, _import: Arc::clone(import), buffers: Buffers::default(), orders: Vec::new() };
             if instance.is_null() {
                 return Err(refused());
             }
@@ -146,7 +146,6 @@ pub fn instantiate(
                 let s = unsafe { unit.b().fmi3SetDebugLogging(instance, true, category_p.len(), category_p.as_ptr()) };
                 check("fmi3SetDebugLogging", s)?;
             }
-            unit.scratch.reserve(16);
             Ok(Box::new(unit))
         }
     }
@@ -292,7 +291,8 @@ struct Fmi3Unit {
     /// Owned (Box::into_raw); freed after the instance in Drop.
     env: *mut Environment,
     _import: Arc<fmi::fmi3::import::Fmi3Import>,
-    scratch: Vec<i64>,
+    /// The getters' arrays of the non-Float64 types, sized on the first read.
+    buffers: Buffers,
     /// Derivative orders of fmi3GetOutputDerivatives (all 1).
     orders: Vec<i32>,
 }
@@ -382,16 +382,16 @@ unsafe extern "C" fn intermediate_update(
     }
 }
 
-/// One fmi3Get<Type> into f64 through a typed scratch buffer.
+/// One fmi3Get<Type> into f64 through the instance's array of that type (`buffers.$field`).
 macro_rules! get3 {
-    ($self:expr, $getter:ident, $t:ty, $vrs:expr, $out:expr) => {{
-        let mut values: Vec<$t> = vec![<$t>::default(); $vrs.len()];
-        let s = unsafe {
-            $self.b().$getter($self.instance(), $vrs.as_ptr(), $vrs.len(), values.as_mut_ptr(), values.len())
-        };
+    ($self:expr, $getter:ident, $field:ident, $vrs:expr, $out:expr) => {{
+        // SAFETY: `env` is live for the unit's lifetime (the binding is not part of `buffers`).
+        let (b, instance) = (unsafe { &(*$self.env).b }, $self.instance());
+        let values = sized(&mut $self.buffers.$field, $vrs.len());
+        let s = unsafe { b.$getter(instance, $vrs.as_ptr(), $vrs.len(), values.as_mut_ptr(), values.len()) };
         check(stringify!($getter), s)?;
-        for (o, v) in $out.iter_mut().zip(values) {
-            *o = v as f64;
+        for (o, v) in $out.iter_mut().zip(values.iter()) {
+            *o = *v as f64;
         }
         Ok(())
     }};
@@ -442,18 +442,7 @@ impl Unit for Fmi3Unit {
                 };
                 check("fmi3GetFloat64", s)
             }
-            VarType::Int64 | VarType::Enumeration => {
-                let mut values = std::mem::take(&mut self.scratch);
-                values.resize(vrs.len(), 0);
-                let s = unsafe {
-                    self.b().fmi3GetInt64(self.instance(), vrs.as_ptr(), vrs.len(), values.as_mut_ptr(), values.len())
-                };
-                for (o, v) in out.iter_mut().zip(&values) {
-                    *o = *v as f64;
-                }
-                self.scratch = values;
-                check("fmi3GetInt64", s)
-            }
+            VarType::Int64 | VarType::Enumeration => get3!(self, fmi3GetInt64, i64, vrs, out),
             VarType::Float32 => get3!(self, fmi3GetFloat32, f32, vrs, out),
             VarType::Int8 => get3!(self, fmi3GetInt8, i8, vrs, out),
             VarType::Int16 => get3!(self, fmi3GetInt16, i16, vrs, out),
@@ -463,14 +452,16 @@ impl Unit for Fmi3Unit {
             VarType::UInt32 => get3!(self, fmi3GetUInt32, u32, vrs, out),
             VarType::UInt64 => get3!(self, fmi3GetUInt64, u64, vrs, out),
             VarType::Boolean => {
-                let mut values = vec![false; vrs.len()];
-                let s = unsafe {
-                    self.b().fmi3GetBoolean(self.instance(), vrs.as_ptr(), vrs.len(), values.as_mut_ptr(), values.len())
-                };
-                for (o, v) in out.iter_mut().zip(values) {
-                    *o = f64::from(u8::from(v));
+                // SAFETY: as in `get3!`.
+                let (b, instance) = (unsafe { &(*self.env).b }, self.instance());
+                let values = sized(&mut self.buffers.bool, vrs.len());
+                let s =
+                    unsafe { b.fmi3GetBoolean(instance, vrs.as_ptr(), vrs.len(), values.as_mut_ptr(), values.len()) };
+                check("fmi3GetBoolean", s)?;
+                for (o, v) in out.iter_mut().zip(values.iter()) {
+                    *o = f64::from(u8::from(*v));
                 }
-                check("fmi3GetBoolean", s)
+                Ok(())
             }
             other => Err(Error::msg(format!("cannot read {} variables", other.name()))),
         }
@@ -535,5 +526,55 @@ impl Unit for Fmi3Unit {
         env.slopes.clear();
         env.slopes.extend(vrs.iter().zip(values).zip(slopes).map(|((&vr, &v), &s)| (vr, v, s)));
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::counting::allocations_in;
+    use crate::modeldesc::Causality;
+    use mbfmu_model::variables::FmiVersion as Version;
+
+    /// A communication step of the master's instances (DoStep and one getter call per output
+    /// type, the Int32 outputs included) allocates nothing once the first step has sized the
+    /// buffers, in both FMI versions.
+    #[test]
+    fn a_communication_step_allocates_nothing() {
+        let entry = mbfmu_model::catalog::find("DoublePendulum").expect("catalog model");
+        let library = mbfmu_package::locate_library().expect("the FMU library is built next to the tests");
+        let dir = tempfile::tempdir().unwrap();
+        for version in [Version::V2, Version::V3] {
+            let path = dir.path().join(format!("{version:?}.fmu"));
+            mbfmu_package::write_fmu(entry, version, &library, &path).unwrap();
+            let info = crate::fmu::peek(&path).unwrap();
+            let fmu = crate::fmu::load(&path, &info).unwrap();
+            let mut unit = instantiate(&fmu, &info, "unit", false, &[]).unwrap();
+            unit.enter_initialization(None, 0.0, 1.0).unwrap();
+            unit.exit_initialization().unwrap();
+            let outputs = |ty: VarType| -> Vec<u32> {
+                info.variables.iter().filter(|v| v.causality == Causality::Output && v.ty == ty).map(|v| v.vr).collect()
+            };
+            let groups = [(VarType::Float64, outputs(VarType::Float64)), (VarType::Int32, outputs(VarType::Int32))];
+            assert!(groups.iter().all(|(_, vrs)| !vrs.is_empty()), "{version:?}: outputs of both types");
+            let mut values = vec![f64::NAN; 64];
+            let mut step = |unit: &mut Box<dyn Unit>, k: u32| {
+                let t = f64::from(k) * 1e-3;
+                assert!(matches!(unit.step(t, 1e-3), StepOutcome::Ok), "{version:?}: step from {t}");
+                for (ty, vrs) in &groups {
+                    unit.get(*ty, vrs, &mut values[..vrs.len()]).unwrap();
+                }
+            };
+            step(&mut unit, 0);
+            let allocations = allocations_in(|| (1..100).for_each(|k| step(&mut unit, k)));
+            assert_eq!(allocations, 0, "{version:?}");
+            // The reads are real: the step counter output (Int32) counts the steps.
+            assert_eq!(
+                values[..groups[1].1.len()].iter().filter(|&&v| v == 100.0).count(),
+                1,
+                "{version:?}: {values:?}"
+            );
+            unit.terminate().unwrap();
+        }
     }
 }
