@@ -382,16 +382,20 @@ unsafe extern "C" fn intermediate_update(
     }
 }
 
-/// One fmi3Get<Type> into f64 through the instance's array of that type (`buffers.$field`).
+/// One fmi3Get<Type> into f64 through the instance's array of that type (`buffers.$field`),
+/// each value `$v` converted by `$convert` (a numeric cast unless given).
 macro_rules! get3 {
-    ($self:expr, $getter:ident, $field:ident, $vrs:expr, $out:expr) => {{
+    ($self:expr, $getter:ident, $field:ident, $vrs:expr, $out:expr) => {
+        get3!($self, $getter, $field, $vrs, $out, v => v as f64)
+    };
+    ($self:expr, $getter:ident, $field:ident, $vrs:expr, $out:expr, $v:ident => $convert:expr) => {{
         // SAFETY: `env` is live for the unit's lifetime (the binding is not part of `buffers`).
         let (b, instance) = (unsafe { &(*$self.env).b }, $self.instance());
         let values = sized(&mut $self.buffers.$field, $vrs.len());
         let s = unsafe { b.$getter(instance, $vrs.as_ptr(), $vrs.len(), values.as_mut_ptr(), values.len()) };
         check(stringify!($getter), s)?;
-        for (o, v) in $out.iter_mut().zip(values.iter()) {
-            *o = *v as f64;
+        for (o, &$v) in $out.iter_mut().zip(values.iter()) {
+            *o = $convert;
         }
         Ok(())
     }};
@@ -451,18 +455,7 @@ impl Unit for Fmi3Unit {
             VarType::UInt16 => get3!(self, fmi3GetUInt16, u16, vrs, out),
             VarType::UInt32 => get3!(self, fmi3GetUInt32, u32, vrs, out),
             VarType::UInt64 => get3!(self, fmi3GetUInt64, u64, vrs, out),
-            VarType::Boolean => {
-                // SAFETY: as in `get3!`.
-                let (b, instance) = (unsafe { &(*self.env).b }, self.instance());
-                let values = sized(&mut self.buffers.bool, vrs.len());
-                let s =
-                    unsafe { b.fmi3GetBoolean(instance, vrs.as_ptr(), vrs.len(), values.as_mut_ptr(), values.len()) };
-                check("fmi3GetBoolean", s)?;
-                for (o, v) in out.iter_mut().zip(values.iter()) {
-                    *o = f64::from(u8::from(*v));
-                }
-                Ok(())
-            }
+            VarType::Boolean => get3!(self, fmi3GetBoolean, bool, vrs, out, v => f64::from(u8::from(v))),
             other => Err(Error::msg(format!("cannot read {} variables", other.name()))),
         }
     }
