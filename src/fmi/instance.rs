@@ -3,7 +3,7 @@
 //! catching, and mapping of every failure to a status with a log line.
 
 use super::intermediate::IntermediateUpdate;
-use super::logging::{Logger, Status};
+use super::logging::{Logger, Status, LOG_CALLS, LOG_NONLINEAR_SYSTEMS};
 use super::state::{Call, Machine};
 use crate::slave::Slave;
 use mbfmu_model::Model;
@@ -118,7 +118,7 @@ impl<S: Machine> Instance<S> {
     /// Category logNonlinearSystems: the solver work of the DoStep from `t` that began with
     /// the counters `before` (formatted only when the category is on).
     pub fn log_solver_work(&self, function: &str, t: f64, before: (u64, u64)) {
-        if self.log.wants(Status::Ok, "logNonlinearSystems") {
+        if self.log.wants_index(Status::Ok, LOG_NONLINEAR_SYSTEMS) {
             let (steps, iterations) = self.solver_counters();
             let (steps, iterations) = (steps.saturating_sub(before.0), iterations.saturating_sub(before.1));
             let per_step = if steps > 0 { iterations as f64 / steps as f64 } else { 0.0 };
@@ -212,7 +212,7 @@ pub unsafe fn run<S: Machine>(
         return Status::Error.code();
     };
     let result = catch_unwind(AssertUnwindSafe(|| {
-        if instance.log.wants(Status::Ok, "logCalls") {
+        if instance.log.wants_index(Status::Ok, LOG_CALLS) {
             instance.log.log(Status::Ok, "logCalls", &format!("{function} (state {})", instance.state));
         }
         if !instance.state.allows(call) {
