@@ -2,13 +2,12 @@
 //! one `mbfmu package` wrote to ./fmus if it is at least as new as the library this command
 //! was built with; otherwise it is packaged from that library into the user's cache
 //! directory, in a folder of its own per library (named by the library file's identity: its
-//! path, device, inode, size and modification time), so that two builds or installations
-//! never run each other's FMUs. Folders of libraries unused for a week are removed.
+//! device, inode, size and modification time), so that two builds or installations never
+//! run each other's FMUs. Folders of libraries unused for a week are removed.
 
 use crate::error::{Context, Error, Result};
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -66,14 +65,14 @@ const UNUSED: Duration = Duration::from_secs(7 * 24 * 3600);
 /// A folder in use is touched when its time is older than this (well under [`UNUSED`]).
 const TOUCHED: Duration = Duration::from_secs(24 * 3600);
 
-/// A name for the library file's identity (see the module documentation).
+/// A name for the library file's identity (see the module documentation): the numbers
+/// themselves, which name one version of one file on this machine (a hash of them cost more
+/// than the rest of the lookup: its processor-feature probe traps to the hypervisor on a
+/// virtual machine).
 fn library_key(library: &Path) -> Result<String> {
     use std::os::unix::fs::MetadataExt;
     let m = std::fs::metadata(library).context(library.display())?;
-    let identity =
-        format!("{} {} {} {} {} {}", library.display(), m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec());
-    let digest = Sha256::digest(identity.as_bytes());
-    Ok(digest[..8].iter().map(|b| format!("{b:02x}")).collect())
+    Ok(format!("{:x}-{:x}-{:x}-{}.{:09}", m.dev(), m.ino(), m.size(), m.mtime(), m.mtime_nsec()))
 }
 
 /// Removes the folders of other libraries' FMUs that were not used for [`UNUSED`] (every
