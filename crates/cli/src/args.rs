@@ -23,7 +23,10 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The arguments of a subcommand are built only when it runs (`defer`): building those of
+/// all of them took most of the argument parsing of a short `simulate`.
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 pub enum Command {
     /// Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs
     #[command(long_about = "Package every built-in model as FMI 2.0 and FMI 3.0 co-simulation FMUs.\n\n\
@@ -261,7 +264,9 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// The time grid and tolerance of a run (simulate and sweep).
+// The time grid and tolerance of a run (simulate and sweep); a plain comment: a doc comment
+// would become the about text of the subcommands that flatten it, their arguments being
+// built after their own metadata (`defer`).
 #[derive(Args, Debug)]
 pub struct ExperimentArgs {
     /// Start time [s]. Default: the FMU's DefaultExperiment startTime, else 0
