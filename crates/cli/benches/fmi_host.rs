@@ -10,7 +10,7 @@
 
 use fmi_sys::fmi3 as f3;
 use mbfmu_model::catalog;
-use mbfmu_model::variables::VarType;
+use mbfmu_model::variables::{FmiVersion, VarType};
 use mbfmu_model::Model;
 use std::ffi::CString;
 use std::process::Command;
@@ -45,12 +45,15 @@ enum What {
     CallOverhead,
     /// fmi3GetFloat64 of every output after each step.
     GetOutputs,
-    /// `mbfmu simulate` as a child process, CSV at every step (the unpacked FMU cached by an
-    /// earlier run, as for every run after the first of an archive), best of seven runs, each
-    /// after a run of the in-process loop it is compared with, which reads every output the
-    /// command writes (`Reads::Outputs`: the same FMI calls per row).
+    /// `mbfmu simulate <Model>` as a child process, CSV at every step (the built-in model run
+    /// by the FMU library linked into the command), best of seven runs, each after a run of
+    /// the in-process loop it is compared with, which reads every output the command writes
+    /// (`Reads::Outputs`: the same FMI calls per row).
     Cli,
-    /// The same with an empty cache: the first run of an archive, which unpacks it.
+    /// The same model's FMI 3 archive run by its path (unpacked into the cache by an earlier
+    /// run, as for every run after the first of an archive).
+    CliArchive,
+    /// The archive with an empty cache: its first run, which unpacks it.
     CliFirstRun,
 }
 
@@ -151,7 +154,17 @@ const ROWS: &[Row] = &[
         target_instructions: None,
     },
     Row {
-        name: "  the same, first run of the archive (unpacks it; no target)",
+        name: "  the same, its FMI 3 archive run by path (no target)",
+        model: "DoublePendulum",
+        settings: &[],
+        stop: 8.0,
+        h: 1e-3,
+        what: What::CliArchive,
+        target_ms: f64::NAN,
+        target_instructions: None,
+    },
+    Row {
+        name: "  the same, the archive's first run (unpacks it; no target)",
         model: "DoublePendulum",
         settings: &[],
         stop: 8.0,
@@ -336,15 +349,29 @@ fn calls(row: &Row) -> usize {
     (row.stop / row.h).round() as usize
 }
 
-/// `mbfmu simulate` of the row as a child process [ms]: `runs` runs after a warm-up run
-/// (which packages the catalog FMU into the cache if needed), each preceded by `between` (the
-/// in-process loop it is compared with, so that both see the same moments of a shared
-/// machine's load). Returns the best time of the command and of `between`. With `first_run`,
-/// the cache of unpacked FMUs is emptied before each run (a private cache directory: the
-/// user's is left alone).
-fn cli_ms(row: &Row, first_run: bool, runs: usize, mut between: impl FnMut() -> f64) -> (f64, f64) {
+/// The FMI 3 archive of a built-in model, written once into a temporary directory.
+fn archive(model: &str) -> std::path::PathBuf {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().expect("a temporary directory"));
+    let path = dir.path().join(format!("{model}.fmu"));
+    if !path.is_file() {
+        let library = mbfmu_package::locate_library().expect("the FMU library is built next to this bench");
+        let entry = catalog::find(model).expect("a built-in model");
+        mbfmu_package::write_fmu(entry, FmiVersion::V3, &library, &path).expect("the archive is written");
+    }
+    path
+}
+
+/// `mbfmu simulate` of the row as a child process [ms] (the built-in model by name, or with
+/// `archive` its FMI 3 archive by path): `runs` runs after a warm-up run (which unpacks the
+/// archive into the cache), each preceded by `between` (the in-process loop it is compared
+/// with, so that both see the same moments of a shared machine's load). Returns the best time
+/// of the command and of `between`. With `first_run`, the cache of unpacked FMUs is emptied
+/// before each run (a private cache directory: the user's is left alone).
+fn cli_ms(row: &Row, archive: bool, first_run: bool, runs: usize, mut between: impl FnMut() -> f64) -> (f64, f64) {
     let csv = std::env::temp_dir().join(format!("mbfmu-fmi-host-{}.csv", std::process::id()));
     let cache = first_run.then(|| tempfile::tempdir().expect("a temporary directory"));
+    let source = if archive { self::archive(row.model).into_os_string() } else { row.model.into() };
     let run = || {
         if let Some(cache) = &cache {
             let _ = std::fs::remove_dir_all(cache.path().join("mbfmu/unpacked"));
@@ -355,7 +382,9 @@ fn cli_ms(row: &Row, first_run: bool, runs: usize, mut between: impl FnMut() -> 
             command.env("XDG_CACHE_HOME", cache.path());
         }
         let out = command
-            .args(["simulate", row.model, "--stop-time", &row.stop.to_string(), "--step", &row.h.to_string()])
+            .arg("simulate")
+            .arg(&source)
+            .args(["--stop-time", &row.stop.to_string(), "--step", &row.h.to_string()])
             .arg("--csv")
             .arg(&csv)
             .output()
@@ -405,12 +434,13 @@ fn main() {
                 ((with - without).max(0.0), row.target_ms, "ms")
             }
             What::Cli => {
-                let (cli, in_process) = cli_ms(row, false, 7, || timed(row, Reads::Outputs));
+                let (cli, in_process) = cli_ms(row, false, false, 7, || timed(row, Reads::Outputs));
                 (cli, 1.5 * in_process, "ms")
             }
-            What::CliFirstRun => (cli_ms(row, true, 3, || 0.0).0, f64::NAN, "ms"),
+            What::CliArchive => (cli_ms(row, true, false, 7, || 0.0).0, f64::NAN, "ms"),
+            What::CliFirstRun => (cli_ms(row, true, true, 3, || 0.0).0, f64::NAN, "ms"),
         };
-        let instructions = if valgrind && !matches!(row.what, What::Cli | What::CliFirstRun) {
+        let instructions = if valgrind && !matches!(row.what, What::Cli | What::CliArchive | What::CliFirstRun) {
             instructions_per_call(index, row)
         } else {
             None

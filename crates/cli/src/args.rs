@@ -118,8 +118,9 @@ pub struct PackageArgs {
 #[derive(Args, Debug)]
 pub struct SimulateArgs {
     /// The .fmu archive to simulate (FMI 2.0 or 3.0, co-simulation), the name of a built-in
-    /// model (`mbfmu list`), whose FMU is taken from ./fmus or packaged on the fly, or a system
-    /// of FMUs: an .ssp archive, a SystemStructure.ssd or a directory holding one
+    /// model (`mbfmu list`), run in-process by the FMU library built into this command (FMI
+    /// 3.0; with --fmi 2 its FMU is taken from ./fmus or packaged on the fly), or a system of
+    /// FMUs: an .ssp archive, a SystemStructure.ssd or a directory holding one
     #[arg(value_name = "FMU|SSP")]
     pub fmu: PathBuf,
 

@@ -6,7 +6,7 @@
 //! run each other's FMUs. Folders of libraries unused for a week are removed.
 
 use crate::error::{Context, Error, Result};
-use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -17,11 +17,7 @@ pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
         return Ok(arg.to_path_buf());
     }
     let name = arg.to_string_lossy();
-    let entry = CATALOG
-        .iter()
-        .find(|e| e.name == name)
-        .or_else(|| CATALOG.iter().find(|e| e.name.eq_ignore_ascii_case(&name)))
-        .ok_or_else(|| not_found(&name))?;
+    let entry = entry_named(&name).ok_or_else(|| not_found(&name))?;
     let (folder, fmi) = match version.unwrap_or(3) {
         2 => ("fmi2", FmiVersion::V2),
         _ => ("fmi3", FmiVersion::V3),
@@ -57,6 +53,11 @@ pub fn resolve(arg: &Path, version: Option<u8>) -> Result<PathBuf> {
         let _ = std::fs::File::open(&own).and_then(|f| f.set_modified(SystemTime::now()));
     }
     Ok(cached)
+}
+
+/// The built-in model of this name (or, failing that, of this name in another case).
+pub fn entry_named(name: &str) -> Option<&'static CatalogEntry> {
+    CATALOG.iter().find(|e| e.name == name).or_else(|| CATALOG.iter().find(|e| e.name.eq_ignore_ascii_case(name)))
 }
 
 /// Folders of other libraries' FMUs not used for this long are removed.

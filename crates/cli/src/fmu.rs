@@ -2,12 +2,12 @@
 //! interface for FMI 2.0 and FMI 3.0 so that `simulate` is written once.
 
 use crate::error::{Context, Error, Result};
+use crate::fmi3_slave::Fmi3Slave;
 use crate::modeldesc::{self, FmiVersion, ModelInfo, VarType, Variable};
 use fmi::fmi2::import::Fmi2Import;
 use fmi::fmi2::instance::{CoSimulation as _, Common as _, InstanceCS as Fmi2Instance};
 use fmi::fmi3::import::Fmi3Import;
-use fmi::fmi3::instance::InstanceCS as Fmi3Instance;
-use fmi::fmi3::{CoSimulation as _, Common as _, Fmi3Model as _, GetSet as _};
+use fmi::fmi3::{Common as _, Fmi3Model as _};
 use fmi::traits::FmiImport;
 use std::ffi::CString;
 use std::io::Read;
@@ -30,7 +30,7 @@ pub struct ReadGroup {
     pub columns: Vec<usize>,
     /// The columns, when they follow each other: a Float64 group is then read straight into
     /// the row (the usual case: the outputs of a model in their order).
-    span: Option<std::ops::Range<usize>>,
+    pub(crate) span: Option<std::ops::Range<usize>>,
 }
 
 /// Groups `vars` by type so that each output row costs one getter call per type.
@@ -109,10 +109,10 @@ pub struct Fmu {
 }
 
 /// Held while an import or any of its instances lives.
-type Lease = Arc<Resident>;
+pub(crate) type Lease = Arc<Resident>;
 
 /// What an FMU's instances need to stay in place (fields drop in this order).
-struct Resident {
+pub(crate) struct Resident {
     /// The binary, loaded once for the import: the `fmi` crate loads it for each instance and
     /// unloads it with the instance, and a sweep's runs then each loaded it anew (mapping
     /// and relocating its 10 MB) and lost what it keeps between instances. None if loading
@@ -214,8 +214,7 @@ impl Fmu {
                 Box::new(Fmi3Slave {
                     instance,
                     buffers: Buffers::default(),
-                    _import: Arc::clone(import),
-                    _lease: Arc::clone(&self.lease),
+                    _keep: Some((Arc::clone(import), Arc::clone(&self.lease))),
                 })
             }
         };
@@ -227,7 +226,7 @@ impl Fmu {
 /// otherwise the standard's recommended status categories (`logStatusWarning`,
 /// `logStatusError`, ...) that the FMU declares, so that it explains a failure even when an
 /// FMU (as FMI 3 allows) stays silent while logging is off. None: leave logging off.
-fn logging_categories(info: &ModelInfo, debug_logging: bool) -> Option<Vec<&str>> {
+pub(crate) fn logging_categories(info: &ModelInfo, debug_logging: bool) -> Option<Vec<&str>> {
     if debug_logging {
         return Some(Vec::new());
     }
@@ -285,11 +284,11 @@ fn instantiation_error(e: fmi::Error, path: &Path) -> Error {
     }
 }
 
-fn status_error(call: &str, status: impl std::fmt::Display) -> Error {
+pub(crate) fn status_error(call: &str, status: impl std::fmt::Display) -> Error {
     Error::msg(format!("{call} returned {status}"))
 }
 
-fn cstring(s: &str) -> Result<CString> {
+pub(crate) fn cstring(s: &str) -> Result<CString> {
     CString::new(s).map_err(|_| Error::msg("a string value must not contain a NUL character"))
 }
 
@@ -317,7 +316,7 @@ pub(crate) fn sized<T: Default + Clone>(buffer: &mut Vec<T>, n: usize) -> &mut [
 }
 
 /// The values of group `g` into their columns of `row`.
-fn scatter<T: Copy>(g: &ReadGroup, values: &[T], row: &mut [f64], convert: impl Fn(T) -> f64) {
+pub(crate) fn scatter<T: Copy>(g: &ReadGroup, values: &[T], row: &mut [f64], convert: impl Fn(T) -> f64) {
     for (&column, &value) in g.columns.iter().zip(values) {
         row[column] = convert(value);
     }
@@ -422,136 +421,6 @@ fn fmi2_type(ty: VarType) -> &'static str {
         VarType::Boolean => "Boolean",
         VarType::String => "String",
         _ => "Integer",
-    }
-}
-
-struct Fmi3Slave {
-    instance: Fmi3Instance,
-    buffers: Buffers,
-    _import: Arc<Fmi3Import>,
-    _lease: Lease,
-}
-
-/// One `fmi3Get<Type>` call into the reused buffer of its type, converted to f64 columns.
-macro_rules! get3 {
-    ($instance:expr, $buffer:expr, $g:expr, $row:expr, $getter:ident, $name:literal) => {{
-        let v = sized(&mut $buffer, $g.vrs.len());
-        $instance.$getter(&$g.vrs, v).map_err(|e| status_error($name, e))?;
-        scatter($g, v, $row, |x| x as f64);
-    }};
-}
-
-/// One `fmi3Set<Type>` call of an integer after a range check.
-macro_rules! set3_int {
-    ($instance:expr, $var:expr, $i:expr, $setter:ident, $t:ty) => {{
-        let value = <$t>::try_from(*$i)
-            .map_err(|_| Error::msg(format!("{} is out of range for {} ({})", $i, $var.name, stringify!($t))))?;
-        $instance.$setter(&[$var.vr], &[value]).map(drop)
-    }};
-}
-
-impl Slave for Fmi3Slave {
-    fn set(&mut self, var: &Variable, value: &Value) -> Result<()> {
-        let vr = [var.vr];
-        let i = &mut self.instance;
-        let result = match (var.ty, value) {
-            (VarType::Float64, Value::Real(x)) => i.set_float64(&vr, &[*x]).map(drop),
-            (VarType::Float32, Value::Real(x)) => i.set_float32(&vr, &[*x as f32]).map(drop),
-            (VarType::Int8, Value::Int(n)) => set3_int!(i, var, n, set_int8, i8),
-            (VarType::Int16, Value::Int(n)) => set3_int!(i, var, n, set_int16, i16),
-            (VarType::Int32, Value::Int(n)) => set3_int!(i, var, n, set_int32, i32),
-            // FMI 3 reads and writes enumerations as Int64 (FMI 3.0 Sect. 2.4.7.4).
-            (VarType::Int64 | VarType::Enumeration, Value::Int(n)) => i.set_int64(&vr, &[*n]).map(drop),
-            (VarType::UInt8, Value::Int(n)) => set3_int!(i, var, n, set_uint8, u8),
-            (VarType::UInt16, Value::Int(n)) => set3_int!(i, var, n, set_uint16, u16),
-            (VarType::UInt32, Value::Int(n)) => set3_int!(i, var, n, set_uint32, u32),
-            (VarType::UInt64, Value::Int(n)) => set3_int!(i, var, n, set_uint64, u64),
-            (VarType::Boolean, Value::Bool(b)) => i.set_boolean(&vr, &[*b]).map(drop),
-            (VarType::String, Value::Str(s)) => i.set_string(&vr, &[cstring(s)?]),
-            (ty, _) => return Err(Error::msg(format!("cannot set {} variables", ty.name()))),
-        };
-        result.map_err(|e| status_error(&format!("setting {}: fmi3Set{}", var.name, fmi3_type(var.ty)), e))
-    }
-
-    fn enter_initialization(&mut self, tolerance: Option<f64>, start: f64, stop: f64) -> Result<()> {
-        self.instance
-            .enter_initialization_mode(tolerance, start, Some(stop))
-            .map_err(|e| status_error("fmi3EnterInitializationMode", e))?;
-        Ok(())
-    }
-
-    fn exit_initialization(&mut self) -> Result<()> {
-        self.instance.exit_initialization_mode().map_err(|e| status_error("fmi3ExitInitializationMode", e))?;
-        Ok(())
-    }
-
-    fn read(&mut self, groups: &[ReadGroup], row: &mut [f64]) -> Result<()> {
-        let (i, b) = (&mut self.instance, &mut self.buffers);
-        for g in groups {
-            match g.ty {
-                VarType::Float64 => match &g.span {
-                    Some(span) => {
-                        i.get_float64(&g.vrs, &mut row[span.clone()]).map_err(|e| status_error("fmi3GetFloat64", e))?;
-                    }
-                    None => get3!(i, b.f64, g, row, get_float64, "fmi3GetFloat64"),
-                },
-                VarType::Float32 => get3!(i, b.f32, g, row, get_float32, "fmi3GetFloat32"),
-                VarType::Int8 => get3!(i, b.i8, g, row, get_int8, "fmi3GetInt8"),
-                VarType::Int16 => get3!(i, b.i16, g, row, get_int16, "fmi3GetInt16"),
-                VarType::Int32 => get3!(i, b.i32, g, row, get_int32, "fmi3GetInt32"),
-                VarType::Int64 | VarType::Enumeration => get3!(i, b.i64, g, row, get_int64, "fmi3GetInt64"),
-                VarType::UInt8 => get3!(i, b.u8, g, row, get_uint8, "fmi3GetUInt8"),
-                VarType::UInt16 => get3!(i, b.u16, g, row, get_uint16, "fmi3GetUInt16"),
-                VarType::UInt32 => get3!(i, b.u32, g, row, get_uint32, "fmi3GetUInt32"),
-                VarType::UInt64 => get3!(i, b.u64, g, row, get_uint64, "fmi3GetUInt64"),
-                VarType::Boolean => {
-                    let v = sized(&mut b.bool, g.vrs.len());
-                    i.get_boolean(&g.vrs, v).map_err(|e| status_error("fmi3GetBoolean", e))?;
-                    scatter(g, v, row, |b| if b { 1.0 } else { 0.0 });
-                }
-                other => return Err(Error::msg(format!("cannot read {} variables", other.name()))),
-            }
-        }
-        Ok(())
-    }
-
-    fn step(&mut self, t: f64, h: f64) -> StepOutcome {
-        use fmi::fmi3::Fmi3Error;
-        let (mut event_needed, mut terminate, mut early_return, mut last) = (false, false, false, t);
-        let result = self.instance.do_step(t, h, true, &mut event_needed, &mut terminate, &mut early_return, &mut last);
-        match result {
-            Ok(_) if terminate => StepOutcome::Terminated { at: Some(last) },
-            Ok(_) => StepOutcome::Ok,
-            Err(Fmi3Error::Discard) if terminate => StepOutcome::Terminated { at: Some(last) },
-            Err(Fmi3Error::Discard) => StepOutcome::Failed { status: "Discard", last_successful_time: Some(last) },
-            Err(Fmi3Error::Error) => StepOutcome::Failed { status: "Error", last_successful_time: None },
-            Err(Fmi3Error::Fatal) => StepOutcome::Failed { status: "Fatal", last_successful_time: None },
-        }
-    }
-
-    fn terminate(&mut self) -> Result<()> {
-        self.instance.terminate().map_err(|e| status_error("fmi3Terminate", e))?;
-        Ok(())
-    }
-}
-
-fn fmi3_type(ty: VarType) -> &'static str {
-    match ty {
-        VarType::Enumeration => "Int64",
-        VarType::Float64 => "Float64",
-        VarType::Float32 => "Float32",
-        VarType::Int8 => "Int8",
-        VarType::Int16 => "Int16",
-        VarType::Int32 => "Int32",
-        VarType::Int64 => "Int64",
-        VarType::UInt8 => "UInt8",
-        VarType::UInt16 => "UInt16",
-        VarType::UInt32 => "UInt32",
-        VarType::UInt64 => "UInt64",
-        VarType::Boolean => "Boolean",
-        VarType::String => "String",
-        VarType::Binary => "Binary",
-        VarType::Clock => "Clock",
     }
 }
 

@@ -162,9 +162,22 @@ pub(crate) fn file_stem(name: &str) -> String {
     name.chars().map(|c| if c.is_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
 }
 
+/// Where the FMU comes from.
+enum Source {
+    Archive(PathBuf),
+    /// A built-in model, run by the FMU library linked into this command (linked.rs).
+    BuiltIn,
+}
+
 pub fn run(args: SimulateArgs) -> Result<()> {
-    let fmu_path = crate::catalog_fmu::resolve(&args.fmu, args.fmi)?;
-    let info = fmu::peek(&fmu_path)?;
+    let (source, info) = match crate::linked::built_in(&args.fmu, args.fmi) {
+        Some(entry) => (Source::BuiltIn, crate::linked::description(entry)?),
+        None => {
+            let path = crate::catalog_fmu::resolve(&args.fmu, args.fmi)?;
+            let info = fmu::peek(&path)?;
+            (Source::Archive(path), info)
+        }
+    };
     let (grid, tolerance) = args.experiment.resolve(&info.experiment)?;
 
     // Check every name before loading the binary, so mistakes fail fast.
@@ -205,8 +218,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     let integer = columns.iter().map(|v| !matches!(v.ty, VarType::Float64 | VarType::Float32)).collect();
     let mut csv = CsvWriter::create(&csv_path, &header, integer, Some(grid.steps as usize + 1))?;
 
-    let fmu = fmu::load(&fmu_path, &info)?;
-    let mut slave = fmu.instantiate_one(&info, args.debug_logging)?;
+    let (mut slave, loaded) = match &source {
+        Source::Archive(path) => {
+            let fmu = fmu::load(path, &info)?;
+            (fmu.instantiate_one(&info, args.debug_logging)?, Some(fmu))
+        }
+        Source::BuiltIn => (crate::linked::instantiate(&info, args.debug_logging)?, None),
+    };
     for (var, value) in &overrides {
         slave.set(var, value)?;
     }
@@ -269,7 +287,9 @@ pub fn run(args: SimulateArgs) -> Result<()> {
         slave.terminate()?;
     }
     drop(slave);
-    fmu.keep_loaded_until_exit();
+    if let Some(fmu) = loaded {
+        fmu.keep_loaded_until_exit();
+    }
     csv.finish()?;
 
     if !args.quiet {
@@ -308,7 +328,10 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             Some(unit) => format!("{} [{unit}]", info.time_name()),
             None => info.time_name().to_string(),
         };
-        let file = fmu_path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let file = match &source {
+            Source::Archive(path) => path.file_name().map_or_else(String::new, |f| f.to_string_lossy().into_owned()),
+            Source::BuiltIn => "built-in".to_string(),
+        };
         let title = format!("{} ({}, {file})", info.model_name, info.version.label());
         let panels = plot::write_png(png, &title, &time_label, &times, &series)?;
         if !args.quiet {

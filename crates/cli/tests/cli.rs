@@ -165,6 +165,31 @@ fn simulates_both_versions_and_overrides_change_results() {
     assert_eq!(fmi2.rows, fmi3.rows);
 }
 
+/// `simulate <Model>` runs a built-in model in-process (the FMU library linked into the
+/// command); the archive `package` wrote for it, loaded as any FMU, gives the same rows to the
+/// last bit, with a parameter and an enumeration set, and the same log lines.
+#[test]
+fn a_built_in_model_by_name_gives_its_archives_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |source: &str, name: &str| {
+        let csv = dir.path().join(format!("{name}.csv"));
+        let args = ["simulate", source, "--stop-time", "2", "--step", "0.001", "--csv", path_str(&csv)];
+        let out = mbfmu(
+            &[&args[..], &["--set", "gravity_z=-3.7", "--set", "solver.method=bdf1", "--debug-logging"]].concat(),
+        );
+        assert!(out.status.success(), "{source}: {}", text(&out.stderr));
+        let logged: Vec<String> =
+            text(&out.stderr).lines().filter(|l| l.starts_with("FMU ")).map(String::from).collect();
+        (std::fs::read_to_string(&csv).unwrap(), logged)
+    };
+    let (linked, linked_log) = run(MODEL, "linked");
+    let (archive, archive_log) = run(path_str(&fmu(3)), "archive");
+    assert_eq!(linked.lines().count(), 2002, "a header and 2001 rows");
+    assert_eq!(linked, archive, "the same text, row by row");
+    assert!(linked_log.iter().any(|l| l.contains("[logCalls]: fmi3DoStep")), "{linked_log:?}");
+    assert_eq!(linked_log, archive_log);
+}
+
 #[test]
 fn writes_a_png_plot_and_a_default_csv() {
     let dir = tempfile::tempdir().unwrap();

@@ -102,29 +102,33 @@ fn input_file_mistakes_are_reported_before_the_run() {
 }
 
 #[test]
-fn a_built_in_model_name_is_packaged_once_and_a_misspelt_one_is_refused() {
+fn a_built_in_model_runs_in_process_or_is_packaged_once_and_a_misspelt_one_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
+    // FMI 3 (the default): run by the linked library, nothing packaged or unpacked.
     let csv = dir.join("dp.csv");
     let args = ["simulate", "DoublePendulum", "--stop-time", "0.1", "-q", "--csv", csv.to_str().unwrap()];
     let first = ok(dir, &args);
-    // One folder per library under built-in/.
+    assert!(!first.contains("packaged"), "{first}");
+    assert!(!dir.join("cache/mbfmu").exists(), "no archive packaged or unpacked for an FMI 3 built-in model");
+    assert_eq!(rows(&csv).len(), 11, "0.1 s at the default 0.01 s step");
+    // FMI 2: packaged into one folder per library under built-in/, then reused.
+    let args = ["simulate", "DoublePendulum", "--fmi", "2", "--stop-time", "0.1", "-q", "--csv", "dp2.csv"];
+    let first = ok(dir, &args);
     let libraries = || std::fs::read_dir(dir.join("cache/mbfmu/built-in")).unwrap().map(|e| e.unwrap().path());
     assert_eq!(libraries().count(), 1);
     let own = libraries().next().unwrap();
-    let cached = own.join("fmi3/DoublePendulum.fmu");
+    let cached = own.join("fmi2/DoublePendulum.fmu");
     assert!(first.contains("packaged the built-in model DoublePendulum") && cached.is_file(), "{first}");
-    assert_eq!(rows(&csv).len(), 11, "0.1 s at the default 0.01 s step");
+    assert_eq!(rows(&dir.join("dp2.csv")), rows(&csv), "FMI 2 and FMI 3 give the same numbers");
     let second = ok(dir, &args);
     assert!(!second.contains("packaged"), "the cached FMU is reused: {second}");
-    ok(dir, &["simulate", "DoublePendulum", "--fmi", "2", "--stop-time", "0.1", "-q", "--csv", "dp2.csv"]);
-    assert!(own.join("fmi2/DoublePendulum.fmu").is_file());
     // Another library's folder unused for more than a week goes when this one packages anew;
     // a recent one stays.
     let (old, recent) =
         (dir.join("cache/mbfmu/built-in/0123456789abcdef"), dir.join("cache/mbfmu/built-in/fedcba9876543210"));
     for d in [&old, &recent] {
-        std::fs::create_dir_all(d.join("fmi3")).unwrap();
+        std::fs::create_dir_all(d.join("fmi2")).unwrap();
     }
     let week_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(8 * 24 * 3600);
     std::fs::File::open(&old).unwrap().set_modified(week_ago).unwrap();
