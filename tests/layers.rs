@@ -41,8 +41,21 @@ fn the_engine_knows_nothing_of_fmi() {
     }
     // The engine reads descriptions, not the FMU variable table (value references,
     // causalities, modelDescription.xml).
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/engine/src");
-    let mut stack = vec![src];
+    let lines = code_lines("crates/engine/src");
+    assert!(!lines.is_empty(), "the sources were not read");
+    for (path, line, code) in &lines {
+        assert!(
+            !code.contains("mbfmu_model::variables") && !code.contains("fmi_sys"),
+            "{}:{line}: the engine uses FMI vocabulary: {code}",
+            path.display()
+        );
+    }
+}
+
+/// Every `.rs` file under `dir` (relative to the workspace), with its lines of code (comments cut).
+fn code_lines(dir: &str) -> Vec<(std::path::PathBuf, usize, String)> {
+    let mut lines = Vec::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join(dir)];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
@@ -51,15 +64,27 @@ fn the_engine_knows_nothing_of_fmi() {
             } else if path.extension().is_some_and(|e| e == "rs") {
                 let text = std::fs::read_to_string(&path).unwrap();
                 for (k, line) in text.lines().enumerate() {
-                    let code = line.split("//").next().unwrap_or("");
-                    assert!(
-                        !code.contains("mbfmu_model::variables") && !code.contains("fmi_sys"),
-                        "{}:{}: the engine uses FMI vocabulary: {line}",
-                        path.display(),
-                        k + 1
-                    );
+                    lines.push((path.clone(), k + 1, line.split("//").next().unwrap_or("").to_string()));
                 }
             }
         }
+    }
+    lines
+}
+
+/// The command drives FMUs as an importer would, through the C ABI: archives it loads, and
+/// the built-in models through the FMU library's exported functions linked into it
+/// (crates/cli/src/linked.rs); never the slave or the engine behind them.
+#[test]
+fn the_command_reaches_the_fmu_library_only_through_its_c_abi() {
+    let lines = code_lines("crates/cli/src");
+    assert!(lines.iter().any(|(_, _, l)| l.contains("mbfmu::fmi::")), "the sources were not read");
+    for (path, line, code) in &lines {
+        let uses_library = code.contains("mbfmu::") && !code.contains("mbfmu::fmi::");
+        assert!(
+            !uses_library && !code.contains("mbfmu_engine"),
+            "{}:{line}: the command calls the FMU library below its C ABI: {code}",
+            path.display()
+        );
     }
 }
