@@ -173,13 +173,23 @@ impl CsvWriter {
         Ok(())
     }
 
-    /// The full block goes to the writer; if it stopped on an error, that is reported.
+    /// The full block goes to the writer; if it stopped on an error, that is reported. A block
+    /// of the run's last rows also ends the writer's wait between its looks for rows (see
+    /// [`next_block`]): the rows it would otherwise find up to a poll later are the ones the
+    /// run's end waits for (0.1-0.2 ms of formatting at every end, against a wake-up of a few
+    /// microseconds for each of the last blocks).
     fn hand_over(&mut self) -> Result<()> {
         self.block_end = 0;
-        match &self.to_writer {
-            Some(to_writer) if to_writer.send(std::mem::take(&mut self.block)).is_err() => self.join(),
-            _ => Ok(()),
+        let Some(to_writer) = &self.to_writer else { return Ok(()) };
+        if to_writer.send(std::mem::take(&mut self.block)).is_err() {
+            return self.join();
         }
+        if self.rows > self.tail_from {
+            if let Some(writer) = &self.writer {
+                writer.thread().unpark();
+            }
+        }
+        Ok(())
     }
 
     /// Hands the last rows to the writer thread and tells it that no more follow, so that it
