@@ -1,7 +1,9 @@
 //! The layers of docs/architecture.md hold: the FMU library's normal dependency tree has no
-//! command-line, plotting, progress-bar, importer or packaging crate, and the engine knows
-//! nothing of FMI (no fmi-sys, no FMU library, no use of the variable table). Cargo's own
-//! resolver answers (`cargo tree`), so a dependency added to the wrong manifest fails here.
+//! command-line, plotting, progress-bar, importer or packaging crate, the engine knows
+//! nothing of FMI (no fmi-sys, no FMU library, no use of the variable table), and the command
+//! reaches the FMU library only through its C ABI. Cargo's own resolver answers (`cargo
+//! tree`), so a dependency added to the wrong manifest fails here; the sources are read for
+//! the uses a manifest cannot show.
 
 use std::path::Path;
 use std::process::Command;
