@@ -31,7 +31,7 @@ pub fn description(entry: &CatalogEntry) -> Result<ModelInfo> {
     modeldesc::parse(entry.fmi3_xml).map_err(|e| e.context(format!("the built-in model {}", entry.name)))
 }
 
-/// An initialized-to-be co-simulation instance of the built-in model described by `info`.
+/// A co-simulation instance (not yet initialized) of the built-in model described by `info`.
 pub fn instantiate(info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slave>> {
     let (name, token) = (cstring(&info.model_name)?, cstring(&info.token)?);
     // SAFETY: the strings live across the call; no resource path (the model is the catalog's,
@@ -64,7 +64,7 @@ pub fn instantiate(info: &ModelInfo, debug_logging: bool) -> Result<Box<dyn Slav
         let pointers: Vec<*const c_char> = names.iter().map(|c| c.as_ptr()).collect();
         // SAFETY: a live instance; the category strings outlive the call.
         let status = unsafe { lib::fmi3SetDebugLogging(linked.0, true, pointers.len(), pointers.as_ptr()) };
-        result(status).map_err(|e| status_error("fmi3SetDebugLogging", format!("{e:?}")))?;
+        result(status).map_err(|e| status_error("fmi3SetDebugLogging", e))?;
     }
     Ok(Box::new(Fmi3Slave { instance: linked, buffers: Buffers::default(), _keep: None }))
 }
