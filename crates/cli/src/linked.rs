@@ -9,12 +9,13 @@
 use crate::error::{Error, Result};
 use crate::fmi3_slave::{Fmi3Calls, Fmi3Slave, FmiResult};
 use crate::fmu::{cstring, logging_categories, status_error, Buffers, Slave};
+use crate::log::{fmu_text, forward};
 use crate::modeldesc::{self, ModelInfo};
 use fmi::fmi3::{Fmi3Error, Fmi3Res};
 use fmi_sys::fmi3 as f3;
 use mbfmu::fmi::{fmi3 as lib, fmi3_unsupported as unsupported};
 use mbfmu_model::catalog::CatalogEntry;
-use std::ffi::{c_char, CStr, CString};
+use std::ffi::{c_char, CString};
 use std::path::Path;
 
 /// The built-in model that `arg` names, if it names no file and FMI 3 is asked for (the
@@ -184,26 +185,12 @@ unsafe extern "C" fn log_message(
     category: f3::fmi3String,
     message: f3::fmi3String,
 ) {
-    let text = |p: f3::fmi3String| {
-        if p.is_null() {
-            String::new()
-        } else {
-            // SAFETY: the library passes NUL-terminated strings valid during the call.
-            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-        }
-    };
     let level = match status {
         f3::fmi3Status_fmi3OK => log::Level::Info,
         f3::fmi3Status_fmi3Warning | f3::fmi3Status_fmi3Discard => log::Level::Warn,
         _ => log::Level::Error,
     };
-    let category = text(category);
-    log::logger().log(
-        &log::Record::builder()
-            .args(format_args!("{}", text(message)))
-            .level(level)
-            .module_path(Some("fmu"))
-            .target(&category)
-            .build(),
-    );
+    // SAFETY: the library passes NUL-terminated strings valid during the call.
+    let (category, message) = unsafe { (fmu_text(category), fmu_text(message)) };
+    forward(level, &category, format_args!("{message}"));
 }

@@ -25,6 +25,26 @@ pub fn end_capture() -> Vec<String> {
     CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default()
 }
 
+/// The text an FMU hands a logger callback, empty for NULL.
+///
+/// # Safety
+/// `p` is NULL or a NUL-terminated string that stays valid during the call.
+pub unsafe fn fmu_text(p: *const std::ffi::c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        // SAFETY: as the caller promises.
+        unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned()
+    }
+}
+
+/// Forwards a message an FMU logged through a callback of this command's own (the linked
+/// built-in models, the system master's instances) as the `fmi` crate forwards an archive's,
+/// so that [`StderrLogger`] shows it as coming from the FMU.
+pub fn forward(level: Level, target: &str, message: std::fmt::Arguments) {
+    log::logger().log(&Record::builder().args(message).level(level).module_path(Some("fmu")).target(target).build());
+}
+
 struct StderrLogger;
 
 /// Module paths the `fmi` crate gives to records that come from the FMU (FMI 2, FMI 3).

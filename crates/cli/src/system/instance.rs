@@ -7,10 +7,11 @@
 
 use crate::error::{Error, Result};
 use crate::fmu::{sized, Buffers, Fmu, Import, StepOutcome, Value};
+use crate::log::{fmu_text, forward};
 use crate::modeldesc::{ModelInfo, VarType, Variable};
 use fmi::traits::FmiImport;
 use fmi_sys::{fmi2 as f2, fmi3 as f3};
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_char, c_void, CString};
 use std::sync::Arc;
 
 /// One component's instance, of either FMI version.
@@ -328,13 +329,6 @@ unsafe extern "C" fn log3(
     category: f3::fmi3String,
     message: f3::fmi3String,
 ) {
-    let text = |p: f3::fmi3String| {
-        if p.is_null() {
-            String::new()
-        } else {
-            unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-        }
-    };
     let name = if env.is_null() { String::new() } else { unsafe { (*env.cast::<Environment>()).name.clone() } };
     let level = match status {
         0 => log::Level::Info,
@@ -342,16 +336,9 @@ unsafe extern "C" fn log3(
         2 => log::Level::Trace,
         _ => log::Level::Error,
     };
-    let message = text(message);
-    let category = text(category);
-    log::logger().log(
-        &log::Record::builder()
-            .args(format_args!("{message} ({category})"))
-            .level(level)
-            .module_path(Some("fmu"))
-            .target(&name)
-            .build(),
-    );
+    // SAFETY: the FMU passes NUL-terminated strings valid during the call.
+    let (message, category) = unsafe { (fmu_text(message), fmu_text(category)) };
+    forward(level, &name, format_args!("{message} ({category})"));
 }
 
 /// FMI 3.0 Sect. 4.2.2: during a step the FMU asks for its inputs at `time`; the master gives
