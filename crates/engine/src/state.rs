@@ -39,6 +39,33 @@ pub struct MechState {
     pub work: f64,
     /// Total energy of the assembled initial state \[J\] (for the energy balance).
     pub energy0: f64,
+    /// The hydraulic circuit's state, for a formulation that integrates one with the bodies
+    /// (None without a circuit: a mechanism's state stays as small as it was).
+    pub circuit: Option<Box<CircuitState>>,
+}
+
+/// The state of a hydraulic circuit integrated together with a mechanism's bodies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CircuitState {
+    /// Pressures of the volumes \[Pa\] and their time derivatives.
+    pub p: Vec<f64>,
+    pub pd: Vec<f64>,
+    /// Spool positions of the directional valves and the references held over the last step.
+    pub spools: Vec<f64>,
+    pub references: Vec<f64>,
+    /// Work done by each cylinder on the mechanism since the start \[J\].
+    pub cylinder_work: Vec<f64>,
+}
+
+impl CircuitState {
+    /// Field-wise, reusing the vectors' storage.
+    fn copy_from(&mut self, source: &Self) {
+        self.p.clone_from(&source.p);
+        self.pd.clone_from(&source.pd);
+        self.spools.clone_from(&source.spools);
+        self.references.clone_from(&source.references);
+        self.cylinder_work.clone_from(&source.cylinder_work);
+    }
 }
 
 impl Clone for MechState {
@@ -51,6 +78,7 @@ impl Clone for MechState {
             angles: self.angles.clone(),
             work: self.work,
             energy0: self.energy0,
+            circuit: self.circuit.clone(),
         }
     }
 
@@ -63,5 +91,10 @@ impl Clone for MechState {
         self.angles.clone_from(&source.angles);
         self.work = source.work;
         self.energy0 = source.energy0;
+        match (&mut self.circuit, &source.circuit) {
+            (Some(c), Some(s)) => c.copy_from(s),
+            (None, None) => {}
+            (c, s) => c.clone_from(s),
+        }
     }
 }

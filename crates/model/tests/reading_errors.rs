@@ -319,18 +319,52 @@ fn method_and_formulation_words_are_the_fmu_item_names() {
     assert_eq!(old("esdirk324l2sa", "index3").method, Method::Esdirk324L2Sa);
 }
 
-/// The index-3 and state-space formulations carry no circuit: a description with hydraulics
-/// there would run with its cylinders pushing nothing.
+/// What each formulation can hold is checked when the description is read, quoting the row
+/// of the formulation table (docs/modelling.md): a circuit in the state-space formulation or
+/// with the half-implicit method, input-driven cylinders in the index-3 formulation, a fixed
+/// joint or a driver in a semirecursive one; a circuit in the index-3 formulation with an
+/// implicit method is read.
 #[test]
-fn hydraulics_need_a_semirecursive_formulation() {
-    let base: serde_json::Value =
-        serde_json::from_str(mbfmu_model::catalog::find("HydraulicFourBar").unwrap().json).unwrap();
-    for formulation in ["index3", "stateSpace"] {
-        let mut d = base.clone();
-        d["solver"]["formulation"] = formulation.into();
+fn each_formulation_refuses_what_it_cannot_hold_when_read() {
+    let catalog = |name: &str| -> serde_json::Value {
+        serde_json::from_str(mbfmu_model::catalog::find(name).unwrap().json).unwrap()
+    };
+    let refused = |d: &serde_json::Value, words: &[&str]| {
         let e = mbfmu_model::format::parse(&d.to_string()).unwrap_err().to_string();
-        assert!(e.contains("solver.formulation") && e.contains("\"doubleStep\" or \"penalty\""), "{formulation}: {e}");
-    }
+        for w in words {
+            assert!(e.contains(w), "'{w}' missing in: {e}");
+        }
+    };
+    let mut d = catalog("HydraulicFourBar");
+    d["solver"]["formulation"] = "stateSpace".into();
+    d["solver"]["method"] = "sdirk4".into();
+    refused(
+        &d,
+        &[
+            "solver.formulation",
+            "'stateSpace' cannot hold hydraulic circuit",
+            "index3 yes, every method but halfImplicit",
+            "What each formulation supports",
+        ],
+    );
+    d["solver"]["formulation"] = "index3".into();
+    d["solver"]["method"] = "halfImplicit".into();
+    refused(&d, &["solver.method", "the halfImplicit method cannot hold a hydraulic circuit"]);
+    d["solver"]["method"] = "bdf1".into();
+    mbfmu_model::format::parse(&d.to_string()).expect("a circuit in the index-3 formulation");
+
+    let mut d = catalog("HydraulicFourBarDrive");
+    d["solver"]["formulation"] = "index3".into();
+    d["solver"]["method"] = "bdf1".into();
+    refused(&d, &["'index3' cannot hold cylinders driven by length and velocity inputs", "doubleStep and penalty yes"]);
+
+    let mut d = catalog("HydraulicFourBar");
+    d["joints"][1]["type"] = "fixed".into();
+    refused(&d, &["joint 'C'", "a fixed joint", "'doubleStep' holds the joints revolute, translational"]);
+
+    let mut d = catalog("SliderCrank");
+    d["solver"] = serde_json::json!({"formulation": "doubleStep", "method": "trapezoidal"});
+    refused(&d, &["'doubleStep' cannot hold prescribed motions (drivers)"]);
 }
 
 /// The boundary of a circuit split between FMUs: a source's pressure is a constant or an

@@ -259,8 +259,17 @@ pub fn increment(x: f64) -> f64 {
 }
 
 impl Circuit {
-    /// Compiles the validated circuit of a description.
+    /// Compiles the validated circuit of a description, cylinders attached to its bodies.
     pub fn from_description(d: &format::Description) -> Option<Circuit> {
+        Self::from_description_with(d, &|name| d.body_index(name))
+    }
+
+    /// [`Circuit::from_description`] with the index of the body (or structural node) a
+    /// cylinder attaches to given by `body_index`.
+    pub fn from_description_with(
+        d: &format::Description,
+        body_index: &dyn Fn(&str) -> Option<usize>,
+    ) -> Option<Circuit> {
         let h = d.hydraulics.as_ref()?;
         let node = |name: &str| -> Node {
             match h.volumes.iter().position(|v| v.name == name) {
@@ -315,7 +324,7 @@ impl Circuit {
             }
         }
         let v3 = |a: [f64; 3]| Vector3::new(a[0], a[1], a[2]);
-        let body = |name: &str| (name != format::GROUND).then(|| d.body_index(name).expect("validated body"));
+        let body = |name: &str| (name != format::GROUND).then(|| body_index(name).expect("validated body"));
         let cylinders: Vec<CylinderSpec> = h
             .cylinders
             .iter()

@@ -60,6 +60,8 @@ pub enum AssemblyError {
     NonFinite,
     /// No static equilibrium was found (`static_start`).
     Static(String),
+    /// The hydraulic circuit cannot be evaluated at the start (e.g. a piston out of its stroke).
+    Circuit(String),
 }
 
 impl fmt::Display for AssemblyError {
@@ -75,6 +77,7 @@ impl fmt::Display for AssemblyError {
             ),
             AssemblyError::NonFinite => write!(f, "the initial conditions produced non-finite values"),
             AssemblyError::Static(e) => f.write_str(e),
+            AssemblyError::Circuit(e) => write!(f, "the hydraulic circuit at the start: {e}"),
         }
     }
 }
@@ -198,6 +201,7 @@ impl Mechanism {
         forces::friction_forces(self, state, &mut friction);
         let mut applied = vec![[0.0; 6]; nb];
         self.applied_forces(state.t, &state.bodies, &state.angles, &friction, &mut applied);
+        self.start_circuit(state, &mut applied).map_err(|e| AssemblyError::Circuit(e.to_string()))?;
         for (b, s) in state.bodies.iter().enumerate() {
             let g = self.gyroscopic(b, &s.w);
             for i in 0..3 {

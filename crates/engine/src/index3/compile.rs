@@ -350,6 +350,11 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             _ => 0.0,
         })
         .collect();
+    let hydraulics = super::hydraulics::MechanismCircuit::compile(
+        d,
+        |name| d.body_or_node_index(name),
+        |b, p| bld.local_point(b, p),
+    );
     let n_c = constraints.len();
     let initial = MechState {
         t: d.experiment.start,
@@ -359,6 +364,9 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         angles: vec![0.0; joints.len()],
         work: 0.0,
         energy0: 0.0,
+        circuit: hydraulics.as_ref().map(|h| {
+            Box::new(h.initial_state(&h.circuit.cylinders.iter().map(|c| c.initial_force).collect::<Vec<_>>()))
+        }),
     };
     for g in &mut groups {
         g.point = PointRows::of(g, &constraints);
@@ -372,6 +380,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         drivers,
         forces,
         beams,
+        hydraulics,
         gravity: v3(&d.gravity),
         inputs: crate::inputs::InputSignals::held(
             d.interface.inputs.iter().map(|i| i.start).collect(),

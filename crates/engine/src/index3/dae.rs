@@ -15,6 +15,7 @@
 //! numerical tangents of the force elements.
 
 use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
+use super::hydraulics::CircuitWork;
 use super::{BodyState, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{DaeSystem, StepError};
 use crate::linalg::LinearSystem;
@@ -40,6 +41,8 @@ pub struct Index3Dae {
     b0: f64,
     tinv: Vec<Matrix3<f64>>,
     r_kin: Vec<[f64; 6]>,
+    /// Work arrays of the coupled hydraulic circuit ([`super::hydraulics`]), if any.
+    pub(super) circuit: Option<Box<CircuitWork>>,
 }
 
 impl std::fmt::Debug for Index3Dae {
@@ -55,7 +58,8 @@ fn v3(s: &[f64]) -> Vector3<f64> {
 impl Index3Dae {
     pub fn new(mech: Mechanism) -> Self {
         let (nb, nc) = (mech.n_bodies(), mech.n_constraints());
-        let n = 6 * nb + nc;
+        let np = mech.n_pressures();
+        let n = 6 * nb + nc + np;
         let mut pattern = Vec::new();
         // Per-body 6x6 blocks.
         for b in 0..nb {
@@ -88,7 +92,32 @@ impl Index3Dae {
                 }
             }
         }
+        // Pressure rows and columns: dh/dp, and per cylinder end the chain rule through the
+        // line (every pressure row) and the push on the body (its chambers' columns).
+        if let Some(h) = &mech.hydraulics {
+            let first = 6 * nb + nc;
+            for i in 0..np {
+                for j in 0..np {
+                    pattern.push((first + i, first + j));
+                }
+            }
+            for (c, ends) in h.ends.iter().enumerate() {
+                for b in ends.pair.iter().flatten() {
+                    for i in 0..np {
+                        for k in 0..6 {
+                            pattern.push((first + i, 6 * b + k));
+                        }
+                    }
+                    for j in h.chamber_volumes(c) {
+                        for k in 0..6 {
+                            pattern.push((6 * b + k, first + j));
+                        }
+                    }
+                }
+            }
+        }
         let bodies = mech.initial.bodies.clone();
+        let circuit = mech.hydraulics.as_ref().map(|h| Box::new(CircuitWork::new(h, &bodies, mech.inputs.len())));
         Index3Dae {
             kkt: if mech.beams.elements.is_empty() {
                 LinearSystem::new(n, &pattern, false)
@@ -107,6 +136,7 @@ impl Index3Dae {
             b0: 0.0,
             tinv: vec![Matrix3::identity(); nb],
             r_kin: vec![[0.0; 6]; nb],
+            circuit,
             mech,
         }
     }
@@ -163,8 +193,8 @@ impl Index3Dae {
         slot
     }
 
-    /// Adds the constraint rows G and columns G^T from `slot` on.
-    pub(super) fn add_constraint_rows(&mut self, mut slot: usize) {
+    /// Adds the constraint rows G and columns G^T from `slot` on; returns the next slot.
+    pub(super) fn add_constraint_rows(&mut self, mut slot: usize) -> usize {
         for (k, c) in self.mech.constraints.iter().enumerate() {
             for (s, b) in c.pair.iter().enumerate() {
                 if b.is_some() {
@@ -176,6 +206,51 @@ impl Index3Dae {
                 }
             }
         }
+        slot
+    }
+
+    /// Adds the pressure rows and columns from `slot` on (the pattern's order, see
+    /// [`Index3Dae::new`]): `pressure(i, j)` of the pressure block, `line(i, c)` the factor of
+    /// cylinder c's row g on pressure row i, `push(c, j)` the factor of -g^T on the dynamic
+    /// rows in pressure column j.
+    pub(super) fn add_circuit_blocks(
+        &mut self,
+        w: &CircuitWork,
+        mut slot: usize,
+        pressure: impl Fn(usize, usize) -> f64,
+        line: impl Fn(usize, usize) -> f64,
+        push: impl Fn(usize, usize) -> f64,
+    ) {
+        let Some(h) = &self.mech.hydraulics else { return };
+        let np = h.n_pressures();
+        for i in 0..np {
+            for j in 0..np {
+                self.kkt.add(slot, pressure(i, j));
+                slot += 1;
+            }
+        }
+        for (c, ends) in h.ends.iter().enumerate() {
+            let rows = &w.lines[c].rows;
+            for (end, b) in ends.pair.iter().enumerate() {
+                if b.is_none() {
+                    continue;
+                }
+                for i in 0..np {
+                    let f = line(i, c);
+                    for k in 0..6 {
+                        self.kkt.add(slot, f * rows[end][k]);
+                        slot += 1;
+                    }
+                }
+                for j in h.chamber_volumes(c) {
+                    let f = push(c, j);
+                    for k in 0..6 {
+                        self.kkt.add(slot, -f * rows[end][k]);
+                        slot += 1;
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -183,7 +258,7 @@ impl DaeSystem for Index3Dae {
     type State = MechState;
 
     fn n_diff(&self) -> usize {
-        12 * self.mech.n_bodies()
+        12 * self.mech.n_bodies() + self.mech.n_pressures()
     }
 
     fn n_alg(&self) -> usize {
@@ -207,6 +282,11 @@ impl DaeSystem for Index3Dae {
             }
         }
         lambda.copy_from_slice(&state.lambda);
+        if let Some(c) = &state.circuit {
+            let o = 12 * state.bodies.len();
+            y[o..].copy_from_slice(&c.p);
+            yp[o..].copy_from_slice(&c.pd);
+        }
     }
 
     fn lift(&self, base: &MechState, t: f64, y: &[f64], yp: &[f64], lambda: &[f64], out: &mut MechState) {
@@ -226,6 +306,21 @@ impl DaeSystem for Index3Dae {
         let friction: &[f64] = if self.friction_time == base.t { &self.friction } else { &[] };
         out.work = base.work + self.mech.work_increment(base, out, friction);
         out.energy0 = base.energy0;
+        if let (Some(h), Some(b)) = (&self.mech.hydraulics, &base.circuit) {
+            let o = 12 * out.bodies.len();
+            if let Some(c) = &mut out.circuit {
+                c.p.copy_from_slice(&y[o..]);
+                c.pd.copy_from_slice(&yp[o..]);
+                h.spools_at(base, t, &self.mech.inputs, &mut c.spools, &mut c.references);
+            }
+            for k in 0..h.circuit.n_cylinders() {
+                let dw = h.work_increment(k, base, out);
+                out.work += dw;
+                if let Some(c) = &mut out.circuit {
+                    c.cylinder_work[k] = b.cylinder_work[k] + dw;
+                }
+            }
+        }
     }
 
     fn residual(
@@ -243,6 +338,18 @@ impl DaeSystem for Index3Dae {
         let nb = m.n_bodies();
         m.applied_forces(t, &self.bodies, &base.angles, &self.friction, &mut self.loads);
         m.coupling_inertia_loads(&self.bodies, &mut self.loads);
+        let nd = 12 * nb + m.n_pressures();
+        if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
+            let p = &y[12 * nb..nd];
+            w.evaluate(h, base, t, &m.inputs, &self.bodies, p, false)
+                .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
+            for (c, &f) in w.forces.iter().enumerate() {
+                h.add_load(c, &self.bodies, f, &mut self.loads);
+            }
+            for ((r, pd), h) in out[12 * nb..nd].iter_mut().zip(&yp[12 * nb..nd]).zip(&w.rates) {
+                *r = pd - h;
+            }
+        }
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         let gtl = &mut self.gtl;
         gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
@@ -261,7 +368,7 @@ impl DaeSystem for Index3Dae {
                 out[o + 9 + i] = dyn_rot[i];
             }
         }
-        out[12 * nb..].copy_from_slice(&self.ce.phi);
+        out[nd..].copy_from_slice(&self.ce.phi);
         Ok(())
     }
 
@@ -281,6 +388,12 @@ impl DaeSystem for Index3Dae {
         let nc = m.n_constraints();
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         m.force_jacobians(t, &self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
+        if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
+            let p = &y[12 * nb..12 * nb + h.n_pressures()];
+            w.evaluate(h, base, t, &m.inputs, &self.bodies, p, true)
+                .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
+            w.element_jacobians(h, &self.bodies, &mut self.jacobians);
+        }
         self.b0 = b0;
         self.kkt.clear();
         let mut slot = 0;
@@ -310,7 +423,22 @@ impl DaeSystem for Index3Dae {
             };
             mass - b0 * jac.damping[r][c] - b0 * b0 * jac.stiffness[r][c]
         });
-        self.add_constraint_rows(slot);
+        let slot = self.add_constraint_rows(slot);
+        if let Some(w) = self.circuit.take() {
+            // Pressure rows: d/dpd of pd - h = I - b0 dh/dp; through the lines' lengths and
+            // rates (dq = b0^2 da, dv = b0 da): -(b0^2 dh/d|s| + b0 dh/ds') g. Dynamic rows:
+            // -b0 dF/dp g^T (the push enters the residual with a minus sign).
+            let (np, nc) = (self.mech.n_pressures(), w.forces.len());
+            let j = &w.jacobian;
+            self.add_circuit_blocks(
+                &w,
+                slot,
+                |a, b| f64::from(u8::from(a == b)) - b0 * j.dp_dp[a * np + b],
+                |i, c| -(b0 * b0 * j.dp_ds[i * nc + c] + b0 * j.dp_dv[i * nc + c]),
+                |c, v| b0 * j.df_dp[c * np + v],
+            );
+            self.circuit = Some(w);
+        }
         self.kkt.factor().map_err(|e| StepError::Singular {
             time: t,
             detail: format!("iteration matrix ({} bodies, {} constraints): {e:?}", nb, nc),
@@ -344,9 +472,30 @@ impl DaeSystem for Index3Dae {
                 }
             }
         }
+        let (np, nc) = (m.n_pressures(), m.n_constraints());
+        let nd = 12 * nb + np;
         for (k, c) in m.constraints.iter().enumerate() {
             let g_rkin = super::row_times(c, &self.ce.rows[k], &self.r_kin);
-            self.rhs[6 * nb + k] = (-r[12 * nb + k] + b0 * g_rkin) / (b0 * b0);
+            self.rhs[6 * nb + k] = (-r[nd + k] + b0 * g_rkin) / (b0 * b0);
+        }
+        if let (Some(h), Some(w)) = (&m.hydraulics, &self.circuit) {
+            // -r_p - b0 dh/d|s| g r_kin: the known part of the lines' length change.
+            let first = 6 * nb + nc;
+            for i in 0..np {
+                self.rhs[first + i] = -r[12 * nb + i];
+            }
+            let ncyl = w.forces.len();
+            for (c, ends) in h.ends.iter().enumerate() {
+                let g_rkin: f64 = ends
+                    .pair
+                    .iter()
+                    .zip(&w.lines[c].rows)
+                    .filter_map(|(b, row)| b.map(|b| row.iter().zip(&self.r_kin[b]).map(|(g, x)| g * x).sum::<f64>()))
+                    .sum();
+                for i in 0..np {
+                    self.rhs[first + i] -= b0 * w.jacobian.dp_ds[i * ncyl + c] * g_rkin;
+                }
+            }
         }
         if !self.kkt.solve(&mut self.rhs) {
             return Err(StepError::Singular {
@@ -365,7 +514,8 @@ impl DaeSystem for Index3Dae {
                 dyp[o + 3 + i] = dtheta[i];
             }
         }
-        dlambda.copy_from_slice(&self.rhs[6 * nb..]);
+        dlambda.copy_from_slice(&self.rhs[6 * nb..6 * nb + nc]);
+        dyp[12 * nb..].copy_from_slice(&self.rhs[6 * nb + nc..]);
         Ok(())
     }
 
@@ -374,12 +524,18 @@ impl DaeSystem for Index3Dae {
     /// rows hold, and also counting the first iteration's kinematic alignment) and b0^2 dlambda.
     fn correction_norm(&self, b0: f64, dyp: &[f64], dlambda: &[f64]) -> f64 {
         let mut s = 0.0;
-        for body in dyp.chunks_exact(12) {
+        let nd = 12 * self.mech.n_bodies();
+        for body in dyp[..nd].chunks_exact(12) {
             s += body[..6].iter().map(|x| x * x).sum::<f64>();
         }
         let positions = b0 * b0 * s;
         let multipliers = b0.powi(4) * dlambda.iter().map(|x| x * x).sum::<f64>();
-        (positions + multipliers).sqrt()
+        // Pressures b0 dp' in units of the pressure tolerance, as position tolerances.
+        let pressures = match &self.mech.hydraulics {
+            Some(h) => (b0 * h.pressure_weight).powi(2) * dyp[nd..].iter().map(|x| x * x).sum::<f64>(),
+            None => 0.0,
+        };
+        (positions + multipliers + pressures).sqrt()
     }
 
     fn time(&self, state: &MechState) -> f64 {

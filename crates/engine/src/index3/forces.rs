@@ -21,12 +21,12 @@ fn add(w: &mut Wrench, f: &Vector3<f64>, n: &Vector3<f64>) {
 }
 
 /// A force `f` (global) at body point `local` of body `b` as a generalized force.
-fn point_load(bodies: &[BodyState], b: usize, local: &Vector3<f64>, f: &Vector3<f64>, out: &mut [Wrench]) {
+pub(super) fn point_load(bodies: &[BodyState], b: usize, local: &Vector3<f64>, f: &Vector3<f64>, out: &mut [Wrench]) {
     let n = local.cross(&(bodies[b].rot.transpose() * f));
     add(&mut out[b], f, &n);
 }
 
-fn point(bodies: &[BodyState], b: Option<usize>, local: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
+pub(super) fn point(bodies: &[BodyState], b: Option<usize>, local: &Vector3<f64>) -> (Vector3<f64>, Vector3<f64>) {
     match b {
         Some(i) => {
             let s = &bodies[i];
@@ -263,6 +263,7 @@ impl Mechanism {
                 ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
             })
             .chain(self.beams.elements.iter().map(|e| [Some(e.nodes[0]), Some(e.nodes[1])]))
+            .chain(self.hydraulics.iter().flat_map(|h| h.ends.iter().map(|e| e.pair)))
     }
 
     /// Gyroscopic torque -w_bar~ J_bar w_bar (seed 003 Eq. 2b).

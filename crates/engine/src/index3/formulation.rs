@@ -73,8 +73,12 @@ impl Index3Formulation {
         }
         let mut state = mech.initial.clone();
         let mut assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
+        let held = mech
+            .hydraulics
+            .as_ref()
+            .is_some_and(|h| h.circuit.cylinders.iter().any(|c| c.static_start && c.initial_force.is_none()));
         let mut dae = Box::new(Index3Dae::new(mech));
-        if d.static_start {
+        if d.static_start || held {
             dae.static_equilibrium(&mut state).map_err(|e| BuildError::Assembly(AssemblyError::Static(e)))?;
             let positions = std::mem::take(&mut assembly);
             assembly = dae.mech.assemble(&mut state).map_err(BuildError::Assembly)?;

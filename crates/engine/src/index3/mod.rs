@@ -16,6 +16,7 @@ mod forces;
 mod formulation;
 pub mod geometry;
 mod half_implicit;
+pub mod hydraulics;
 mod output_eval;
 mod output_rates;
 mod outputs;
@@ -263,6 +264,8 @@ pub struct Mechanism {
     pub forces: Vec<ForceElement>,
     /// Beam elements and their structural nodes (bodies from `beams.first_node` on).
     pub beams: Beams,
+    /// The hydraulic circuit whose pressures are integrated with the bodies, if any.
+    pub hydraulics: Option<Box<hydraulics::MechanismCircuit>>,
     pub gravity: Vector3<f64>,
     /// The FMU inputs as signals over the communication step.
     pub inputs: InputSignals,
@@ -282,6 +285,11 @@ impl Mechanism {
 
     pub fn n_constraints(&self) -> usize {
         self.constraints.len()
+    }
+
+    /// Pressures of the coupled hydraulic circuit (0 without one).
+    pub fn n_pressures(&self) -> usize {
+        self.hydraulics.as_ref().map_or(0, |h| h.n_pressures())
     }
 
     /// Degrees of freedom left after the constraints (6 n_b - n_c).
@@ -432,6 +440,18 @@ impl Mechanism {
             && state.lambda.len() == self.n_constraints()
             && state.angles.len() == self.joints.len()
             && state.drive_values.len() == self.drivers.len()
+            && match (&self.hydraulics, &state.circuit) {
+                (None, None) => true,
+                (Some(h), Some(c)) => {
+                    let n = &h.circuit;
+                    c.p.len() == n.n_pressures()
+                        && c.pd.len() == n.n_pressures()
+                        && c.spools.len() == n.n_spools()
+                        && c.references.len() == n.n_spools()
+                        && c.cylinder_work.len() == n.n_cylinders()
+                }
+                _ => false,
+            }
     }
 
     /// Euclidean norm of Phi at a state.

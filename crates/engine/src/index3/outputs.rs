@@ -163,7 +163,7 @@ impl Mechanism {
             | Quantity::CylinderLength { .. }
             | Quantity::CylinderVelocity { .. }
             | Quantity::CylinderForce { .. }
-            | Quantity::CylinderWork { .. } => f64::NAN,
+            | Quantity::CylinderWork { .. } => self.circuit_quantity(q, state),
             Quantity::BodyPosition { .. }
             | Quantity::BodyVelocity { .. }
             | Quantity::BodyAcceleration { .. }

@@ -80,18 +80,44 @@ impl Index3Dae {
     ) -> Result<u32, String> {
         let nb = self.mech.n_bodies();
         let nc = self.mech.n_constraints();
+        let np = self.mech.n_pressures();
+        // Static-start cylinders hold their lengths at the start; the pressures of their
+        // piston sides are unknowns of the iteration (the pushes that hold the mechanism).
+        let held = self.held_cylinders();
+        let lengths: Vec<f64> = held.iter().map(|&(c, _)| self.cylinder_length(c, &base.bodies)).collect();
         let mut correction = f64::INFINITY;
         for iteration in 1..=MAX_ITERATIONS {
             let m = &self.mech;
             m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
             m.constraint_rows(state.t, base, &state.bodies, &mut self.ce);
             m.force_jacobians(state.t, &state.bodies, &state.angles, &mut self.jacobian_work, &mut self.jacobians);
+            if let (Some(h), Some(w), Some(c)) = (&m.hydraulics, &mut self.circuit, &state.circuit) {
+                w.evaluate(h, state, state.t, &m.inputs, &state.bodies, &c.p, true)
+                    .map_err(|e| format!("static equilibrium: {e}"))?;
+                for (k, &f) in w.forces.iter().enumerate() {
+                    h.add_load(k, &state.bodies, f, &mut self.loads);
+                }
+                w.element_jacobians(h, &state.bodies, &mut self.jacobians);
+            }
             self.gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
             add_rows_transpose(&m.constraints, &self.ce.rows, &state.lambda, &mut self.gtl);
             // Slots in the order of the dynamic iteration matrix (Index3Dae::factor).
             self.kkt.clear();
             let slot = self.add_element_blocks(36 * nb, |jac, r, c| -jac.stiffness[r][c]);
-            self.add_constraint_rows(slot);
+            let slot = self.add_constraint_rows(slot);
+            if let Some(w) = self.circuit.take() {
+                // Pressure rows: fixed pressures (identity), or a held cylinder's length for
+                // its piston side's pressure; dynamic rows: -dF/dp g^T of the unknown ones.
+                let (np, unknown) = (np, |v: usize| held.iter().any(|&(_, p)| p == v));
+                self.add_circuit_blocks(
+                    &w,
+                    slot,
+                    |a, b| f64::from(u8::from(a == b && !unknown(a))),
+                    |i, c| f64::from(u8::from(held.contains(&(c, i)))),
+                    |c, v| if unknown(v) { w.jacobian.df_dp[c * np + v] } else { 0.0 },
+                );
+                self.circuit = Some(w);
+            }
             self.kkt.factor().map_err(|e| {
                 format!("static equilibrium: the stiffness matrix is singular ({e:?}); every body needs a stiffness or a constraint against each motion")
             })?;
@@ -104,6 +130,12 @@ impl Index3Dae {
             for k in 0..nc {
                 self.rhs[6 * nb + k] = -self.ce.phi[k];
             }
+            for i in 0..np {
+                self.rhs[6 * nb + nc + i] = 0.0;
+            }
+            for (&(c, v), l0) in held.iter().zip(&lengths) {
+                self.rhs[6 * nb + nc + v] = l0 - self.cylinder_length(c, &state.bodies);
+            }
             if !self.kkt.solve(&mut self.rhs) {
                 return Err("static equilibrium: the Newton update is not finite".into());
             }
@@ -114,18 +146,58 @@ impl Index3Dae {
                 s.rot *= exp(&Vector3::new(d[3], d[4], d[5]));
                 correction += d.iter().map(|x| x * x).sum::<f64>();
             }
-            for (l, d) in state.lambda.iter_mut().zip(&self.rhs[6 * nb..]) {
+            for (l, d) in state.lambda.iter_mut().zip(&self.rhs[6 * nb..6 * nb + nc]) {
                 *l += d;
+            }
+            if let Some(c) = &mut state.circuit {
+                for &(_, v) in &held {
+                    c.p[v] += self.rhs[6 * nb + nc + v];
+                }
             }
             correction = correction.sqrt();
             if correction <= TOLERANCE {
                 let reference = state.angles.clone();
                 self.mech.update_angles(&state.bodies, &reference, &mut state.angles);
+                self.spread_held_pressures(state, &held);
                 return Ok(iteration);
             }
         }
         Err(format!(
             "static equilibrium: Newton did not converge in {MAX_ITERATIONS} iterations (last correction {correction:.3e})"
         ))
+    }
+}
+
+impl Index3Dae {
+    /// Cylinders with a static start whose push is not given, with their piston sides' volumes.
+    fn held_cylinders(&self) -> Vec<(usize, usize)> {
+        let Some(h) = &self.mech.hydraulics else { return Vec::new() };
+        let c = &h.circuit.cylinders;
+        (0..c.len())
+            .filter(|&k| c[k].static_start && c[k].initial_force.is_none())
+            .map(|k| (k, c[k].piston_side))
+            .collect()
+    }
+
+    fn cylinder_length(&self, c: usize, bodies: &[super::BodyState]) -> f64 {
+        self.mech.hydraulics.as_ref().map_or(0.0, |h| h.line(c, bodies).length)
+    }
+
+    /// The held cylinders' pushes F_s0 = p_A A_A - p_B A_B set the start pressures of their
+    /// piston sides and the volumes throttles connect to them (no flow at rest) [Jaiswal2021,
+    /// Sect. 5].
+    fn spread_held_pressures(&self, state: &mut MechState, held: &[(usize, usize)]) {
+        let (Some(h), Some(c)) = (&self.mech.hydraulics, &mut state.circuit) else { return };
+        if held.is_empty() {
+            return;
+        }
+        let cyl = &h.circuit.cylinders;
+        let forces: Vec<Option<f64>> = (0..cyl.len())
+            .map(|k| match held.iter().find(|&&(x, _)| x == k) {
+                Some(_) => Some(cyl[k].force(c.p[cyl[k].piston_side], c.p[cyl[k].rod_side], 0.0)),
+                None => cyl[k].initial_force,
+            })
+            .collect();
+        c.p = h.circuit.initial_pressures(&forces);
     }
 }

@@ -474,6 +474,7 @@ impl Semirecursive {
             angles: vec![0.0; self.tree.roles.len()],
             work: self.state.work,
             energy0: self.state.energy0,
+            circuit: None,
         })
     }
 

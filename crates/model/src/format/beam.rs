@@ -236,15 +236,6 @@ impl Description {
             b.validate()?;
         }
         if !self.beams.is_empty() {
-            if self.solver.formulation != super::Formulation::Index3 {
-                return Err(invalid(
-                    "solver",
-                    format!(
-                        "beams are elements of the index3 formulation; '{}' cannot hold them",
-                        self.solver.formulation.name()
-                    ),
-                ));
-            }
             if self.solver.method == super::Method::HalfImplicit
                 && self.beams.iter().any(|b| b.inertia == BeamInertia::Consistent)
             {

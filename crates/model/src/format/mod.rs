@@ -14,6 +14,7 @@
 //! build.rs also has and refers to its siblings with `super::` / `crate::format::`.
 
 mod beam;
+mod capabilities;
 mod dof;
 mod drivers;
 mod errors;
@@ -35,6 +36,7 @@ mod validate_interface;
 mod validate_mechanism;
 
 pub use beam::{Beam, BeamInertia, NodeRef, Section};
+pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::Force;
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};

@@ -114,6 +114,7 @@ impl Description {
                 ));
             }
         }
+        self.validate_capabilities()?;
         for b in &self.bodies {
             b.validate()?;
         }

@@ -95,14 +95,6 @@ impl Description {
 
     pub(super) fn validate_hydraulics(&self) -> Result<(), DescriptionError> {
         let Some(h) = &self.hydraulics else { return Ok(()) };
-        // Only the semirecursive formulations carry the circuit's pressures (Jaiswal et al.
-        // 2021); elsewhere it would be ignored and the cylinders would push nothing.
-        if !self.solver.formulation.is_semirecursive() {
-            return Err(invalid(
-                "solver.formulation",
-                "a description with hydraulics needs a semirecursive formulation: \"doubleStep\" or \"penalty\"",
-            ));
-        }
         positive("hydraulics.oil", "bulk_modulus", h.oil.bulk_modulus)?;
         positive("hydraulics.oil", "density", h.oil.density)?;
         if h.volumes.is_empty() && !h.valves.iter().any(|v| matches!(v, Valve::Directional { .. })) {
@@ -239,8 +231,14 @@ impl Description {
         let external = [c.length_input.is_some(), c.velocity_input.is_some()];
         let length = if mechanical.iter().all(|&x| x) && !external.iter().any(|&x| x) {
             let (b1, b2) = (c.body1.as_deref().unwrap(), c.body2.as_deref().unwrap());
-            self.body_ref(loc, "body1", b1, true)?;
-            self.body_ref(loc, "body2", b2, true)?;
+            // Cylinders push on beam nodes only where beams are (the index-3 formulation).
+            if self.solver.formulation == super::Formulation::Index3 {
+                self.attachment_ref(loc, "body1", b1, true)?;
+                self.attachment_ref(loc, "body2", b2, true)?;
+            } else {
+                self.body_ref(loc, "body1", b1, true)?;
+                self.body_ref(loc, "body2", b2, true)?;
+            }
             if b1 == b2 || (b1 == GROUND && b2 == GROUND) {
                 return Err(invalid(loc, "body1 and body2 are the same"));
             }
