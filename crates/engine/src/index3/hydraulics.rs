@@ -4,7 +4,7 @@
 //! and each cylinder pushes its two attachment points apart with F_s(p, s') along the line
 //! between them [Jaiswal2021, eq. 29], so every method of the residual-form suite advances
 //! bodies, beam nodes and pressures together [Zhang2022, eqs. 8b, 21a-c]. Spools follow their
-//! first-order law in closed form over each step, the reference held [Jaiswal2021, eq. 27].
+//! first-order law [Jaiswal2021, eq. 27] solved exactly over each step with the reference held.
 //!
 //! The iteration matrix gains the blocks of the chain rule through |s| = l(q) and s' = g(q) q'
 //! (g the row of the line's length): dh/dp, dh/d|s| g and dh/ds' g on the pressure rows,
@@ -14,7 +14,7 @@
 
 use super::forces::{point, point_load, ElementJacobian, Wrench};
 use super::{BodyState, MechState, Mechanism};
-use crate::hydraulics::{Attachment, Circuit, CircuitError, CircuitJacobian, Stroke};
+use crate::hydraulics::{laws, Attachment, Circuit, CircuitError, CircuitJacobian, Stroke};
 use crate::inputs::InputSignals;
 use crate::rotation::exp;
 use crate::state::CircuitState;
@@ -124,15 +124,16 @@ impl MechanismCircuit {
         }
     }
 
-    /// Spool positions at time `t` of a step from `base` (closed-form trapezoidal step of the
-    /// spool law with the step's reference held), and those references.
+    /// Spool positions at time `t` of a step from `base` (the spool law solved exactly with the
+    /// step's reference held, so that the spools do not limit a method's order), and those
+    /// references.
     pub fn spools_at(&self, base: &MechState, t: f64, inputs: &InputSignals, spools: &mut [f64], refs: &mut [f64]) {
         let c = &self.circuit;
         let Some(s) = &base.circuit else { return };
         for k in 0..c.n_spools() {
             refs[k] = c.reference(k, base.t, t, inputs);
+            spools[k] = laws::spool_exact(s.spools[k], refs[k], c.valves[k].time_constant, t - base.t);
         }
-        c.advance_spools(&s.spools, refs, t - base.t, spools);
     }
 
     /// Pushes of every cylinder at `bodies` with pressures `p`: the lines into `lines`, the

@@ -151,7 +151,8 @@ pub(super) fn solver_parameters(
             )
         })?;
     }
-    if semirecursive && d.hydraulics.is_some() {
+    // Every formulation that holds a circuit iterates on its pressures.
+    if d.hydraulics.is_some() {
         b.push(Variable {
             unit: unit("Pa"),
             min: Some(1e-300),
