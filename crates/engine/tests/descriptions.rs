@@ -200,5 +200,5 @@ fn references_to_beam_nodes_that_do_not_exist_are_named() {
     let mut v = cantilever();
     v["solver"]["formulation"] = json!("state_space");
     v["solver"]["method"] = json!("trapezoidal_variable_step");
-    assert_rejected(&v, &["beams are elements of the index3 formulation"]);
+    assert_rejected(&v, &["'stateSpace' cannot hold beams (structural nodes)", "index3 yes"]);
 }
