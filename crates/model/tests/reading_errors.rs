@@ -425,3 +425,32 @@ fn two_point_force_elements_need_two_bodies_and_two_points() {
     let e = error("HydraulicFourBarMechanism", |v| v["forces"][0]["body2"] = json!("link7"));
     assert_mentions(&e, &["body2", "link7"]);
 }
+
+/// A circuit's mistakes name the element, the field and the valid choices: a valve on a node
+/// that does not exist, a volume nothing connects to, a cylinder attached to a beam node that
+/// is not there.
+#[test]
+fn circuit_mistakes_name_the_element_field_and_choices() {
+    let base: serde_json::Value =
+        serde_json::from_str(mbfmu_model::catalog::find("HydraulicFourBar").unwrap().json).unwrap();
+    let refused = |d: &serde_json::Value, words: &[&str]| {
+        let e = mbfmu_model::format::parse(&d.to_string()).unwrap_err().to_string();
+        for w in words {
+            assert!(e.contains(w), "'{w}' missing in: {e}");
+        }
+    };
+    let mut d = base.clone();
+    d["hydraulics"]["valves"][1]["to"] = "V9".into();
+    refused(&d, &["valve 'throttle'", "to 'V9' is not a hydraulic volume or source", "volumes: V1, V2, V3; sources: pump, tank"]);
+
+    let mut d = base.clone();
+    d["hydraulics"]["volumes"].as_array_mut().unwrap().push(serde_json::json!(
+        { "name": "V4", "hose_volume": 1e-5, "hose_bulk_modulus": 1.5e8, "initial_pressure": 1e5 }
+    ));
+    refused(&d, &["hydraulic volume 'V4'", "is connected to nothing"]);
+
+    let boom = include_str!("../../../docs/examples/flexible_boom_cylinder.json");
+    let mut d: serde_json::Value = serde_json::from_str(boom).unwrap();
+    d["hydraulics"]["cylinders"][0]["body2"] = "boom.node40".into();
+    refused(&d, &["cylinder 'lift'", "body2 'boom.node40' is not a node of beam 'boom'", "boom.node0 .. boom.node16"]);
+}

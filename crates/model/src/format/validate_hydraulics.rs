@@ -34,6 +34,28 @@ impl Hydraulics {
         self.volumes.iter().any(|v| v.name == name) || self.sources.iter().any(|s| s.name == name)
     }
 
+    /// The nodes a connection may name, for messages: "volumes: a, b; sources: c".
+    fn node_names(&self) -> String {
+        let list = |names: Vec<&str>| if names.is_empty() { "none".to_string() } else { names.join(", ") };
+        format!(
+            "volumes: {}; sources: {}",
+            list(self.volumes.iter().map(|v| v.name.as_str()).collect()),
+            list(self.sources.iter().map(|s| s.name.as_str()).collect())
+        )
+    }
+
+    /// True if something connects to volume `name`: a throttle or valve port, a cylinder
+    /// chamber or an inflow input.
+    fn is_connected(&self, name: &str) -> bool {
+        let valves = self.valves.iter().any(|v| match v {
+            Valve::Throttle { from, to, .. } => from == name || to == name,
+            Valve::Directional { pump, tank, port_a, port_b, .. } => [pump, tank, port_a, port_b].iter().any(|n| *n == name),
+        });
+        let chambers = self.cylinders.iter().any(|c| c.piston_side == name || c.rod_side == name);
+        let inflow = self.volumes.iter().any(|v| v.name == name && v.inflow_input.is_some());
+        valves || chambers || inflow
+    }
+
     fn is_volume(&self, name: &str) -> bool {
         self.volumes.iter().any(|v| v.name == name)
     }
@@ -139,7 +161,7 @@ impl Description {
                 if h.is_node(name) {
                     Ok(())
                 } else {
-                    Err(invalid(&loc, format!("{field} '{name}' is not a hydraulic volume or source")))
+                    Err(invalid(&loc, format!("{field} '{name}' is not a hydraulic volume or source ({})", h.node_names())))
                 }
             };
             match v {
@@ -199,6 +221,12 @@ impl Description {
         for c in &h.cylinders {
             self.validate_cylinder(h, c, &statics)?;
         }
+        if let Some(v) = h.volumes.iter().find(|v| !h.is_connected(&v.name)) {
+            return Err(invalid(
+                format!("hydraulic volume '{}'", v.name),
+                "is connected to nothing: no throttle or valve port, cylinder chamber or inflow_input names it (connect it or remove it)",
+            ));
+        }
         Ok(())
     }
 
@@ -207,7 +235,10 @@ impl Description {
         let loc = loc.as_str();
         for (field, name) in [("piston_side", &c.piston_side), ("rod_side", &c.rod_side)] {
             if !h.is_volume(name) {
-                return Err(invalid(loc, format!("{field} '{name}' is not a hydraulic volume")));
+                return Err(invalid(
+                    loc,
+                    format!("{field} '{name}' is not a hydraulic volume (volumes: {})", h.volumes.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")),
+                ));
             }
         }
         if c.piston_side == c.rod_side {
