@@ -1,4 +1,4 @@
-//! The FMI calls of a running co-simulation allocate nothing (issue 17 item 1): doStep,
+//! The FMI calls of a running co-simulation allocate nothing: doStep,
 //! GetFloat64/GetReal of every output (in one call, and FMI 3 also mixed with the time),
 //! SetFloat64/SetReal of the inputs and GetFMUState into an existing state, the output
 //! derivatives of both versions, the directional derivatives of the outputs by the inputs,

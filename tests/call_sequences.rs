@@ -1,6 +1,6 @@
 //! Random sequences of FMI calls with hostile arguments (NaN, infinities, huge and negative
 //! times, out-of-range value references, NULL states) through the C ABI, FMI 2 and FMI 3, on
-//! one model of each formulation (issue 15 item 2). After every call the status must be the
+//! one model of each formulation. After every call the status must be the
 //! one the standard's state machine allows (tests/fmi_oracle, written from the standards and
 //! independent of the FMU's tables), every Error must come with an Error log line, no panic
 //! may reach the firewall, and at the end a reset instance must run again. Seeds are fixed;

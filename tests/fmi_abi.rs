@@ -15,7 +15,7 @@ use std::ffi::{CStr, CString};
 use std::ptr::{null, null_mut};
 
 /// Importers resolve every function of the standard at load time and refuse the FMU if one
-/// is missing (shared/reference/importers.md): all 44 FMI 2.0 and 75 FMI 3.0 symbols exist.
+/// is missing (docs/fmi.md#what-importers-demand): all 44 FMI 2.0 and 75 FMI 3.0 symbols exist.
 #[test]
 fn every_fmi_function_is_exported() {
     macro_rules! exported {

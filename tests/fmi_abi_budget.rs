@@ -1,4 +1,4 @@
-//! Bounded work per call through the C ABI (issue 15 item 1): a doStep that needs more than
+//! Bounded work per call through the C ABI: a doStep that needs more than
 //! `solver.maxStepsPerCall` internal steps returns at the last internal step instead of
 //! working for hours. FMI 2: fmi2Discard, fmi2LastSuccessfulTime, the state of that time
 //! (FMI 2.0.4 Sect. 4.2.2: "fmi2Discard - if the slave computed successfully only a

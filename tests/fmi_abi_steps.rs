@@ -199,7 +199,7 @@ fn a_newton_failure_in_each_formulation_leaves_a_state_that_continues_with_small
         ("DoublePendulumStateSpace", Some("trapezoidalConstantStep"), 0.5, None),
         ("HydraulicFourBar", None, 0.5, Some(4)),
     ];
-    // Communication steps before the failing one, and after it (the seed's 1 ms).
+    // Communication steps before the failing one, and after it ([Jaiswal2021]'s 1 ms).
     let (h, before_big, small) = (0.01, 10, 1e-3);
     for (name, method, step, iterations) in cases {
         let entry = mbfmu_model::catalog::find(name).unwrap();

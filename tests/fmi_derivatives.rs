@@ -1,4 +1,4 @@
-//! Input and output derivatives through the raw C ABI (issue 18 item 1): every bad argument
+//! Input and output derivatives through the raw C ABI: every bad argument
 //! and every wrong state of fmi2SetRealInputDerivatives, fmi2GetRealOutputDerivatives and
 //! fmi3GetOutputDerivatives is an Error with a log line that names the function, the
 //! variable and the valid choices; the FMI 2 semantics after the step the derivatives were

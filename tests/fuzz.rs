@@ -1,4 +1,4 @@
-//! Property-based fuzzing (issue 15 item 2) with fixed seeds, so that CI is deterministic:
+//! Property-based fuzzing with fixed seeds, so that CI is deterministic:
 //! - random and mutated FMU-state bytes into fmi2DeSerializeFMUstate and
 //!   fmi3DeserializeFMUState (then Set): OK or Error with a log line, never a panic, and the
 //!   instance stays usable;

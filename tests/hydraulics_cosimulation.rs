@@ -1,7 +1,7 @@
-//! Seed 004 models as packaged FMUs loaded by an independent importer (the `fmi` crate):
-//! both mechanisms in both formulations and both FMI versions (issue 5 items 3 and 5), the
-//! U_ref input against the built-in work cycle, and the split co-simulation of the four-bar
-//! (issue 5 item 4): HydraulicFourBarMechanism and HydraulicFourBarDrive coupled by a small
+//! \[Jaiswal2021\] models as packaged FMUs loaded by an independent importer (the `fmi` crate):
+//! both mechanisms in both formulations and both FMI versions, the
+//! U_ref input against the built-in work cycle, and the split co-simulation of the four-bar:
+//! HydraulicFourBarMechanism and HydraulicFourBarDrive coupled by a small
 //! master, with the coupling error against the monolithic HydraulicFourBar FMU as a function
 //! of the communication step.
 
@@ -177,7 +177,7 @@ fn both_mechanisms_run_both_formulations_in_both_fmi_versions() {
 
 #[test]
 fn the_u_ref_input_reproduces_the_built_in_work_cycle() {
-    // Seed eq. (46): 10 V for 1 s <= t < 2.5 s, -10 V for 5 s <= t < 8 s.
+    // [Jaiswal2021, eq. 46]: 10 V for 1 s <= t < 2.5 s, -10 V for 5 s <= t < 8 s.
     let cycle = |t: f64| {
         if (1.0..2.5).contains(&t) {
             10.0

@@ -1,7 +1,7 @@
-//! The integrator suite of seed 000 on mechanisms, through `Simulation` (the index-3
+//! The integrator suite of \[Zhang2022\] on mechanisms, through `Simulation` (the index-3
 //! formulation as a `DaeSystem`): convergence orders against much finer runs of a different
-//! method, LMSk vs SSk (seed 000 Sect. 5), Newton iterations with and without the
-//! second-order predictor (seed 000 Fig. 28), bit-identical snapshots, varying step sizes, and
+//! method, LMSk vs SSk ([Zhang2022, Sect. 5]), Newton iterations with and without the
+//! second-order predictor ([Zhang2022, Fig. 28]), bit-identical snapshots, varying step sizes, and
 //! every method selectable through the slave's `solver.method`.
 //!
 //! Models are listed once per test in a table; adding one is one line.
@@ -44,7 +44,7 @@ fn settings(d: &Description, method: Method, rho_inf: f64, step: f64, tolerance:
     d
 }
 
-/// rho_inf used for a method in these tests: 0.6 where tunable (seed 000 Sect. 5), MSSTH at 0.
+/// rho_inf used for a method in these tests: 0.6 where tunable ([Zhang2022, Sect. 5]), MSSTH at 0.
 fn default_rho(m: Method) -> f64 {
     match m {
         Method::Mssth3 | Method::Mssth4 | Method::Mssth5 => 0.0,
@@ -119,11 +119,11 @@ fn design_orders_on_a_smooth_unconstrained_mechanism() {
 fn index3_positions_converge_at_order_two_for_every_method() {
     // The spatial double pendulum (index-3 DAE with 10 constraint rows) against the RK4
     // solution of its minimal-coordinate ODE (tests/common), a different formulation and
-    // method. All ESDIRKs of seed 000 have stage order 2, and for index-3 DAEs the position
+    // method. All ESDIRKs of [Zhang2022] have stage order 2, and for index-3 DAEs the position
     // error of stiffly accurate Runge-Kutta methods is limited by the stage order (Hairer &
     // Wanner II, Sect. VII.4): the third- to fifth-order methods converge at order 2 here,
     // with smaller constants. Measured, not assumed: asserted 2 +- 0.2 for all.
-    let p = common::DoublePendulum::seed003();
+    let p = common::DoublePendulum::fang2023();
     let d = catalog("DoublePendulum");
     let times: Vec<f64> = (1..=10).map(|k| 0.05 * k as f64).collect();
     let exact: Vec<[f64; 2]> = common::rk4(|y| p.rhs(y), [FRAC_PI_2, 0.0, 0.0, 0.0], 1e-4, &times)
@@ -147,10 +147,10 @@ fn index3_positions_converge_at_order_two_for_every_method() {
 
 #[test]
 fn lms_and_ss_trajectories_nearly_coincide() {
-    // Seed 000 Sect. 5: "the multi-step and equivalent single-step schemes have very similar
+    // [Zhang2022, Sect. 5]: "the multi-step and equivalent single-step schemes have very similar
     // relative errors" and nearly identical trajectories. They differ only by their start
     // (trapezoidal rule vs auxiliary vectors = y'_0) and the rotation approximation of the SS
-    // auxiliary vectors (seed 000 Sect. 3.1).
+    // auxiliary vectors ([Zhang2022, Sect. 3.1]).
     let d = catalog("DoublePendulum");
     let times: Vec<f64> = (1..=20).map(|k| 0.05 * k as f64).collect();
     for rho in [0.0, 0.6] {
@@ -174,7 +174,7 @@ fn lms_and_ss_trajectories_nearly_coincide() {
 
 #[test]
 fn lms_predictor_saves_newton_iterations_over_ss() {
-    // Seed 000 Fig. 28: each SS method needs more iterations than its LMS counterpart (constant
+    // [Zhang2022, Fig. 28]: each SS method needs more iterations than its LMS counterpart (constant
     // vs second-order predictor, eqs. 15 and 12-14), at the solver's default tolerance.
     let d = catalog("DoublePendulum");
     let times = [0.5];

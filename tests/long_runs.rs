@@ -1,4 +1,4 @@
-//! Long runs with default settings (issue 15 item 5): every catalog model through the C ABI
+//! Long runs with default settings: every catalog model through the C ABI
 //! for ten times its DefaultExperiment, and for at least 120 s where that is cheap, at the
 //! DefaultExperiment's communication step, without a Discard; its default method and a
 //! representative of every other method family of its formulation.
@@ -28,7 +28,7 @@
 //!   needs more than its 20 iterations at t = 0.27 s); AndrewsSqueezerStateSpace's `sdirk4`
 //!   (~15 s). These fail in the same way with the plain convergence test.
 //!
-//! Before issue 15, FourLink (every index-3 method) was discarded between 13 and 28 s with a
+//! Before the Newton test learned the round-off floor, FourLink (every index-3 method) was discarded between 13 and 28 s with a
 //! correction stagnating just above its tolerance (the round-off floor). Runtime: about a
 //! minute on two cores (2 min of CPU; four test functions in parallel).
 

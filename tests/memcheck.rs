@@ -1,7 +1,7 @@
 //! The C-ABI tests (`tests/fmi_abi.rs`: state machines, NULL pointers, bad value references,
 //! non-finite values, FMU states and their serialization, both FMI versions) run under
 //! valgrind's memcheck: no invalid read or write, no use of uninitialised memory, no
-//! definitely lost block (issue 15 item 3). valgrind is a Debian package; `.ci/run`
+//! definitely lost block. valgrind is a Debian package; `.ci/run`
 //! installs it. Runs the `fmi_abi` test binary that this same `cargo test` built (about 40 s
 //! under valgrind on one core).
 

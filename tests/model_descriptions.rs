@@ -1,5 +1,5 @@
 //! The generated modelDescription.xml files are checked in under modelDescription/ so that a
-//! change of a model's interface shows in review (ARCHITECTURE.md principle 4). This test
+//! change of a model's interface shows in review (docs/architecture.md#generated-model-descriptions). This test
 //! fails when they are stale; `cargo run --release -- package` or
 //! `MBFMU_REGENERATE=1 cargo test --release --test model_descriptions` refreshes them.
 

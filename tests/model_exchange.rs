@@ -1,6 +1,6 @@
-//! Model Exchange of a state-space model (issue 6 item 4) through the C ABI, as a host with
+//! Model Exchange of a state-space model through the C ABI, as a host with
 //! its own solver drives it: the state machine refuses illegal calls with Error and a log
-//! line; a classical RK4 host integrates the reduced ODE (seed 001 eqs. 11-13), handles the
+//! line; a classical RK4 host integrates the reduced ODE ([Negrut1997, eqs. 11-13]), handles the
 //! step events that re-choose the coordinate partition (new continuous states, same
 //! mechanism), and agrees with the FMU's own co-simulation run at tight tolerance; FMI 2
 //! and FMI 3 give bit-identical trajectories, and a restored FMU state repeats the run. FMPy's CVode on every such FMU: tests/fmpy.rs.

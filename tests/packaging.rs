@@ -1,5 +1,5 @@
-//! The archives the packaging step writes (issue 2 item 4; layout from
-//! shared/reference/importers.md): one per model and FMI version, the library renamed to the
+//! The archives the packaging step writes (layout from
+//! docs/fmi.md#what-importers-demand): one per model and FMI version, the library renamed to the
 //! modelIdentifier in the version's platform folder, the generated modelDescription.xml, a
 //! documentation page and the icon (FMI 2 `model.png`, FMI 3 `terminalsAndIcons/icon.png`); the
 //! library links only the C runtime and carries no debug info.

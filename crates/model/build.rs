@@ -1,6 +1,6 @@
 //! Generates, from the model descriptions in `catalog/*.json`, both
 //! modelDescription.xml files of every model and the catalog table the library embeds
-//! (ARCHITECTURE.md principles 4 and 5). The description and interface modules are the
+//! (docs/architecture.md#generated-model-descriptions and docs/architecture.md#packaging). The description and interface modules are the
 //! library's own, compiled here too, so the XML and the binary cannot disagree.
 //!
 //! `catalog/variants/*.json` derive models from catalog models without copying

@@ -1,5 +1,5 @@
 //! The FMI 2.0 functions (common, co-simulation and model exchange: all 44, because
-//! importers resolve every symbol; shared/reference/importers.md). Every signature is
+//! importers resolve every symbol; docs/fmi.md#what-importers-demand). Every signature is
 //! checked against fmi-sys's header typedefs at the end of this file.
 
 use super::instance::{guard, run, Instance, Outcome, MODEL_EXCHANGE};

@@ -1,5 +1,5 @@
 //! The FMI 3.0 functions this FMU does not need but must export (importers resolve all 75
-//! symbols; shared/reference/importers.md): accessors of types no variable has, and the
+//! symbols; docs/fmi.md#what-importers-demand): accessors of types no variable has, and the
 //! clock, configuration, directional-derivative and scheduled-execution functions. Each logs why and
 //! returns Error (never a crash). The model-exchange and event-mode functions are in
 //! [`super::fmi3_me`].

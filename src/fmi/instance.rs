@@ -1,5 +1,5 @@
 //! One FMU instance behind an opaque C handle, and the firewall every exported function
-//! goes through (ARCHITECTURE.md principle 7): handle check, state-machine check, panic
+//! goes through (docs/architecture.md#the-c-boundary-is-a-firewall): handle check, state-machine check, panic
 //! catching, and mapping of every failure to a status with a log line.
 
 use super::intermediate::IntermediateUpdate;

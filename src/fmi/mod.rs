@@ -64,7 +64,7 @@ pub unsafe fn c_strings(p: *const *const c_char, n: usize, what: &str) -> Result
         .collect()
 }
 
-/// The model whose GUID / instantiationToken is `token` (ARCHITECTURE.md principle 3: one
+/// The model whose GUID / instantiationToken is `token` (docs/architecture.md#one-library-every-model-both-standards: one
 /// binary, every model, selected at instantiation): a catalog model, or else the description
 /// in `<resources>/model.json` that `mbfmu package --model` put into the archive.
 pub fn model_for_token(token: &str, resources: Option<&Path>) -> Result<Arc<Model>, String> {

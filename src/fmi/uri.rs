@@ -1,7 +1,7 @@
 //! Lenient parsing of the resource location passed at instantiation.
 //!
 //! FMI 2 passes a `file:` URI (RFC 3986; FMI 2.0.4 Sect. 2.1.6), FMI 3 a plain path with a
-//! trailing separator (FMI 3.0 Sect. 2.3.1). Importers differ (shared/reference/importers.md):
+//! trailing separator (FMI 3.0 Sect. 2.3.1). Importers differ (docs/fmi.md#what-importers-demand):
 //! `file:/p`, `file:///p`, `file:////p` (fmi4c), with or without trailing slash, sometimes
 //! percent-encoded. All of them are accepted; anything unusable gives `None`, never an error.
 

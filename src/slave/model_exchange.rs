@@ -1,5 +1,5 @@
-//! Model Exchange instances of models in the state-space formulation (seed 001) and the
-//! semirecursive formulations (seed 004): the host integrates the ODE in the independent
+//! Model Exchange instances of models in the state-space formulation (\[Negrut1997\]) and the
+//! semirecursive formulations (\[Jaiswal2021\]): the host integrates the ODE in the independent
 //! coordinates (with the circuit's states); the slave sets time and continuous states,
 //! returns derivatives and event indicators, re-chooses the coordinate partition at step
 //! events and reports the time events of work cycles. Knows nothing of the C ABI.

@@ -1,5 +1,4 @@
-//! FMU states: a clone of everything that influences later results (ARCHITECTURE.md
-//! principle 6), and its self-contained, versioned byte form:
+//! FMU states: a clone of everything that influences later results (docs/architecture.md#no-global-mutable-state), and its self-contained, versioned byte form:
 //!
 //!   magic "MBFMUSTA" | format version u32 LE | token length u32 LE | token bytes |
 //!   payload length u64 LE | CRC-32 of the payload u32 LE | payload (postcard)

@@ -1,4 +1,4 @@
-//! The FMU library driven as a C host drives it (issue 17 item 6): the built cdylib is loaded
+//! The FMU library driven as a C host drives it: the built cdylib is loaded
 //! in-process through its exported FMI 3 functions (fmi-sys's libloading bindings, not the
 //! Rust engine API) and stepped over the rows of the speed targets. For each row it prints
 //! the best wall time of several runs, the instructions per call counted by callgrind when

@@ -1,4 +1,4 @@
-//! The co-simulation study of the split hydraulic four-bar (issue 18): the largest joint-angle
+//! The co-simulation study of the split hydraulic four-bar: the largest joint-angle
 //! error (joints O, C and D) against the monolithic `HydraulicFourBar` over the 10 s work
 //! cycle, or where the run diverged, for both splits, both algorithms, held inputs and
 //! extrapolation (FMI 2.0 input derivatives, FMI 3.0 intermediate updates), at communication

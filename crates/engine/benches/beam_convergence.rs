@@ -1,5 +1,5 @@
 //! Convergence study of Zhang2022 Sect. 5.4 (Figs. 25-27) on the catalog's RotatingShaft:
-//! relative errors (seed eq. 26) of the mid-span displacement u3, velocity v3 and
+//! relative errors ([Zhang2022, eq. 26]) of the mid-span displacement u3, velocity v3 and
 //! acceleration a3 against a reference, at equal dt/n for every method, and the fitted
 //! slopes (least squares of log RE against log dt/n).
 //!
@@ -13,7 +13,7 @@
 //! 1e-12 m (1e-10 changes the errors by RE 3e-12); the whole interval [0, 2.5] s; dt/n =
 //! 1/960, 1/1920, 1/3840 (, 1/7680) s, so that every step lands on the drive law's
 //! breakpoints and on every sampling instant; errors over every step of each method's
-//! coarsest run. References: u3 and v3 from ESDIRK4(3)6L[2]SA2 (the seed's reference
+//! coarsest run. References: u3 and v3 from ESDIRK4(3)6L[2]SA2 (\[Zhang2022\]'s reference
 //! method) at a dt/n ten times below the smallest one measured, a3 from LMS4 (rho_inf 0.6)
 //! at eight times below: the ESDIRK-type methods (ESDIRK, MSSTH, MSSTC, Bathe) reach only
 //! about order 1 in the mid-span a3, so an ESDIRK reference would carry an a3 error as

@@ -1,4 +1,4 @@
-//! Speed of the beam models (issue 14 item 6):
+//! Speed of the beam models:
 //! 1. time per step of the rotating shaft against its element count (8 to 256 elements),
 //!    with the exponent of a least-squares fit t ~ n^p (goal p <= 1.1: the iteration matrix
 //!    is sparse and every element couples two nodes);

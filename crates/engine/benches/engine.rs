@@ -1,5 +1,5 @@
-//! Engine benchmark (issue 3 item 6): wall time, steps, Newton iterations and time per step
-//! for every catalog model and integrator, and the N-link chain scaling study of seed 003
+//! Engine benchmark: wall time, steps, Newton iterations and time per step
+//! for every catalog model and integrator, and the N-link chain scaling study of \[Fang2023\]
 //! Sect. 3.3. Run with `cargo bench --bench engine` (add `-- --quick` for a short run,
 //! `-- --scaling` for the scaling study alone).
 
@@ -181,9 +181,9 @@ fn main() {
             );
         }
     }
-    println!("\n## Targets (issue 3)\n");
+    println!("\n## Targets\n");
     let dp = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
-    // Tolerances of the seed's timing study (benchmarks.md 1.3, run_num_itr.py): 1e-7 for
+    // Tolerances of the timing study of [Fang2023, Figs. 4-6] ([FangCode2022], run_num_itr.py): 1e-7 for
     // the double pendulum and the chain.
     let r = run(&dp, Method::HalfImplicit, 1e-3, 1e-7, 8.0, repeat);
     println!(

@@ -1,4 +1,4 @@
-//! Seed 004 benchmark (issue 5 item 6): the 10 s work cycles of the hydraulically actuated
+//! \[Jaiswal2021\] benchmark: the 10 s work cycles of the hydraulically actuated
 //! four-bar and quick-return mechanisms at dt = 1 ms in both semirecursive formulations, with
 //! Newton iterations per step and wall time. Run with `cargo bench --bench hydraulics`
 //! (`-- --quick` for one run per row instead of the best of five).
@@ -19,7 +19,7 @@ use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description, Formulation, Tangent};
 use std::time::Instant;
 
-/// Engine-level aim per 1 ms step (issue 17: <= 15k instructions and <= 15 ms per 10 s cycle
+/// Engine-level aim per 1 ms step (the project's aim: <= 15k instructions and <= 15 ms per 10 s cycle
 /// through the FMI layer, which adds its own overhead).
 const TARGET_INSTRUCTIONS: f64 = 13_000.0;
 const TARGET_WALL_MS: f64 = 13.0;

@@ -1,11 +1,11 @@
-//! Reproduction of seed 000's comparison (Sect. 5, Fig. 28) on the catalog's mechanisms: per
+//! Reproduction of \[Zhang2022\]'s comparison (Sect. 5, Fig. 28) on the catalog's mechanisms: per
 //! model and per (method, rho_inf) the measured order of convergence, the average Newton
 //! iterations per implicit stage, the energy drift and the CPU time.
 //!
 //!     cargo bench --bench integrator_study                 # every model below
 //!     cargo bench --bench integrator_study -- DoublePendulum ElasticTop
 //!
-//! All methods run at the same dt/n (n = implicit stages per step, seed 000 Sect. 5: "the
+//! All methods run at the same dt/n (n = implicit stages per step, [Zhang2022, Sect. 5]: "the
 //! integrators use the same dt/n"), with the model's default Newton tolerance. Columns:
 //! - e(h), order: e the largest position error of any body at the communication points
 //!   against a much finer run of ESDIRK4(3)6L[2]SA2 (of ESDIRK3(2)5L[2]SA for
@@ -13,9 +13,9 @@
 //!   or e does not decrease: Newton tolerance and round-off). On index-3 mechanisms every method shows
 //!   order 2 in positions (stage order 2, see tests/integrators_order_reduction.rs); the
 //!   unconstrained ElasticTop shows the design orders;
-//! - it/stage: Newton iterations per implicit stage (seed 000 Fig. 28, S/N);
+//! - it/stage: Newton iterations per implicit stage ([Zhang2022, Fig. 28], S/N);
 //! - max|dE|: largest energy balance error dE = E - E0 - (W - W0) over the run, W the work of
-//!   applied non-conservative loads (seed 000 eq. 23 for Andrews' squeezer), and dE at the end;
+//!   applied non-conservative loads ([Zhang2022, eq. 23] for Andrews' squeezer), and dE at the end;
 //! - CPU: wall time of the run at h on one core.
 
 use mbfmu_engine::index3::BodyState;
@@ -60,7 +60,7 @@ const ELASTIC_TOP: &str = r#"{
   "solver": { "tolerance": 1e-13 }
 }"#;
 
-/// The seed's choices: second-order methods at rho_inf = 0 and 0.6, MSSTH at 0, the
+/// \[Zhang2022\]'s choices: second-order methods at rho_inf = 0 and 0.6, MSSTH at 0, the
 /// Kennedy-Carpenter ESDIRKs (L-stable) once.
 fn runs() -> Vec<(Method, f64)> {
     let mut v = Vec::new();

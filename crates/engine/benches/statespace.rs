@@ -1,25 +1,25 @@
-//! Precision-work diagrams of seed 001 (Figs. 5 and 7) as tables: the stiff double pendulum
+//! Precision-work diagrams of [Negrut1997, Figs. 5 and 7] as tables: the stiff double pendulum
 //! (catalog models StiffDoublePendulum, Table 2, and StiffDoublePendulumSpin, Table 3) in the
 //! state-space formulation with the variable-step trapezoidal rule (IMPL_VSS), the
 //! constant-step one (IMPL_CSS), the explicit Adams-Bashforth-Moulton scheme of eq. 20 (EXPL)
-//! and the embedded SDIRK4 that the seed names for higher accuracy.
+//! and the embedded SDIRK4 that \[Negrut1997\] names for higher accuracy.
 //!
 //!     cargo bench --bench statespace              # both figures
 //!     cargo bench --bench statespace -- fig5      # one of them
 //!
 //! The "exact" solution is independent of the engine: Lagrange's equations of the pendulum in
 //! its two link angles integrated with classical RK4 at 1e-6 s (tests/statespace/mod.rs), as
-//! the seed builds its reference (Sect. 4: RK4 at a tiny step).
-//! - Fig. 5 (seed 001 Sect. 4, Table 2, 0.1 s): largest error over the interval (sampled every
+//! \[Negrut1997\] builds its reference (Sect. 4: RK4 at a tiny step).
+//! - Fig. 5 ([Negrut1997, Sect. 4], Table 2, 0.1 s): largest error over the interval (sampled every
 //!   0.01 s, where variable-step runs land exactly) of the orientation theta_2 and the angular
-//!   velocity omega_2 of the second link; the seed plots the velocity error.
+//!   velocity omega_2 of the second link; \[Negrut1997\] plots the velocity error.
 //! - Fig. 7 (Table 3, 3.6 s): largest error over the generalized positions (and, separately,
 //!   velocities) at the end of the interval.
 //!
 //! Variable-step runs use Atol = Rtol = tol with the velocity tolerance one order looser (the
 //! seed's setting, solver.velocityToleranceFactor = 10) and a largest step of 0.01 s. CPU is
 //! the best wall time of repeated runs on one core (model build excluded) divided by the
-//! simulated time: the seed's real-time ratio. "failed" marks a run that stopped (a step
+//! simulated time: \[Negrut1997\]'s real-time ratio. "failed" marks a run that stopped (a step
 //! failed, e.g. Newton did not converge; steps = those before), "unstable" one whose velocity
 //! error exceeds 1 rad/s.
 
@@ -132,7 +132,7 @@ fn row(method: &str, setting: &str, o: &Outcome) {
     }
 }
 
-/// The error the seed plots: velocity in Fig. 5, positions in Fig. 7.
+/// The error \[Negrut1997\] plots: velocity in Fig. 5, positions in Fig. 7.
 fn plotted(fig: &Figure, o: &Outcome) -> Option<f64> {
     o.errors.ok().map(|(p, v)| if fig.over_interval { v } else { p })
 }

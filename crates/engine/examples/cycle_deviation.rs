@@ -1,4 +1,4 @@
-//! A hydraulic catalog model's seed-004 work cycle (10 s at dt = 1 ms) run side by side with
+//! A hydraulic catalog model's work cycle of [Jaiswal2021, Sect. 5] (10 s at dt = 1 ms) run side by side with
 //! the same run at tolerances 1000 times tighter, printing the largest deviation of the
 //! coordinates, their rates and the pressures at any step: how far the Newton shortcuts move
 //! the trajectory, not only its end (`hydraulic_cycle` prints the end).

@@ -1,4 +1,4 @@
-//! One seed-004 work cycle of a hydraulic catalog model at dt = 1 ms, for profiling
+//! One work cycle of [Jaiswal2021, Sect. 5] of a hydraulic catalog model at dt = 1 ms, for profiling
 //! (`valgrind --tool=callgrind target/release/examples/hydraulic_cycle HydraulicFourBar 2`).
 //! Arguments: model name, simulated seconds (default 10), formulation (`doubleStep` or
 //! `penalty`, default the model's), a factor on both Newton tolerances (default 1; e.g. 1e-3

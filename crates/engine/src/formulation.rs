@@ -1,4 +1,4 @@
-//! The interface every formulation implements (ARCHITECTURE.md principle 8): index-3
+//! The interface every formulation implements (docs/architecture.md#formulations-are-peers): index-3
 //! absolute coordinates, state-space coordinates and the semirecursive formulations are
 //! peers behind [`Formulation`]; a [`crate::Simulation`] holds one and never asks which.
 //! A new formulation is a new implementation plus one arm where the description chooses it

@@ -1,11 +1,11 @@
 //! The simulation engine: formulations x integrators. Knows nothing of FMI.
 //!
 //! A [`Simulation`] holds one [`Formulation`] (a trait, [`formulation`]): the index-3
-//! absolute-coordinate formulation of seed 003 ([`index3::Index3Formulation`]), the
-//! state-space formulation of seed 001 ([`statespace::StateSpaceFormulation`]) or a
-//! semirecursive formulation of seed 004 with its hydraulics
+//! absolute-coordinate formulation of \[Fang2023\] ([`index3::Index3Formulation`]), the
+//! state-space formulation of \[Negrut1997\] ([`statespace::StateSpaceFormulation`]) or a
+//! semirecursive formulation of \[Jaiswal2021\] with its hydraulics
 //! ([`semirecursive::Semirecursive`]), each with its integrator, advanced over communication
-//! intervals. The residual-form integrator suite of seed 000 ([`integrators`]) is written
+//! intervals. The residual-form integrator suite of \[Zhang2022\] ([`integrators`]) is written
 //! once against [`integrators::DaeSystem`]; [`settings`] builds each formulation's typed
 //! settings from the description's solver block; [`linalg`] is the one home of the linear
 //! algebra.

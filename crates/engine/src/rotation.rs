@@ -1,8 +1,8 @@
-//! Rotations on SO(3): the exponential map of seed 003 Eq. (4d) and the chart used by the
-//! integrator suite (a step-local rotation vector, ARCHITECTURE.md principle 2).
+//! Rotations on SO(3): the exponential map of [Fang2023, eq. 4d] and the chart used by the
+//! integrator suite (a step-local rotation vector, docs/architecture.md#one-residual-interface-for-the-integrators).
 //!
 //! Convention: A maps body-frame vectors to the global frame; increments are body-frame
-//! (right) increments, A_new = A exp(theta~), as in seed 003 Eq. (4d), so the body-frame
+//! (right) increments, A_new = A exp(theta~), as in [Fang2023, eq. 4d], so the body-frame
 //! angular velocity is omega_bar = T(theta) theta' with T the right tangent operator below.
 
 use nalgebra::{Matrix3, Rotation3, UnitQuaternion, Vector3};
@@ -47,7 +47,7 @@ fn series_coefficients(phi2: f64) -> (f64, f64) {
     }
 }
 
-/// exp(theta~) by Rodrigues' formula, accurate for small angles (seed 003 Eq. 4d).
+/// exp(theta~) by Rodrigues' formula, accurate for small angles ([Fang2023, eq. 4d]).
 pub fn exp(theta: &Vector3<f64>) -> Matrix3<f64> {
     rodrigues(theta, library_coefficients(theta.norm_squared()))
 }

@@ -76,7 +76,7 @@ impl Index3Settings {
     }
 }
 
-/// Error control of the variable-step methods (seed 001 eq. 21): e_i = Atol_i + max(|y0_i|,
+/// Error control of the variable-step methods ([Negrut1997, eq. 21]): e_i = Atol_i + max(|y0_i|,
 /// |y1_i|) Rtol_i with Atol, Rtol for the independent positions and `velocity_factor` times
 /// them for the independent velocities.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -111,7 +111,7 @@ impl StateSpaceSettings {
     }
 }
 
-/// Settings of the semirecursive formulations (seed 004); they integrate with the
+/// Settings of the semirecursive formulations (\[Jaiswal2021\]); they integrate with the
 /// trapezoidal rule (Sect. 4), the only method they offer.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SemirecursiveSettings {
@@ -120,12 +120,12 @@ pub struct SemirecursiveSettings {
     pub formulation: Formulation,
     /// Largest internal step \[s\].
     pub step_size: f64,
-    /// Newton tolerance on coordinate corrections [rad or m] (seed 004: 1e-7 rad).
+    /// Newton tolerance on coordinate corrections [rad or m] (\[Jaiswal2021\]: 1e-7 rad).
     pub tolerance: f64,
-    /// Newton tolerance on pressure corrections \[Pa\] (seed 004: 1e-2 Pa).
+    /// Newton tolerance on pressure corrections \[Pa\] (\[Jaiswal2021\]: 1e-2 Pa).
     pub pressure_tolerance: f64,
     pub max_iterations: u32,
-    /// Penalty factor alpha (seed 004 eq. 18: 1e11).
+    /// Penalty factor alpha ([Jaiswal2021, eq. 18]: 1e11).
     pub penalty: f64,
     pub tangent: Tangent,
 }

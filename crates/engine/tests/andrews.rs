@@ -1,4 +1,4 @@
-//! Andrews' squeezing mechanism (seed 000 Sect. 5.1) as a planar index-3 model: checked
+//! Andrews' squeezing mechanism ([Zhang2022, Sect. 5.1]) as a planar index-3 model: checked
 //! against the test set's own relative-angle formulation integrated here, whose accuracy is
 //! in turn checked against the published PSIDE solution at t = 0.03 s.
 
@@ -34,7 +34,7 @@ fn the_planar_index3_model_converges_to_the_reference() {
                 for k in 0..7 {
                     e = e.max((o[k] - r[k]).abs());
                 }
-                // Angular velocity of bar O-F (seed 000 Figs. 9, 11), relative to its size.
+                // Angular velocity of bar O-F ([Zhang2022, Figs. 9, 11]), relative to its size.
                 e = e.max((o[7] - r[7]).abs() / 1e3);
             }
             worst.push(e);
@@ -51,7 +51,7 @@ fn the_planar_index3_model_converges_to_the_reference() {
 
 #[test]
 fn the_energy_balance_is_exact_for_the_exact_solution_and_small_for_half_implicit() {
-    // dE = E - E0 - T (beta - beta0) (seed 000 eq. 23) measured on the half-implicit run:
+    // dE = E - E0 - T (beta - beta0) ([Zhang2022, eq. 23]) measured on the half-implicit run:
     // it converges to zero with the step size.
     let d = common::catalog("AndrewsSqueezer");
     let de: Vec<f64> = [4e-6, 2e-6, 1e-6]
@@ -68,9 +68,9 @@ fn the_energy_balance_is_exact_for_the_exact_solution_and_small_for_half_implici
     assert!(de[2] < 1e-3, "dE {:.3e} J at h = 1e-6", de[2]);
 }
 
-/// A run of the squeezer with a seed-000 method at equal cost per stage (dt/n): the angles at
-/// t = 0.01, 0.02, 0.03 s and the energy balance dE (seed 000 eq. 23) sampled every 0.5 ms.
-fn seed000_run(method: Method, rho: f64, dt_per_stage: f64) -> (Vec<Vec<f64>>, Vec<f64>) {
+/// A run of the squeezer with a method of \[Zhang2022\] at equal cost per stage (dt/n): the angles at
+/// t = 0.01, 0.02, 0.03 s and the energy balance dE ([Zhang2022, eq. 23]) sampled every 0.5 ms.
+fn andrews_run(method: Method, rho: f64, dt_per_stage: f64) -> (Vec<Vec<f64>>, Vec<f64>) {
     let mut d = common::catalog("AndrewsSqueezer");
     d.solver.rho_inf = rho;
     let h = dt_per_stage * f64::from(method.implicit_stages());
@@ -82,9 +82,9 @@ fn seed000_run(method: Method, rho: f64, dt_per_stage: f64) -> (Vec<Vec<f64>>, V
     (angles, out.iter().map(|o| o[7]).collect())
 }
 
-/// The configurations of seed 000 Sect. 5: second-order methods with rho_inf 0 and 0.6,
+/// The configurations of [Zhang2022, Sect. 5]: second-order methods with rho_inf 0 and 0.6,
 /// higher-order ones with 0.
-fn seed000_cases() -> Vec<(Method, f64)> {
+fn zhang2022_cases() -> Vec<(Method, f64)> {
     let second_order = [
         Method::Lms2,
         Method::Lms3,
@@ -111,29 +111,29 @@ fn seed000_cases() -> Vec<(Method, f64)> {
 }
 
 #[test]
-fn every_seed000_method_agrees_with_the_reference_at_dt_per_stage_1e5() {
+fn every_zhang2022_method_agrees_with_the_reference_at_dt_per_stage_1e5() {
     let refs = andrews::reference(&[0.01, 0.02, 0.03], 2e-7);
-    for (method, rho) in seed000_cases() {
-        let (angles, _) = seed000_run(method, rho, 1e-5);
+    for (method, rho) in zhang2022_cases() {
+        let (angles, _) = andrews_run(method, rho, 1e-5);
         let worst = angles
             .iter()
             .zip(&refs)
             .flat_map(|(a, r)| a.iter().zip(&r[..7]).map(|(x, y)| (x - y).abs()))
             .fold(0.0, f64::max);
         println!("{method:?} rho {rho}: max angle error {worst:.3e} rad");
-        // Seed 000 Fig. 11: at dt/n = 1e-5 every method is accurate; beta travels 16 rad.
+        // [Zhang2022, Fig. 11]: at dt/n = 1e-5 every method is accurate; beta travels 16 rad.
         assert!(worst < 1e-2, "{method:?} rho {rho}: angle error {worst:.3e} rad at dt/n = 1e-5");
     }
 }
 
 #[test]
-fn energy_behaviour_follows_seed000_figs_10_and_12() {
+fn energy_behaviour_follows_zhang2022_figs_10_and_12() {
     // dE at the end and its largest magnitude, per method, at dt/n = 1e-4 and 1e-5.
     let summary = |dt: f64| -> Vec<(Method, f64, f64, f64)> {
-        seed000_cases()
+        zhang2022_cases()
             .into_iter()
             .map(|(m, rho)| {
-                let (_, de) = seed000_run(m, rho, dt);
+                let (_, de) = andrews_run(m, rho, dt);
                 (m, rho, *de.last().unwrap(), de.iter().map(|x| x.abs()).fold(0.0, f64::max))
             })
             .collect()

@@ -1,5 +1,5 @@
 //! Convergence orders on the flexible rotating shaft (Zhang2022 Sect. 5.4, Figs. 25-27;
-//! benches/beam_convergence.rs prints the whole study): relative errors (seed eq. 26) of the
+//! benches/beam_convergence.rs prints the whole study): relative errors ([Zhang2022, eq. 26]) of the
 //! mid-span displacement u3, velocity v3 and acceleration a3 at dt/n = 1/960, 1/1920,
 //! 1/3840 s over the first WINDOW seconds of the catalog's RotatingShaft (static start under
 //! gravity, spin-up to 48 rad/s), Newton tolerance 1e-12 m.
@@ -29,8 +29,8 @@
 //!     instead of 4: with that softer beam it shows 3.4-3.9);
 //!   - neither is Newton: tolerance 1e-10 instead of 1e-12 changes the errors by RE 3e-12, and
 //!     the predictor only chooses where Newton starts, not what it converges to.
-//! - The seed's model (MBDyn's input) condenses the disk on the node as a body with an offset,
-//!   without a joint; that may be why the seed reports third order for MSSTH(3) and
+//! - \[Zhang2022\]'s model (MBDyn's input) condenses the disk on the node as a body with an offset,
+//!   without a joint; that may be why \[Zhang2022\] reports third order for MSSTH(3) and
 //!   ESDIRK3(2)4L[2]SA without a reduction in a3. Its remark that the fourth-order methods
 //!   lose order at small dt/n, "especially in a3", fits the reference's own error: its
 //!   reference method, ESDIRK4(3)6L[2]SA2, converges in the mid-span a3 at order 1.3 here. This

@@ -1,5 +1,5 @@
-//! Large deflection of a cantilever under a dead tip load against the inextensible elastica
-//! (issue 14 item 4): the reference tip displacements and rotation are computed here from the
+//! Large deflection of a cantilever under a dead tip load against the inextensible elastica:
+//! the reference tip displacements and rotation are computed here from the
 //! closed form in elliptic integrals, independently of the engine.
 //!
 //! Closed form (Bisshopp & Drucker, "Large deflection of cantilever beams", Quart. Appl.

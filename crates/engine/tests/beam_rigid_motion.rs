@@ -1,4 +1,4 @@
-//! Beams under rigid motion through the real engine (issue 14 item 4): objectivity of a
+//! Beams under rigid motion through the real engine: objectivity of a
 //! pre-stressed beam spun past 2 pi, and the rigid-body limit of a stiff beam pendulum.
 
 mod common;

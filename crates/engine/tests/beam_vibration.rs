@@ -1,4 +1,4 @@
-//! Free vibration of a clamped-free beam through the real engine (issue 14 item 4): the first
+//! Free vibration of a clamped-free beam through the real engine: the first
 //! bending, torsion and axial natural frequencies against their closed forms, and the energy
 //! of undamped and damped free vibration.
 //!

@@ -1,4 +1,4 @@
-//! Wrong model descriptions are rejected with errors that say what and where (issue 3 item 1).
+//! Wrong model descriptions are rejected with errors that say what and where.
 
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};

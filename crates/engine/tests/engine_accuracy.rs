@@ -1,7 +1,7 @@
-//! Accuracy of the index-3 engine against independent references (issue 3 item 5):
+//! Accuracy of the index-3 engine against independent references:
 //! closed-form slider-crank kinematics, a minimal-coordinate ODE of the double pendulum
 //! integrated here with RK4, and an independent kinematic solution of the four-link; and the
-//! first-order convergence of both integrators of seed 003 (Fig. 2).
+//! first-order convergence of both integrators of [Fang2023, Fig. 2].
 
 mod common;
 
@@ -12,7 +12,7 @@ const METHODS: [Method; 2] = [Method::HalfImplicit, Method::Bdf1];
 
 #[test]
 fn closed_form_reproduces_the_published_slider_values() {
-    // benchmarks.md 1.3 B, derived exact values (position, velocity).
+    // Closed-form values of the slider-crank of [FangCode2022] (position, velocity).
     for (t, x, v) in [
         (0.125, 0.1852291589, 0.0383773956),
         (0.25, 0.2078460969, 0.2902078983),
@@ -51,7 +51,7 @@ fn slider_crank_follows_the_closed_form() {
 
 #[test]
 fn double_pendulum_matches_the_minimal_coordinate_ode() {
-    let reference = DoublePendulum::seed003();
+    let reference = DoublePendulum::fang2023();
     let times = [1.0, 2.0, 4.0, 8.0];
     let y0 = [std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0];
     let fine = common::rk4(|y| reference.rhs(y), y0, 5e-5, &times);
@@ -87,7 +87,7 @@ fn double_pendulum_matches_the_minimal_coordinate_ode() {
     }
 }
 
-/// Seed 003 Fig. 2: RMS error over all samples against step size, slope 1.0 +- 0.15.
+/// [Fang2023, Fig. 2]: RMS error over all samples against step size, slope 1.0 +- 0.15.
 fn assert_first_order(what: &str, hs: &[f64], errors: &[f64]) {
     let p = order(hs, errors);
     let shown: Vec<String> = errors.iter().map(|e| format!("{e:.3e}")).collect();
@@ -97,7 +97,7 @@ fn assert_first_order(what: &str, hs: &[f64], errors: &[f64]) {
 
 #[test]
 fn measured_convergence_order_is_one_on_the_double_pendulum() {
-    let reference = DoublePendulum::seed003();
+    let reference = DoublePendulum::fang2023();
     let times = grid(0.0, 0.01, 800);
     let refs = common::rk4(|y| reference.rhs(y), [std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0], 5e-5, &times);
     let d = catalog("DoublePendulum");

@@ -1,4 +1,4 @@
-//! Qualitative behaviour the seeds report (issue 3 item 5): energy (seed 003 Fig. 3),
+//! Qualitative behaviour the cited papers report: energy ([Fang2023, Fig. 3]),
 //! constraint satisfaction after every step, Coulomb friction (Sect. 3.4, Fig. 9).
 
 mod common;
@@ -12,7 +12,7 @@ use mbfmu_model::variables::{interface_of, Binding};
 fn double_pendulum_energy_half_implicit_oscillates_without_trend_and_bdf1_decays() {
     let d = catalog("DoublePendulum");
     let times = grid(0.0, 0.01, 1000);
-    let e0 = common::DoublePendulum::seed003().energy(&[std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]);
+    let e0 = common::DoublePendulum::fang2023().energy(&[std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0]);
 
     let hi: Vec<f64> =
         sample(&d, Method::HalfImplicit, 1e-3, 1e-10, &times, &["total_energy"]).iter().map(|o| o[0]).collect();
@@ -93,7 +93,7 @@ fn position_constraints_hold_to_the_newton_tolerance_after_every_step() {
 }
 
 /// Friction force, slider velocity and crank driving torque of the frictional slider-crank
-/// with coefficient `mu`, sampled every millisecond over 2 s (seed 003 Fig. 9).
+/// with coefficient `mu`, sampled every millisecond over 2 s ([Fang2023, Fig. 9]).
 fn friction_run(mu: f64) -> Vec<Vec<f64>> {
     let mut d = catalog("SliderCrankFriction");
     d.joints.iter_mut().find(|j| j.name == "slide").unwrap().friction.as_mut().unwrap().coefficient = mu;
@@ -127,7 +127,7 @@ fn coulomb_friction_opposes_sliding_and_widens_the_driving_torque_swing() {
         let mut sliding = 0;
         for (k, o) in out.iter().enumerate() {
             // The output is the force acting over the next step: from this sample's velocity
-            // and multipliers (seed 003 Sect. 3.4: explicit, previous-step normal force).
+            // and multipliers ([Fang2023, Sect. 3.4]: explicit, previous-step normal force).
             let (force, v, normal) = (o[0], o[1], o[3].hypot(o[4]));
             if v.abs() > 1e-3 {
                 sliding += 1;

@@ -1,4 +1,4 @@
-//! Seed 004 (issue 5 item 5): the hydraulically actuated four-bar and quick-return mechanisms
+//! \[Jaiswal2021\]: the hydraulically actuated four-bar and quick-return mechanisms
 //! over their 10 s work cycles (eqs. 46-47) in both semirecursive formulations: agreement of
 //! double-step and penalty (Figs. 7-8), constraint violation (Figs. 11-12), energy balance
 //! (Sect. 6.2), the static start, and the four-bar in the index-3 formulation of the engine.
@@ -167,7 +167,7 @@ fn driven(
 fn the_four_bar_in_the_index3_formulation_agrees_with_the_semirecursive_one() {
     // The cylinder force of the monolithic double-step run over the work cycle, sampled every
     // 10 ms, drives the mechanism alone (HydraulicFourBarMechanism, the same bodies, joints and
-    // actuator) in absolute coordinates (index-3, seed 003) and in relative coordinates.
+    // actuator) in absolute coordinates (index-3, [Fang2023]) and in relative coordinates.
     let dt = 0.01;
     let monolithic = catalog("HydraulicFourBar");
     let (rows, _) =

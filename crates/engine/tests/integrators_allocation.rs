@@ -1,4 +1,4 @@
-//! No hidden allocation in the per-step hot loop (brief of issue 4, ARCHITECTURE.md principle
+//! No hidden allocation in the per-step hot loop (docs/architecture.md#numerics-and-allocation
 //! 9): after the first steps, stepping allocates nothing, for every method of the suite.
 //! One test in this binary, so the global counter sees only this thread's work.
 

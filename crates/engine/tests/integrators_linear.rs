@@ -1,12 +1,12 @@
-//! Linear analysis of seed 000 Sect. 4 on the undamped oscillator x'' + w^2 x = 0, run through
+//! Linear analysis of [Zhang2022, Sect. 4] on the undamped oscillator x'' + w^2 x = 0, run through
 //! the integrators themselves (a small `DaeSystem` below), compared with values computed here
-//! independently from each method's published coefficients (shared/reference/integrators.md):
+//! independently from each method's published coefficients (\[Zhang2022\], \[Zhang2020\], \[KennedyCarpenter2019\], \[MBDyn\]):
 //! characteristic polynomials of the multistep methods, stability functions of the ESDIRKs.
 //!
 //! - spectral radius at w dt -> infinity equals rho_inf (measured: eigenvalues of the one-step
 //!   map of the integrator, built column by column from single steps);
 //! - amplitude decay ratio xi and period elongation (T_bar - T)/T at dt/T = 0.1 (measured: the
-//!   principal root fitted to the output sequence x_k of a long run, seed 000 eq. 22).
+//!   principal root fitted to the output sequence x_k of a long run, [Zhang2022, eq. 22]).
 //!
 //! Published values keep their source's digits, beyond f64 precision.
 #![allow(clippy::excessive_precision)]
@@ -112,7 +112,7 @@ fn cases() -> Vec<(Method, Vec<f64>)> {
 // ---------------------------------------------------------------------------------------------
 // Independent references: published coefficients, transcribed here again.
 
-/// LMSk coefficients for constant step h = 1 (integrators.md Sect. 1.2, 2.1, 2.2):
+/// LMSk coefficients for constant step h = 1 ([Zhang2022, Sect. 2.1]):
 /// y_n = sum a_j y_{n-j} + sum b_j y'_{n-j}.
 fn lms_coefficients(k: usize, r: f64) -> (Vec<f64>, Vec<f64>) {
     match k {
@@ -206,7 +206,7 @@ fn factorial(n: usize) -> f64 {
     (1..=n).fold(1.0, |acc, i| acc * i as f64)
 }
 
-/// Exact gamma roots at rho = 0 and 0.6 (integrators.md Sect. 5.3 and 6.1, 25 digits).
+/// Exact gamma roots at rho = 0 and 0.6 ([Zhang2020, Tables 2, 4] solved to 25 digits).
 fn published_gamma(m: Method, rho: f64) -> Option<f64> {
     let i = if rho == 0.0 {
         0
@@ -226,7 +226,7 @@ fn published_gamma(m: Method, rho: f64) -> Option<f64> {
     Some(table[i])
 }
 
-/// Published MSSTC4 tableaus at rho = 0 and 0.6 (integrators.md appendix A).
+/// Published MSSTC4 tableaus at rho = 0 and 0.6 (evaluated from \[MBDyn\]'s formulas).
 fn msstc4_table(rho: f64) -> Option<Vec<Vec<f64>>> {
     let (g, last): (f64, [f64; 4]) = if rho == 0.0 {
         (
@@ -249,7 +249,7 @@ fn msstc4_table(rho: f64) -> Option<Vec<Vec<f64>>> {
     ])
 }
 
-/// Published Kennedy-Carpenter tableaus (integrators.md Sect. 8, decimals).
+/// Published Kennedy-Carpenter tableaus (\[KennedyCarpenter2019\], decimals).
 fn kc_table(m: Method) -> Vec<Vec<f64>> {
     match m {
         Method::Esdirk324L2Sa => {
@@ -312,7 +312,7 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
     Some(match m {
         Method::Trapezoidal => (one + z * 0.5) / (one - z * 0.5),
         Method::Bdf1 => one / (one - z),
-        // SSk is spectrally equivalent to LMSk (seed 000 Sect. 2.2; integrators.md Sect. 3.1).
+        // SSk is spectrally equivalent to LMSk ([Zhang2022, Sect. 2.2]).
         Method::Lms2 | Method::Ss2 => {
             let (a, b) = lms_coefficients(2, rho);
             multistep_root(&a, &b, z)
@@ -326,18 +326,18 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
             multistep_root(&a, &b, z)
         }
         Method::Bathe => {
-            // integrators.md Sect. 4 / seed 000 eq. (7).
+            // [Zhang2022, eq. 7].
             let g = if rho == 1.0 { 0.25 } else { (2.0 - (2.0 * (1.0 + rho)).sqrt()) / (2.0 * (1.0 - rho)) };
             rational_r(&[1.0, 1.0 - 2.0 * g, g * g - 2.0 * g + 0.5], g, 2, z)
         }
         Method::Msstc3 => {
-            // integrators.md Sect. 5.1: a1 = 1 - n g, a2 = 1/2 - n g + n(n-1) g^2/2, a_n = rho g^n.
+            // [Zhang2020, Sect. 3.2]: a1 = 1 - n g, a2 = 1/2 - n g + n(n-1) g^2/2, a_n = rho g^n.
             let g = published_gamma(m, rho)?;
             rational_r(&[1.0, 1.0 - 3.0 * g, 0.5 - 3.0 * g + 3.0 * g * g, rho * g.powi(3)], g, 3, z)
         }
         Method::Msstc4 => esdirk_r(&msstc4_table(rho)?, z),
         Method::Msstc5 => {
-            // integrators.md Sect. 5.2 (NLD-2020 Table 2).
+            // [Zhang2020, Table 2].
             let g = published_gamma(m, rho)?;
             let s = 64.0 * (5.0 * rho + 805.0) * g.powi(6) - 32.0 * (2.0 * rho + 2050.0) * g.powi(5)
                 + 34560.0 * g.powi(4)
@@ -353,7 +353,7 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
         }
         Method::Mssth3 | Method::Mssth4 | Method::Mssth5 => {
             // Order n with n implicit stages fixes N: a_p = sum_j (-1)^j C(n, j) g^j / (p - j)!
-            // (integrators.md Sect. 6.1, NLD-2020 eq. 19e).
+            // ([Zhang2020, eq. 19e]).
             let n = match m {
                 Method::Mssth3 => 3,
                 Method::Mssth4 => 4,
@@ -430,7 +430,7 @@ fn one_step_map(m: Method, rho: f64, wh: f64) -> DMatrix<f64> {
 
 /// Spectral radius of the one-step map on its observable part, seen from the current
 /// position-level unknowns y (the first two state entries). The SS auxiliary vectors are
-/// stored as real and imaginary parts (seed 000 Sect. 3.1), a non-minimal real realization:
+/// stored as real and imaginary parts ([Zhang2022, Sect. 3.1]), a non-minimal real realization:
 /// k - 1 of its modes (the filter poles, e.g. 1/3 for SS2 at rho_inf = 0) never reach y and
 /// are not eigenvalues of the method. The observable subspace of (M, C) is the Krylov space of
 /// M^T from C^T; M's eigenvalues on the quotient are those of M^T restricted to it.
@@ -494,7 +494,7 @@ fn fitted_root(m: Method, rho: f64, wh: f64) -> C {
 }
 
 /// Amplitude decay ratio xi_bar and period elongation (T_bar - T)/T = w/w_bar - 1 of a
-/// principal root z = exp((-xi w_bar + i w_d) h) (seed 000 eq. 22).
+/// principal root z = exp((-xi w_bar + i w_d) h) ([Zhang2022, eq. 22]).
 fn decay_and_elongation(z: C, wh: f64) -> (f64, f64) {
     let l = z.ln();
     let wbar_h = l.norm();
@@ -530,7 +530,7 @@ fn spectral_radius_at_infinity_is_rho_inf() {
 
 #[test]
 fn amplitude_decay_and_period_elongation_match_characteristic_roots() {
-    // dt/T = 0.1, i.e. w h = 0.2 pi (seed 000 Sect. 4).
+    // dt/T = 0.1, i.e. w h = 0.2 pi ([Zhang2022, Sect. 4]).
     let wh = 0.2 * PI;
     let z = C::new(0.0, wh);
     let mut checked = 0;

@@ -1,7 +1,7 @@
 //! Why the third- to fifth-order methods converge at order 2 on index-3 mechanisms: the
 //! planar pendulum in Cartesian coordinates as a small `DaeSystem`, once with the position
 //! constraint (index 3, as the multibody formulation) and once with its derivative, the
-//! velocity constraint (index 2). The ESDIRKs of seed 000 have stage order 2; stiffly accurate
+//! velocity constraint (index 2). The ESDIRKs of \[Zhang2022\] have stage order 2; stiffly accurate
 //! Runge-Kutta methods lose order on higher-index DAEs down to about the stage order (Hairer &
 //! Wanner, Solving ODEs II, Sect. VII.4): positions converge at order 3 for index 2 but at
 //! order 2 for index 3, while the same methods reach their design orders on ODEs

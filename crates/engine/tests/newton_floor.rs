@@ -1,4 +1,4 @@
-//! Newton convergence at the round-off floor (issue 15 item 5), on the engine: FourLink, whose
+//! Newton convergence at the round-off floor, on the engine: FourLink, whose
 //! correction stagnates just above its tolerance after ~27 s (the plain test discarded the
 //! run there), now goes on and reports the solves it accepted at the floor; a diverging
 //! iteration still fails.

@@ -1,9 +1,8 @@
-//! The planar kernels of the index-3 half-implicit step against the spatial ones (issue 17
-//! item 3): on every catalog model whose bodies move in one plane, one step from each state
+//! The planar kernels of the index-3 half-implicit step against the spatial ones: on every catalog model whose bodies move in one plane, one step from each state
 //! of a spatial trajectory gives the same positions, rotations, velocities, accelerations,
 //! multipliers, joint angles and Newton iterations with either kernel, to 1e-12.
 //!
-//! Everything is compared in the units of the step's unknowns (seed 003 Eq. 6): positions,
+//! Everything is compared in the units of the step's unknowns ([Fang2023, eq. 6]): positions,
 //! rotations, theta = h w and lambda_hat = h^2 lambda, which the Newton iteration determines
 //! as one vector (its convergence test scales them together). Velocities and accelerations
 //! are differences of positions over h and h^2 (Eqs. 4a-4d), so a round-off difference of the

@@ -1,6 +1,6 @@
-//! The semirecursive formulations (seed 004 Sect. 2) beyond the hydraulic models: an open
-//! tree with several independent coordinates (the seed-003 double pendulum) and a mechanism
-//! with several loops (Andrews' squeezer, seed 000 Sect. 5.1), both formulations with the
+//! The semirecursive formulations ([Jaiswal2021, Sect. 2]) beyond the hydraulic models: an open
+//! tree with several independent coordinates (the double pendulum of [Fang2023, Fig. 1a]) and a mechanism
+//! with several loops (Andrews' squeezer, [Zhang2022, Sect. 5.1]), both formulations with the
 //! trapezoidal rule, against independent references and at second order.
 
 mod common;
@@ -45,7 +45,7 @@ fn iterations_per_step(d: &Description, h: f64, tol: f64, t_end: f64) -> f64 {
 
 #[test]
 fn an_open_tree_with_two_independent_coordinates_follows_the_minimal_coordinate_ode() {
-    let reference = DoublePendulum::seed003();
+    let reference = DoublePendulum::fang2023();
     let times = [0.5, 1.0, 2.0];
     let fine = common::rk4(|y| reference.rhs(y), [std::f64::consts::FRAC_PI_2, 0.0, 0.0, 0.0], 5e-5, &times);
     let hs = [2e-3, 1e-3, 5e-4];

@@ -1,4 +1,4 @@
-//! The semirecursive formulations as an ODE (Model Exchange, seed 004 Sects. 2.2-3): a host
+//! The semirecursive formulations as an ODE (Model Exchange, [Jaiswal2021, Sects. 2.2-3]): a host
 //! with classical RK4 at a fixed step integrates the hydraulic four-bar and quick-return
 //! mechanisms over their 10 s work cycles, with the time events of the work cycle (eqs.
 //! 46-47), the state events of the circuit's kinks and the step events of the partition, and

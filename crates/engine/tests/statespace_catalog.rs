@@ -1,4 +1,4 @@
-//! Every planar and spatial mechanism of the catalog in the state-space formulation (seed 001
+//! Every planar and spatial mechanism of the catalog in the state-space formulation (\[Negrut1997\]
 //! Sect. 1): its degrees of freedom, agreement with the index-3 formulation, re-chosen
 //! partitions, the 32-link chain, and bit-identical snapshots.
 
@@ -73,7 +73,7 @@ fn kinematic(q: &Quantity) -> bool {
 /// the first second of the default experiment. Differences are relative to each output's
 /// range over the run.
 ///
-/// Coulomb friction is held over each step from the previous step's multipliers (seed 003
+/// Coulomb friction is held over each step from the previous step's multipliers (\[Fang2023\]
 /// Sect. 3.4), an explicit first-order lag whose size is the step: for a model with friction
 /// both formulations take the communication step as their step, and the forces, which jump
 /// when the slider reverses, agree only to that lag (10 %) while the kinematics, prescribed

@@ -1,9 +1,9 @@
-//! Seed 001 Sect. 4 on the stiff double pendulum (catalog models StiffDoublePendulum and
+//! [Negrut1997, Sect. 4] on the stiff double pendulum (catalog models StiffDoublePendulum and
 //! StiffDoublePendulumSpin): order of the constant-step trapezoidal rule (Figs. 2-3), error
 //! control of the variable-step one (Figs. 4, 6), the stability limit of the explicit method,
 //! and the cost at equal error (Fig. 5). The reference is independent of the engine: the
 //! pendulum's Lagrange equations in its two link angles, integrated with classical RK4 at
-//! 1e-6 s (tests/statespace/mod.rs), as the seed builds its "exact" solution.
+//! 1e-6 s (tests/statespace/mod.rs), as \[Negrut1997\] builds its "exact" solution.
 
 mod statespace;
 
@@ -21,7 +21,7 @@ fn reference(y0: [f64; 4], dt: f64, stop: f64) -> Vec<[f64; 4]> {
     PENDULUM.rk4(y0, h, (stop / h).round() as usize, every)
 }
 
-/// Max errors of theta_2 and omega_2 (the seed's measure) of a run of `d` sampled every `dt`.
+/// Max errors of theta_2 and omega_2 (\[Negrut1997\]'s measure) of a run of `d` sampled every `dt`.
 fn errors(d: &mbfmu_model::format::Description, dt: f64, reference: &[[f64; 4]]) -> Option<(f64, f64, u64, u64)> {
     let (sim, out) = run(d, dt, STOP).ok()?;
     let s =
@@ -105,13 +105,13 @@ fn stiffest_eigenvalue(y0: [f64; 4]) -> f64 {
 
 /// Sect. 4: the explicit Adams-Bashforth-Moulton scheme (eq. 20) is stable only below
 /// h = 2/|lambda| of the stiff mode (the real stability interval of the Euler predictor with
-/// one trapezoidal corrector is [-2, 0]); the seed reports 1.2e-4 s. The implicit
+/// one trapezoidal corrector is [-2, 0]); \[Negrut1997\] reports 1.2e-4 s. The implicit
 /// trapezoidal rule runs at 1e-2 s.
 #[test]
 fn explicit_method_goes_unstable_where_the_stiff_mode_says_and_the_implicit_one_does_not() {
     let lambda = stiffest_eigenvalue(table2());
     let critical = 2.0 / lambda.abs();
-    assert!((0.8e-4..1.5e-4).contains(&critical), "critical step {critical:.3e} (seed 001: 1.2e-4)");
+    assert!((0.8e-4..1.5e-4).contains(&critical), "critical step {critical:.3e} ([Negrut1997]: 1.2e-4)");
     let reference = reference(table2(), 0.01, STOP);
     let stable = description("StiffDoublePendulum", Method::Abm2, 0.85 * critical);
     let (p, v, _, _) = errors(&stable, 0.01, &reference).expect("stable below the limit");
@@ -174,7 +174,7 @@ fn sdirk4_meets_tight_tolerances_with_fewer_steps() {
 }
 
 /// Table 3 (Fig. 6): link 2 starts spinning against the stiff damper; the initial
-/// accelerations are extreme (the seed: of the order of 1e6) and decay within milliseconds.
+/// accelerations are extreme (\[Negrut1997\]: of the order of 1e6) and decay within milliseconds.
 /// The variable-step run meets its tolerance at the end of the 3.6 s interval in every
 /// generalized coordinate.
 #[test]
@@ -189,7 +189,7 @@ fn extreme_initial_accelerations_are_resolved_by_the_step_control() {
         d.solver.absolute_tolerance = Some(tol);
         d.solver.relative_tolerance = Some(tol);
         let (sim, out) = run(&d, stop, stop).expect("runs");
-        // Largest error over the generalized coordinates at the end (the seed's Fig. 6
+        // Largest error over the generalized coordinates at the end ([Negrut1997]'s Fig. 6
         // measure); a global error, within a small multiple of the local tolerance.
         let e = (0..2).map(|c| (out[1][c] - reference[1][c]).abs()).fold(0.0, f64::max);
         let ev = (2..4).map(|c| (out[1][c] - reference[1][c]).abs()).fold(0.0, f64::max);

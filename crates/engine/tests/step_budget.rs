@@ -1,4 +1,4 @@
-//! Bounded work per advance (issue 15 item 1): `Simulation::advance_within` stops after the
+//! Bounded work per advance: `Simulation::advance_within` stops after the
 //! given number of internal steps, whatever the end time, with the state of the last
 //! internal step; the run continues from there. One model per formulation and both kinds
 //! of stepping (equal sub-steps, error-controlled steps).

@@ -1,4 +1,4 @@
-//! Reading errors (issue 16 item 4): a wrong word names its JSON path, the word, the nearest
+//! Reading errors: a wrong word names its JSON path, the word, the nearest
 //! valid one and all valid ones; a missing or unknown field names its path; the accepted
 //! language is unchanged (old spellings, any key order).
 

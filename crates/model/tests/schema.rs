@@ -1,4 +1,4 @@
-//! The JSON Schema of descriptions (issue 16 item 1): the checked-in copy is current, it
+//! The JSON Schema of descriptions: the checked-in copy is current, it
 //! describes what the reader accepts (every catalog model and the examples validate,
 //! misspellings do not), and every field has a description and, where it has one, a unit.
 

@@ -1,7 +1,7 @@
-//! Packaging of the catalog into .fmu archives (ARCHITECTURE.md principle 5): the library
+//! Packaging of the catalog into .fmu archives (docs/architecture.md#packaging): the library
 //! compiled by the same cargo command, renamed to the modelIdentifier, with the generated
 //! modelDescription.xml, documentation/index.html and the icon (layout:
-//! shared/reference/importers.md; the icon where each standard puts it, [`icon_path`]).
+//! docs/fmi.md#what-importers-demand; the icon where each standard puts it, [`icon_path`]).
 
 pub mod documentation;
 pub mod drawing;

@@ -1,4 +1,4 @@
-//! The circuit of seed 004 Sect. 5 split at the directional valve's ports into the valve (its
+//! The circuit of [Jaiswal2021, Sect. 5] split at the directional valve's ports into the valve (its
 //! ports are sources whose pressures are inputs) and the rest (V1 and V3 fed by inflow
 //! inputs): the two halves together give the whole circuit's eq. (44).
 
@@ -25,7 +25,7 @@ fn valve() -> Circuit {
     Circuit::from_description(&format::parse(json).unwrap()).unwrap()
 }
 
-/// The rest: the seed circuit without the valve, V1 and V3 fed by inputs 2 and 3.
+/// The rest: the circuit of [Jaiswal2021, Sect. 5] without the valve, V1 and V3 fed by inputs 2 and 3.
 fn rest() -> Circuit {
     let (d, _) = seed_circuit();
     let mut v = serde_json::to_value(&d).unwrap();

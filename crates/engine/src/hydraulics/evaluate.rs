@@ -1,4 +1,4 @@
-//! Evaluation of a [`Circuit`]: pressure rates and cylinder forces (seed 004 eqs. 22-29) and
+//! Evaluation of a [`Circuit`]: pressure rates and cylinder forces ([Jaiswal2021, eqs. 22-29]) and
 //! their Jacobians in closed form and by forward differences (eqs. 40-41). Called a few times
 //! per step of the semirecursive formulations, so the per-volume constants come from
 //! [`super::Compiled`] and the orifices are visited without a closure.
@@ -108,7 +108,7 @@ impl Circuit {
             }
         }
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
-            // Seed 004 eq. (28): Q_in = A_A s', Q_out = A_B s'.
+            // [Jaiswal2021, eq. 28]: Q_in = A_A s', Q_out = A_B s'.
             *f = Self::cylinder_force(c, p, s)?;
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
@@ -166,7 +166,7 @@ impl Circuit {
         1.0 / (total / self.oil_modulus + compliance)
     }
 
-    /// Pressure rates p' (seed 004 eqs. 22-28; eq. 44 for the circuit of Sect. 5) into
+    /// Pressure rates p' ([Jaiswal2021, eqs. 22-28]; eq. 44 for the circuit of Sect. 5) into
     /// `rates` and cylinder forces F_s (eq. 29) into `forces`; `inputs` are the model's input
     /// values (source pressures and inflows that inputs give).
     pub fn evaluate(
@@ -290,7 +290,7 @@ impl Circuit {
         Ok(())
     }
 
-    /// The Jacobians by forward differences (seed 004 eqs. 40-41), to check [`Circuit::jacobian`].
+    /// The Jacobians by forward differences ([Jaiswal2021, eqs. 40-41]), to check [`Circuit::jacobian`].
     pub fn jacobian_fd(
         &self,
         p: &[f64],

@@ -1,10 +1,10 @@
-//! Component laws of the lumped-fluid circuit (seed 004 Sect. 3).
+//! Component laws of the lumped-fluid circuit ([Jaiswal2021, Sect. 3]).
 
 use mbfmu_model::format::SealFriction;
 
-/// sgn(dp) sqrt|dp| of the semiempirical orifice law (seed 004 eqs. 24, 26), replaced below
+/// sgn(dp) sqrt|dp| of the semiempirical orifice law ([Jaiswal2021, eqs. 24, 26]), replaced below
 /// `laminar` by the linear (laminar) law dp / sqrt(laminar), which meets it continuously at
-/// |dp| = laminar (seed 004 Sect. 3.1: "less than 2 bar ... a linear relation").
+/// |dp| = laminar ([Jaiswal2021, Sect. 3.1]: "less than 2 bar ... a linear relation").
 pub fn orifice(dp: f64, laminar: f64) -> f64 {
     if dp.abs() >= laminar {
         dp.signum() * dp.abs().sqrt()
@@ -22,9 +22,9 @@ pub fn orifice_slope(dp: f64, laminar: f64) -> f64 {
     }
 }
 
-/// Seal friction F_mu(v) of the LUT group (benchmarks.md Sect. 5.4):
+/// Seal friction F_mu(v) of the LUT group's crane code (\[DeepMechDyn\]):
 /// F_c tanh(4 v/v_s) + (F_s - F_c) (v/v_s) / ((v/v_s)^2/4 + 3/4)^2 + sigma v.
-/// Smooth and odd; zero at rest (the seed neglects friction in the static start). The
+/// Smooth and odd; zero at rest (\[Jaiswal2021\] neglects friction in the static start). The
 /// group's code multiplies the viscous term by the constant tanh(4) = 0.99933, absorbed in sigma.
 pub fn seal_friction(f: &SealFriction, v: f64) -> f64 {
     let x = v / f.stribeck_velocity;
@@ -42,7 +42,7 @@ pub fn seal_friction_slope(f: &SealFriction, v: f64) -> f64 {
         + f.viscous
 }
 
-/// One trapezoidal step of the spool law U' = (U_ref - U)/tau (seed 004 eq. 27) with U_ref
+/// One trapezoidal step of the spool law U' = (U_ref - U)/tau ([Jaiswal2021, eq. 27]) with U_ref
 /// held at `reference` over the step: U1 = U0 + dt/2 ((c - U0)/tau + (c - U1)/tau), solved
 /// for U1 (the equation is linear and decoupled, so this is what Newton converges to).
 pub fn spool_step(u0: f64, reference: f64, tau: f64, dt: f64) -> f64 {

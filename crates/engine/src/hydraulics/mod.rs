@@ -1,4 +1,4 @@
-//! Lumped-fluid hydraulics, independent of the multibody formulation (seed 004 Sect. 3).
+//! Lumped-fluid hydraulics, independent of the multibody formulation ([Jaiswal2021, Sect. 3]).
 //!
 //! Given the circuit state (pressures p of the volumes, spool positions U of the directional
 //! valves), each cylinder's actuator length |s| and rate s' and the model's input values, a
@@ -42,12 +42,12 @@ pub struct VolumeSpec {
 struct Throttle {
     from: Node,
     to: Node,
-    /// C_vt = C_d A_t sqrt(2/rho) (seed 004 eq. 25).
+    /// C_vt = C_d A_t sqrt(2/rho) ([Jaiswal2021, eq. 25]).
     coefficient: f64,
     laminar: f64,
 }
 
-/// A 4/3 directional control valve with its spool (seed 004 eqs. 26-27).
+/// A 4/3 directional control valve with its spool ([Jaiswal2021, eqs. 26-27]).
 #[derive(Clone, Debug)]
 pub struct DirectionalValve {
     pub name: String,
@@ -91,28 +91,28 @@ pub struct CylinderSpec {
 }
 
 impl CylinderSpec {
-    /// Piston- and rod-side chamber lengths (seed 004 eq. 43 with the sign of the stroke
-    /// term corrected, benchmarks.md Sect. 5.3: the piston side grows on extension).
+    /// Piston- and rod-side chamber lengths ([Jaiswal2021, eq. 43] with the sign of the stroke
+    /// term corrected, docs/references.md#corrections-to-the-cited-works: the piston side grows on extension).
     pub fn chambers(&self, length: f64) -> (f64, f64) {
         let a = length - self.closed;
         (a, self.stroke - a)
     }
 
-    /// F_s = p_A A_A - p_B A_B - F_mu(s') (seed 004 eq. 29).
+    /// F_s = p_A A_A - p_B A_B - F_mu(s') ([Jaiswal2021, eq. 29]).
     pub fn force(&self, p_piston: f64, p_rod: f64, velocity: f64) -> f64 {
         let friction = self.friction.as_ref().map_or(0.0, |f| laws::seal_friction(f, velocity));
         p_piston * self.area_piston - p_rod * self.area_rod - friction
     }
 
     /// Time derivative of [`CylinderSpec::force`] from the pressure rates and the piston's
-    /// acceleration (seed 004 eqs. 28-29 with the seal friction's slope).
+    /// acceleration ([Jaiswal2021, eqs. 28-29] with the seal friction's slope).
     pub fn force_rate(&self, pd_piston: f64, pd_rod: f64, velocity: f64, acceleration: f64) -> f64 {
         let slope = self.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, velocity));
         pd_piston * self.area_piston - pd_rod * self.area_rod - slope * acceleration
     }
 }
 
-/// Actuator length |s| and rate s' of a cylinder (seed 004 eq. 45).
+/// Actuator length |s| and rate s' of a cylinder ([Jaiswal2021, eq. 45]).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stroke {
     pub length: f64,
@@ -253,7 +253,7 @@ impl CircuitJacobian {
     }
 }
 
-/// The differentiation increment of seed 004 eq. (41).
+/// The differentiation increment of [Jaiswal2021, eq. 41].
 pub fn increment(x: f64) -> f64 {
     1e-8 * x.abs().max(1e-2)
 }
@@ -406,7 +406,7 @@ impl Circuit {
     }
 
     /// First and second time derivatives of spool `k` at position `spool` and time `t` from
-    /// the spool law U' = (U_ref - U)/tau (seed 004 eq. 27).
+    /// the spool law U' = (U_ref - U)/tau ([Jaiswal2021, eq. 27]).
     pub fn spool_rates(&self, k: usize, spool: f64, t: f64, inputs: &InputSignals) -> [f64; 2] {
         let v = &self.valves[k];
         let input = v.input.map_or(0.0, |i| inputs.at(i, t));
@@ -424,7 +424,7 @@ impl Circuit {
     }
 
     /// Start pressures: the volumes' given values, and for a cylinder with a static start
-    /// (`forces[c]` = F_s0) p_A = (F_s0 + p_B A_B) / A_A (friction ignored, seed 004 Sect. 5) in
+    /// (`forces[c]` = F_s0) p_A = (F_s0 + p_B A_B) / A_A (friction ignored, [Jaiswal2021, Sect. 5]) in
     /// its piston-side volume and the volumes throttles connect to it (no flow at rest).
     pub fn initial_pressures(&self, forces: &[Option<f64>]) -> Vec<f64> {
         let mut p: Vec<Option<f64>> = self.volumes.iter().map(|v| v.initial).collect();

@@ -2,7 +2,7 @@
 //! where its laws are not differentiable, as event indicators, and the pressure rates'
 //! derivatives by the spool positions (the spools are states of the host's ODE).
 //!
-//! The laws of seed 004 Sect. 3.1 are continuous everywhere, but their slopes jump at two
+//! The laws of [Jaiswal2021, Sect. 3.1] are continuous everywhere, but their slopes jump at two
 //! kinds of places:
 //! - the laminar-turbulent transition of every orifice (eqs. 24, 26 and the "less than 2 bar
 //!   ... linear relation" below them): at |dp| = dp_lam the slope of the flow in dp goes from

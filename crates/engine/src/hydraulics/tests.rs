@@ -1,8 +1,8 @@
-//! The circuit of seed 004 Sect. 5 against eq. (44) written out by hand.
+//! The circuit of [Jaiswal2021, Sect. 5] against eq. (44) written out by hand.
 
 use super::*;
 
-/// The seed's three-volume circuit, driven by inputs (lengths in m, pressures in Pa).
+/// \[Jaiswal2021\]'s three-volume circuit, driven by inputs (lengths in m, pressures in Pa).
 pub(super) fn seed_circuit() -> (format::Description, Circuit) {
     let json = r#"{
         "name": "circuit", "bodies": [],
@@ -140,7 +140,7 @@ fn static_start_pressures_balance_the_force_and_equalize_through_the_throttle() 
     let cyl = &c.cylinders[0];
     assert_eq!(p[0], p[1]);
     assert!((p[1] * cyl.area_piston - p[2] * cyl.area_rod - f0).abs() < 1e-8);
-    // benchmarks.md Sect. 5.3: 5.024 MPa for the 80/35 mm cylinder at p3 = 3.5 MPa.
+    // Static balance of [Jaiswal2021, Sect. 5] with [Chrono]'s cylinder: 5.024 MPa for the 80/35 mm cylinder at p3 = 3.5 MPa.
     assert!((p[1] - 5.024e6).abs() < 1e3, "{}", p[1]);
 }
 

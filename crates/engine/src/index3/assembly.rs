@@ -1,4 +1,4 @@
-//! Consistent initial conditions for the index-3 DAE (seed 003 Sect. 2, "start-up:
+//! Consistent initial conditions for the index-3 DAE ([Fang2023, Sect. 2], "start-up:
 //! consistent initial accelerations/multipliers from one linear solve"):
 //! 1. positions: Gauss-Newton on Phi(q, t0) = 0 with the mass-weighted least change
 //!    dq = -W G^T S^-1 Phi;

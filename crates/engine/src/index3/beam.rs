@@ -171,7 +171,7 @@ impl BeamElement {
     /// r_b columns of B and H the change of B^T with g at fixed section forces (rows of the
     /// rotations: dphi^T N~ R_m^T, from F_rot = dphi^T (N x g)). Rotation columns by forward
     /// differences (perturbation 1e-7, a numerical tangent as for the other force elements,
-    /// seed 004 Eqs. 40-41; the iteration matrix only steers Newton, the residual is exact).
+    /// [Jaiswal2021, eqs. 40-41]; the iteration matrix only steers Newton, the residual is exact).
     /// Velocities: d/d(v, w_bar) = -L beta B^T C B in closed form.
     pub fn jacobian(&self, bodies: &[BodyState]) -> ElementJacobian {
         let (a, b) = self.nodes(bodies);

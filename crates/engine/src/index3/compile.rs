@@ -1,5 +1,5 @@
-//! Description -> [`Mechanism`]: joints become sets of basic constraints (seed 003 Sect. 2.1;
-//! benchmarks.md 1.1: revolute = 3 CD + 2 DP1, spherical = 3 CD, universal = 3 CD + 1 DP1,
+//! Description -> [`Mechanism`]: joints become sets of basic constraints ([Fang2023, Sect. 2.1];
+//! \[Haug1989\] as in \[FangCode2022\]: revolute = 3 CD + 2 DP1, spherical = 3 CD, universal = 3 CD + 1 DP1,
 //! translational = 2 DP1 + 2 DP2 + 1 DP1), geometry given globally at the initial
 //! configuration becomes body-fixed vectors.
 

@@ -1,17 +1,17 @@
-//! The index-3 equations in the residual form of seed 000 Eq. (1), seen by the integrator
+//! The index-3 equations in the residual form of [Zhang2022, eq. 1], seen by the integrator
 //! suite. Per body the chart coordinates are y = [r, theta, r', w_bar] (12), with theta the
-//! rotation vector relative to the base state's A (A = A_base exp(theta~), seed 000 Sect.
-//! 3.1), and y' = [r', theta', r'', w_bar']. Residual rows per body:
+//! rotation vector relative to the base state's A (A = A_base exp(theta~), [Zhang2022, Sect.
+//! 3.1]), and y' = [r', theta', r'', w_bar']. Residual rows per body:
 //!   r' - v = 0,   T(theta) theta' - w_bar = 0,
 //!   M r'' + Phi_r^T lambda - f = 0,   J_bar w_bar' + Pi_bar^T lambda - n_bar + w_bar~ J_bar w_bar = 0,
-//! and Phi(q, t) = 0 (seed 003 Eq. 2).
+//! and Phi(q, t) = 0 ([Fang2023, eq. 2]).
 //!
 //! Newton: the kinematic rows are linear in (y, y') and are eliminated, leaving the
-//! iteration matrix of seed 003 Sect. 2.3 in the accelerations a = (r'', w_bar') and lambda,
+//! iteration matrix of [Fang2023, Sect. 2.3] in the accelerations a = (r'', w_bar') and lambda,
 //!   [M + b0 (D_gyro - C) - b0^2 K,  G^T] [da]   [-r_dyn - b0 K r_kin        ]
 //!   [G,                             0  ] [dl] = [(-Phi + b0 G r_kin) / b0^2 ]
-//! i.e. constraints scaled by 1/b0^2 (seed 003 Eq. 13c; b0 = h for BDF1). The Jacobians of
-//! the reaction forces G^T lambda are dropped as in seed 003 Sect. 2.3; K and C are the
+//! i.e. constraints scaled by 1/b0^2 ([Fang2023, eq. 13c]; b0 = h for BDF1). The Jacobians of
+//! the reaction forces G^T lambda are dropped as in [Fang2023, Sect. 2.3]; K and C are the
 //! numerical tangents of the force elements.
 
 use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
@@ -520,7 +520,7 @@ impl DaeSystem for Index3Dae {
     }
 
     /// The position-level change of the iteration: b0 dr' and b0 dtheta' (what positions and
-    /// rotations actually moved; equal to b0^2 da of seed 003's unknowns once the kinematic
+    /// rotations actually moved; equal to b0^2 da of \[Fang2023\]'s unknowns once the kinematic
     /// rows hold, and also counting the first iteration's kinematic alignment) and b0^2 dlambda.
     fn correction_norm(&self, b0: f64, dyp: &[f64], dlambda: &[f64]) -> f64 {
         let mut s = 0.0;

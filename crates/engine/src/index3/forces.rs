@@ -1,7 +1,7 @@
 //! Applied forces as per-body generalized forces [f (global), n_bar (body frame)], the
-//! right-hand sides f and tau_bar of seed 003 Eq. (2), plus energies and work.
+//! right-hand sides f and tau_bar of [Fang2023, eq. 2], plus energies and work.
 //!
-//! Coulomb friction in translational joints follows seed 003 Sect. 3.4: magnitude mu |N|
+//! Coulomb friction in translational joints follows [Fang2023, Sect. 3.4]: magnitude mu |N|
 //! with N the joint's reaction normal to the axis from the previous step's multipliers,
 //! opposing the sliding velocity, evaluated explicitly and held over the step.
 
@@ -190,7 +190,7 @@ impl Mechanism {
         }
     }
 
-    /// Finite-difference Jacobians of every force element (numerical tangent, as in seed 004
+    /// Finite-difference Jacobians of every force element (numerical tangent, as in \[Jaiswal2021\]
     /// eqs. 40-41): central differences in the body coordinates, perturbation 1e-7; then one
     /// per beam element ([`super::beam::BeamElement::jacobian`]), in [`Self::element_pairs`] order.
     pub fn force_jacobians(
@@ -266,7 +266,7 @@ impl Mechanism {
             .chain(self.hydraulics.iter().flat_map(|h| h.ends.iter().map(|e| e.pair)))
     }
 
-    /// Gyroscopic torque -w_bar~ J_bar w_bar (seed 003 Eq. 2b).
+    /// Gyroscopic torque -w_bar~ J_bar w_bar ([Fang2023, eq. 2b]).
     pub fn gyroscopic(&self, b: usize, w: &Vector3<f64>) -> Vector3<f64> {
         -w.cross(&(self.bodies[b].inertia * w))
     }

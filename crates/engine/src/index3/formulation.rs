@@ -1,5 +1,5 @@
 //! The index-3 formulation behind [`Formulation`]: the mechanism's DAE with the half-implicit
-//! method of seed 003 (tied to this formulation) or any method of the residual-form suite.
+//! method of \[Fang2023\] (tied to this formulation) or any method of the residual-form suite.
 
 use super::output_rates::mechanism_quantity_rates;
 use super::planar::PlanarModel;
@@ -23,7 +23,7 @@ enum Stepper {
         hi: Box<HalfImplicit>,
         state: MechState,
     },
-    /// Every method of the residual-form suite (BDF1 and seed 000's integrators).
+    /// Every method of the residual-form suite (BDF1 and \[Zhang2022\]'s integrators).
     Implicit(Box<Integrator<Index3Dae>>),
 }
 

@@ -1,9 +1,9 @@
-//! Constraint building blocks in absolute coordinates (seed 003 Sect. 2.1 and its Ref. \[11\]):
+//! Constraint building blocks in absolute coordinates ([Fang2023, Sect. 2.1] and its Ref. \[11\]):
 //! every basic constraint (DP1, DP2, D, CD of Haug) is a dot product of two global vectors
 //! built from body quantities, minus a target f(t); a joint angle is atan2 of two such dot
 //! products. Evaluations give the value, the Jacobian row w.r.t. the virtual displacement
 //! dr (global) and virtual rotation dpi_bar (body frame) of the pair's two bodies (Phi_r and
-//! Pi_bar of seed 003 Eq. 2), the rate, and the quadratic velocity term of the second
+//! Pi_bar of [Fang2023, eq. 2]), the rate, and the quadratic velocity term of the second
 //! derivative (the part of gamma in Phi_q q'' = gamma without accelerations).
 //!
 //! Variations (A = body-to-global rotation, s_bar a body-fixed vector):

@@ -1,4 +1,4 @@
-//! The half-implicit method for index-3 DAEs (seed 003 Sect. 2.2): symplectic Euler,
+//! The half-implicit method for index-3 DAEs ([Fang2023, Sect. 2.2]): symplectic Euler,
 //! explicit at velocity level (Eqs. 4a-b), implicit at position level (Eqs. 4c-d).
 //!
 //! Unknowns r_{n+1}, theta_bar = h w_bar_{n+1} and lambda_hat = h^2 lambda_n (Eq. 6) solve

@@ -1,5 +1,5 @@
 //! Index-3 DAE of multibody dynamics in absolute coordinates with Lie-group rotations
-//! (seed 003 Sect. 2.1, Eq. 2): per body the centre-of-mass position r, the rotation matrix
+//! ([Fang2023, Sect. 2.1], Eq. 2): per body the centre-of-mass position r, the rotation matrix
 //! A (body to global), the velocity r' and the body-frame angular velocity w_bar:
 //!
 //!   M r'' + Phi_r^T lambda = f,   J_bar w_bar' + Pi_bar^T lambda = tau_bar,   Phi(r, A, t) = 0,

@@ -120,7 +120,7 @@ fn energy_quantity(q: Quantity, (k, p): (f64, f64), state: &MechState) -> f64 {
         Quantity::KineticEnergy => k,
         Quantity::PotentialEnergy => p,
         Quantity::TotalEnergy => k + p,
-        // Seed 000 eq. (23): dE = E - E0 - W.
+        // [Zhang2022, eq. 23]: dE = E - E0 - W.
         _ => k + p - state.energy0 - state.work,
     }
 }

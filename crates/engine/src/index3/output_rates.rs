@@ -3,7 +3,7 @@
 //! velocities and accelerations and the input signals, never by differences in time:
 //! positions -> velocities -> accelerations, orientations from the angular velocity and
 //! acceleration, joint coordinates from their measures' rates and quadratic terms (the
-//! acceleration equation of seed 003 Eq. 2: g'' = Phi_q q'' + quad), force-element lengths
+//! acceleration equation of [Fang2023, eq. 2]: g'' = Phi_q q'' + quad), force-element lengths
 //! and forces, energies -> powers. A derivative the state does not determine (a jerk, the
 //! rate of a Lagrange multiplier and hence of a reaction, an effort or a friction force, a
 //! damped element's force acceleration) is 0, as FMI 3.0 Sect. 4.1.2 prescribes for an order
@@ -55,7 +55,7 @@ struct EnergyRates {
 }
 
 impl Mechanism {
-    /// Rate and acceleration of a joint or element measure (seed 003 Eq. 2 with the measure's
+    /// Rate and acceleration of a joint or element measure ([Fang2023, eq. 2] with the measure's
     /// quadratic term).
     fn measure_rates(&self, m: Option<&Measure>, pair: &[Option<usize>; 2], bodies: &[BodyState]) -> Rates {
         let Some(m) = m else { return [0.0; 2] };
@@ -281,7 +281,7 @@ pub(crate) fn mechanism_quantity_rates(
                 [e.kinetic + e.potential[0], 0.0]
             }
             Quantity::ExternalWork => [energy().power, 0.0],
-            // Seed 000 eq. (23): dE = E - E0 - W.
+            // [Zhang2022, eq. 23]: dE = E - E0 - W.
             Quantity::EnergyBalance => {
                 let e = energy();
                 [e.kinetic + e.potential[0] - e.power, 0.0]

@@ -176,7 +176,7 @@ impl Mechanism {
             Quantity::KineticEnergy => self.kinetic_energy(bodies),
             Quantity::PotentialEnergy => self.potential_energy(bodies, &state.angles),
             Quantity::TotalEnergy => self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles),
-            // Seed 000 eq. (23): dE = E - E0 - W.
+            // [Zhang2022, eq. 23]: dE = E - E0 - W.
             Quantity::EnergyBalance => {
                 self.kinetic_energy(bodies) + self.potential_energy(bodies, &state.angles) - state.energy0 - state.work
             }

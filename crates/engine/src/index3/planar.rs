@@ -12,12 +12,12 @@
 //!
 //! Then the out-of-plane rows touch only the out-of-plane coordinates (n . r and the
 //! rotations about in-plane axes) and the in-plane rows only the in-plane ones (the dr and
-//! dpi_bar parts of a row u . w are w and s x A^T w, seed 003 Sect. 2.1 and `geometry.rs`;
+//! dpi_bar parts of a row u . w are w and s x A^T w, [Fang2023, Sect. 2.1] and `geometry.rs`;
 //! with s and w in the plane they have no out-of-plane part), the mass matrix
 //! blockdiag(m I, J_bar) does not couple the two (n is principal), and the out-of-plane loads
-//! vanish. The saddle-point system of seed 003 Eq. (12) then splits into an in-plane one and
+//! vanish. The saddle-point system of [Fang2023, eq. 12] then splits into an in-plane one and
 //! an out-of-plane one with zero right-hand side: the out-of-plane corrections and
-//! multipliers are zero, and the half-implicit step (seed 003 Eqs. 4-8) needs only the
+//! multipliers are zero, and the half-implicit step ([Fang2023, eqs. 4-8]) needs only the
 //! in-plane unknowns (x, y, theta) per body and the in-plane rows. The spatial kernels give
 //! the same values to round-off (tests/planar_kernels.rs).
 //!

@@ -3,7 +3,7 @@
 //! The planar step keeps every body turning about n (w_bar = n_bar omega, `planar.rs`), so
 //! the rate of a joint angle about n (atan2(g1 . f2, f1 . f2), `Measure::angle`) is
 //! sigma (omega2 - omega1), sigma = +1 if the joint axis points along n and -1 against it:
-//! theta' = (c s' - s c') / (s^2 + c^2) with f' = omega n x f for each vector (seed 003
+//! theta' = (c s' - s c') / (s^2 + c^2) with f' = omega n x f for each vector (\[Fang2023\]
 //! Sect. 2.1: (A s)' = A (w_bar x s)). It agrees with the spatial kernel to round-off (the
 //! unit test below compares them on every planar catalog model); [`Mechanism::quantity`]
 //! keeps the spatial kernel. The reactions keep the spatial rows: their out-of-plane rows

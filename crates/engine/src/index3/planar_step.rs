@@ -1,4 +1,4 @@
-//! The half-implicit step (seed 003 Sect. 2.2, Eqs. 4-8; `half_implicit.rs`) of a planar
+//! The half-implicit step ([Fang2023, Sect. 2.2], Eqs. 4-8; `half_implicit.rs`) of a planar
 //! mechanism in its in-plane unknowns: per body x = [x, y] (position along e1, e2) and
 //! theta = h w_n (the rotation about n over the step), and the multipliers of the in-plane
 //! rows; the out-of-plane ones are zero (`planar.rs`). The quasi-Newton matrix of Eq. (12) is
@@ -290,7 +290,7 @@ impl PlanarHalfImplicit {
         Ok(StepStats { iterations, stages: 1 })
     }
 
-    /// The state at t_n + h from the converged iterate (seed 003 Eqs. 4a-4d): positions and
+    /// The state at t_n + h from the converged iterate ([Fang2023, eqs. 4a-4d]): positions and
     /// rotations, velocities, accelerations, multipliers, angles, drives and work.
     fn finish(&mut self, m: &Mechanism, state: &MechState, h: f64) {
         let plane = &self.model.plane;

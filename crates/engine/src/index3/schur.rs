@@ -1,5 +1,5 @@
 //! Saddle-point systems [W^-1 G^T; G 0] with W^-1 = blockdiag(m_i I, J_bar_i) constant and
-//! G = [Phi_r, Pi_bar] (seed 003 Eq. 12), solved through the Schur complement
+//! G = [Phi_r, Pi_bar] ([Fang2023, eq. 12]), solved through the Schur complement
 //! S = G W G^T (n_c x n_c, symmetric positive definite when the constraints are independent).
 //! S is sparse: rows k and l couple only if they share a body, so chains give banded S and
 //! the cost per step grows linearly with the number of bodies.

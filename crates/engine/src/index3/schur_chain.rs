@@ -1,4 +1,4 @@
-//! The Schur complement S = G W G^T of `schur.rs` (seed 003 Eq. 12) for mechanisms whose
+//! The Schur complement S = G W G^T of `schur.rs` ([Fang2023, eq. 12]) for mechanisms whose
 //! joints are all spherical and share bodies only along paths: a chain of bodies in
 //! spherical joints, or several such chains. Ordered along the paths, S is block tridiagonal
 //! in 3 x 3 blocks (rows of two joints couple only through a shared body), assembled block by

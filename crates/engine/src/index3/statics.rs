@@ -1,8 +1,8 @@
 //! Static equilibrium at the start time (a description's `static_start`): Newton on
 //!   G^T lambda - Q(q) = 0,   Phi(q, t0) = 0,
 //! with the iteration matrix [-K G^T; G 0] (K = dQ/dq of the force and beam elements, the
-//! Jacobian of the reactions G^T lambda dropped as in the dynamic iteration, seed 003 Sect.
-//! 2.3). It replaces the slow gravity ramp with temporary damping that the benchmark inputs of
+//! Jacobian of the reactions G^T lambda dropped as in the dynamic iteration, [Fang2023, Sect.
+//! 2.3]). It replaces the slow gravity ramp with temporary damping that the benchmark inputs of
 //! Bauchau2016 use to reach equilibrium before t = 0: the state it gives is at rest and exact
 //! to the tolerance instead of approximately settled.
 

@@ -1,23 +1,23 @@
-//! The integrator suite of seed 000 over any [`DaeSystem`]: one struct, three families that
-//! share the corrector of seed 000 Sect. 3.2 and differ in the integration scheme (eq. 8b)
+//! The integrator suite of \[Zhang2022\] over any [`DaeSystem`]: one struct, three families that
+//! share the corrector of [Zhang2022, Sect. 3.2] and differ in the integration scheme (eq. 8b)
 //! and the predictor (Sect. 3.1):
 //!
-//! - multistep (BDF1, trapezoidal rule, LMS2-4; seed 000 Sect. 2.1): the stored states
-//!   y_{n-2}, ... are re-charted at the newest state y_{n-1} every step (seed 000 Sect. 3.1:
+//! - multistep (BDF1, trapezoidal rule, LMS2-4; [Zhang2022, Sect. 2.1]): the stored states
+//!   y_{n-2}, ... are re-charted at the newest state y_{n-1} every step ([Zhang2022, Sect. 3.1]:
 //!   previous rotations relative to the last one). Second-order predictor eqs. (12)-(14) in
-//!   the form integrators.md Sect. 1.4 recommends. LMS2 uses its variable-step formula
-//!   (integrators.md Sect. 1.1); LMS3/LMS4 need k equal steps and otherwise fall back to the
+//!   exact for cubics. LMS2 uses its variable-step formula
+//!   (\[Masarati2001\]); LMS3/LMS4 need k equal steps and otherwise fall back to the
 //!   highest order whose history fits: LMS3, else LMS2 (variable step), else the trapezoidal
-//!   rule (a restart). Start-up as in MBDyn: TR, LMS2, LMS3, LMS4 (integrators.md Sect. 2.3).
-//! - single step (SS2-4; seed 000 Sect. 2.2): auxiliary vectors W_i stored as real and
-//!   imaginary parts, treated as vectors (seed 000 Sect. 3.1: g^p_{N-1} ~ 0, so W ~ omega^p);
+//!   rule (a restart). Start-up as in MBDyn: TR, LMS2, LMS3, LMS4 (\[MBDyn\] solver.cc).
+//! - single step (SS2-4; [Zhang2022, Sect. 2.2]): auxiliary vectors W_i stored as real and
+//!   imaginary parts, treated as vectors ([Zhang2022, Sect. 3.1]: g^p_{N-1} ~ 0, so W ~ omega^p);
 //!   constant predictor (eq. 15); self-starting with W_i = y'_0; current step size.
-//! - ESDIRK (Bathe, MSSTC, MSSTH, Kennedy-Carpenter; seed 000 Sect. 2.3): all stages in the
+//! - ESDIRK (Bathe, MSSTC, MSSTH, Kennedy-Carpenter; [Zhang2022, Sect. 2.3]): all stages in the
 //!   chart at the step's start; constant prediction in the first stage, eq. (12) from the
 //!   previous two stage points after, eq. (16) in the last stage of the fourth- and
-//!   fifth-order methods; current step size (integrators.md Sect. 10.1).
+//!   fifth-order methods; current step size (MBDyn builds them with the previous one).
 //!
-//! Multipliers are unknowns of every time point (integrators.md Sect. 0.2); they are predicted
+//! Multipliers are unknowns of every time point ([Zhang2022, Sect. 3]); they are predicted
 //! by linear extrapolation in the multistep family and by the previous point's value elsewhere.
 //! Every vector is allocated at construction; a step allocates nothing.
 
@@ -45,7 +45,7 @@ pub struct History<St> {
     /// Sizes of the steps that produced the current state and each previous state, newest
     /// first (h_{n-1}, h_{n-2}, ...); as many as `previous`.
     pub steps: Vec<f64>,
-    /// SS auxiliary vectors W_1 .. W_{k-1} (seed 000 eqs. 4), each as n_diff real parts then
+    /// SS auxiliary vectors W_1 .. W_{k-1} ([Zhang2022, eqs. 4]), each as n_diff real parts then
     /// n_diff imaginary parts; empty for the other families.
     pub aux: Vec<f64>,
 }
@@ -103,7 +103,7 @@ impl Point {
     }
 }
 
-/// An implicit integrator of seed 000 with its history and work arrays.
+/// An implicit integrator of \[Zhang2022\] with its history and work arrays.
 #[derive(Debug)]
 pub struct Integrator<S: DaeSystem> {
     method: Method,
@@ -202,7 +202,7 @@ impl<S: DaeSystem> Integrator<S> {
             current: start,
         };
         if let Family::SingleStep(ss) = &it.family {
-            // Seed 000 Sect. 2.2: W_i^0 = y'_0 for every auxiliary vector (imaginary parts 0).
+            // [Zhang2022, Sect. 2.2]: W_i^0 = y'_0 for every auxiliary vector (imaginary parts 0).
             let p = &mut it.points[0];
             sys.chart(&it.current, &it.current, &mut p.y, &mut p.yp, &mut p.lambda);
             for f in 0..ss.filters() {
@@ -347,7 +347,7 @@ impl<S: DaeSystem> Integrator<S> {
         Ok(StepStats { iterations: 0, stages: 0 })
     }
 
-    /// Multistep step (seed 000 eq. 2, or eq. 3 to start); chart at y_{n-1}.
+    /// Multistep step ([Zhang2022, eq. 2], or eq. 3 to start); chart at y_{n-1}.
     fn step_multistep(
         &mut self,
         sys: &mut S,
@@ -435,7 +435,7 @@ impl<S: DaeSystem> Integrator<S> {
         Ok(StepStats { iterations, stages: 1 })
     }
 
-    /// SSk step (seed 000 eqs. 4a-4e written as eqs. 9-11); chart at y_{n-1}.
+    /// SSk step ([Zhang2022, eqs. 4a-4e] written as eqs. 9-11); chart at y_{n-1}.
     fn step_single(
         &mut self,
         sys: &mut S,
@@ -485,7 +485,7 @@ impl<S: DaeSystem> Integrator<S> {
         )?;
         sys.lift(current, t_new, &unknown.y, &unknown.yp, &unknown.lambda, scratch);
         // Auxiliary vectors of the new point (eqs. 18-20) with its derivative in its own chart
-        // (rotations: omega_N, seed 000 Sect. 3.1).
+        // (rotations: omega_N, [Zhang2022, Sect. 3.1]).
         sys.chart(scratch, scratch, &mut p1.y, &mut p1.yp, &mut p1.lambda);
         for f in 0..nf {
             let dw = ss.dw[f];
@@ -499,7 +499,7 @@ impl<S: DaeSystem> Integrator<S> {
         Ok(StepStats { iterations, stages: 1 })
     }
 
-    /// ESDIRK step (seed 000 eqs. 5-6); every stage in the chart at the step's start.
+    /// ESDIRK step ([Zhang2022, eqs. 5-6]); every stage in the chart at the step's start.
     fn step_esdirk(
         &mut self,
         sys: &mut S,
@@ -525,7 +525,7 @@ impl<S: DaeSystem> Integrator<S> {
             for (k, yh) in y_hat.iter_mut().enumerate() {
                 *yh = done[0].y[k] + h * (0..i).map(|j| row[j] * done[j].yp[k]).sum::<f64>();
             }
-            // Predictor (seed 000 Sect. 3.1): constant in the first stage, eq. (12) through the
+            // Predictor ([Zhang2022, Sect. 3.1]): constant in the first stage, eq. (12) through the
             // two previous stage points, eq. (16) through three in the last stage of the
             // fourth- and fifth-order methods; constant if stage times coincide.
             let dc = |a: usize, b: usize| c[a] - c[b];

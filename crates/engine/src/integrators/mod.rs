@@ -1,11 +1,11 @@
-//! Implicit integrators written once against the residual form of seed 000 (Sect. 2-3):
+//! Implicit integrators written once against the residual form of [Zhang2022, Sects. 2-3]:
 //! r(y, y', lambda, t) = 0 with, at every time point, y = (explicit part) + b0 y'
-//! (seed 000 eq. 8b; shared/reference/integrators.md Sect. 0.2). Newton corrects y' and
-//! lambda (seed 000 eqs. 21a-c). Any formulation that implements [`DaeSystem`] gets every
+//! ([Zhang2022, eq. 8b]). Newton corrects y' and
+//! lambda ([Zhang2022, eqs. 21a-c]). Any formulation that implements [`DaeSystem`] gets every
 //! integrator here.
 //!
 //! States may live on a manifold (rotations). The integrator never touches a state: it asks
-//! the system for chart coordinates of stored states relative to a base state (seed 000
+//! the system for chart coordinates of stored states relative to a base state (\[Zhang2022\]
 //! Sect. 3.1: "CGR parameters assumed zero at the last point t_{N-1}", here a rotation
 //! vector) and for the state that chart coordinates describe.
 
@@ -80,7 +80,7 @@ pub trait DaeSystem {
     ) -> Result<(), StepError>;
 
     /// Builds and factors the iteration matrix dr/dy' + b0 dr/dy (with dr/dlambda) at the
-    /// given point (seed 000 eq. 21a); the system may drop terms (quasi-Newton).
+    /// given point ([Zhang2022, eq. 21a]); the system may drop terms (quasi-Newton).
     fn factor(
         &mut self,
         base: &Self::State,
@@ -95,7 +95,7 @@ pub trait DaeSystem {
     fn solve(&mut self, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError>;
 
     /// Size of a correction in the system's position units, compared with the tolerance
-    /// (seed 003: ||dq|| < tol, dq the position-level correction).
+    /// (\[Fang2023\]: ||dq|| < tol, dq the position-level correction).
     fn correction_norm(&self, b0: f64, dyp: &[f64], dlambda: &[f64]) -> f64;
 
     /// Time of a state.

@@ -1,5 +1,5 @@
-//! The corrector shared by every integrator: seed 000 Sect. 3.2, eqs. (21a)-(21c), with the
-//! convergence test of seed 003 Sect. 2.2 (norm of the position-level correction < tol),
+//! The corrector shared by every integrator: [Zhang2022, Sect. 3.2], eqs. (21a)-(21c), with the
+//! convergence test of [Fang2023, Sect. 2.2] (norm of the position-level correction < tol),
 //! scaled to the unknowns and aware of the round-off floor ([`super::convergence`]).
 
 use super::convergence::{Convergence, FloorReport};
@@ -26,7 +26,7 @@ pub struct NewtonStats {
     pub floor: FloorReport,
 }
 
-/// Solves r(y_hat + b0 y', y', lambda, t) = 0 for y' and lambda (seed 000 eq. 8), starting
+/// Solves r(y_hat + b0 y', y', lambda, t) = 0 for y' and lambda ([Zhang2022, eq. 8]), starting
 /// from the predicted y' and lambda; on success `y` = y_hat + b0 y'. The iteration matrix is
 /// factored at the predictor and again only when convergence is slow (modified Newton).
 #[allow(clippy::too_many_arguments)]

@@ -1,5 +1,5 @@
 //! Block LDL^T factorization of a symmetric positive definite block-tridiagonal matrix of
-//! 3 x 3 blocks: the Schur complement S = G W G^T of the half-implicit method (seed 003
+//! 3 x 3 blocks: the Schur complement S = G W G^T of the half-implicit method (\[Fang2023\]
 //! Eq. 12) for chains of spherical joints, whose three rows per joint couple only with the
 //! joints that share a body with it (`index3::schur_chain` detects the structure).
 //!

@@ -1,6 +1,6 @@
 //! Cholesky factorization of a symmetric positive definite matrix whose sparsity pattern is
 //! fixed for a whole run and refactored at every step (the Schur complement S = G W G^T of
-//! the half-implicit method, seed 003 Eq. 12).
+//! the half-implicit method, [Fang2023, eq. 12]).
 //!
 //! faer provides the fill-reducing ordering (AMD) and the symbolic factor (the pattern of L).
 //! Because the pattern never changes, everything else is precomputed once: where each

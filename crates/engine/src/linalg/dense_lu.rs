@@ -1,5 +1,5 @@
 //! [`DenseLu`]: dense LU factorizations with partial pivoting (faer, in place), allocated
-//! once: factoring and solving allocate nothing (ARCHITECTURE.md principle 9). Solves with
+//! once: factoring and solving allocate nothing (docs/architecture.md#numerics-and-allocation). Solves with
 //! the matrix, its transpose and several right-hand sides at once.
 
 use super::FactorError;

@@ -1,11 +1,11 @@
-//! Gaussian elimination with full pivoting to choose independent coordinates (seed 004
+//! Gaussian elimination with full pivoting to choose independent coordinates (\[Jaiswal2021\]
 //! Sect. 2.2, ref. [21]): used by the semirecursive formulations at assembly and whenever the
 //! coordinate partition is re-chosen. Small matrices (a few constraints by a few coordinates)
 //! in place, no allocation beyond the two index lists.
 
 /// Gaussian elimination with full pivoting on the m x n row-major matrix `a` (destroyed):
 /// the columns where the m pivots appear are the dependent coordinates, the others the
-/// independent ones (seed 004 Sect. 2.2). Returns the smallest |pivot|, or 0 if the rows are
+/// independent ones ([Jaiswal2021, Sect. 2.2]). Returns the smallest |pivot|, or 0 if the rows are
 /// dependent. `dependent` gets m column indices, `independent` n - m, both ascending.
 pub fn full_pivoting(
     a: &mut [f64],
@@ -60,12 +60,12 @@ mod tests {
 
     #[test]
     fn full_pivoting_picks_the_seed_four_bar_independent_coordinate() {
-        // Phi_z of the four-bar's cut joint E at the initial configuration (seed 004 Sect. 5,
-        // geometry of benchmarks.md Sect. 5.5): columns z1, z2, z3.
+        // Phi_z of the four-bar's cut joint E at the initial configuration ([Jaiswal2021, Sect. 5],
+        // geometry of [Jaiswal2021, Fig. 4]): columns z1, z2, z3.
         let mut a = [1.0, 1.0, 0.0, 0.0, -3.0, -2.0];
         let (mut dep, mut ind) = (Vec::new(), Vec::new());
         let p = full_pivoting(&mut a, 2, 3, &mut dep, &mut ind);
-        assert_eq!(ind, vec![2], "seed 004 Sect. 6.1: z3 is independent");
+        assert_eq!(ind, vec![2], "[Jaiswal2021, Sect. 6.1]: z3 is independent");
         assert_eq!(dep, vec![0, 1]);
         assert!((p - 1.0).abs() < 1e-12);
     }

@@ -1,6 +1,5 @@
 //! Dense and sparse linear algebra of the engine, in one place. Every factorization keeps its
-//! storage from construction: factoring and solving allocate nothing (ARCHITECTURE.md
-//! principle 9).
+//! storage from construction: factoring and solving allocate nothing (docs/architecture.md#numerics-and-allocation).
 //!
 //! | file | what | used by |
 //! |---|---|---|

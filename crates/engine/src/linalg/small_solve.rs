@@ -2,8 +2,8 @@
 //! value, used while computing integrator coefficients (the MSSTH5 Newton step and quadrature
 //! weights, integrators/coefficients.rs).
 //!
-//! Kept hand-written for bit-identical coefficients: the MSSTH5 tableaus (integrators.md
-//! Sect. 6.2) depend on the last bits of these solves (the Newton iteration stops at a residual
+//! Kept hand-written for bit-identical coefficients: the MSSTH5 tableaus
+//! ([Zhang2022, Sect. 2.3]) depend on the last bits of these solves (the Newton iteration stops at a residual
 //! of 1e-15, and the quadrature weights are the solution itself). Solving the same systems with
 //! faer's dense LU (`Mat::partial_piv_lu`) changed 115 of the 286 MSSTH5 coefficients and
 //! abscissae over rho_inf in {0, 0.1, ..., 1} (up to 18048 ulp), nalgebra's LU 86 of them (up to

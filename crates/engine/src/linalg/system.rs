@@ -1,5 +1,5 @@
 //! [`LinearSystem`]: a square system with a sparsity pattern fixed at construction
-//! (ARCHITECTURE.md principle 9). Memory is allocated at construction; assembling, factoring
+//! (docs/architecture.md#numerics-and-allocation). Memory is allocated at construction; assembling, factoring
 //! and solving allocate nothing.
 //!
 //! - Symmetric positive definite systems: [`DenseCholesky`] up to [`DENSE_CHOLESKY_LIMIT`],

@@ -1,4 +1,4 @@
-//! Consistent start (seed 004 Sect. 5): the independent coordinates as given, dependent ones
+//! Consistent start ([Jaiswal2021, Sect. 5]): the independent coordinates as given, dependent ones
 //! from Phi(z) = 0, dependent rates from eq. (13); static cylinder forces F_s0 and the start
 //! pressures p = (F_s0 + p_rod A_rod)/A_piston; accelerations and multipliers from
 //!   [M' Phi_z^T; Phi_z 0] [z''; lambda] = [Q'; -Phi_z' z'].
@@ -134,7 +134,7 @@ impl Semirecursive {
     /// F_s0 of every cylinder with a static start: the forces that make the generalized
     /// forces along the independent coordinates vanish with the mechanism at rest,
     /// R_z^T (Q' + sum J_c F_c) = 0 (least squares if there are fewer cylinders than degrees
-    /// of freedom); `initial_force` where given. Friction is ignored (seed 004 Sect. 5).
+    /// of freedom); `initial_force` where given. Friction is ignored ([Jaiswal2021, Sect. 5]).
     fn static_cylinder_forces(&mut self) -> Result<Vec<Option<f64>>, String> {
         // The cylinders' line rows at the start configuration (for their wrenches below).
         self.cylinder_strokes(self.state.t);

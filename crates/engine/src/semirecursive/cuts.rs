@@ -1,4 +1,4 @@
-//! Loop-closure constraints of the cut joints, Phi(z) = 0 (seed 004 Sect. 2.2), and line
+//! Loop-closure constraints of the cut joints, Phi(z) = 0 ([Jaiswal2021, Sect. 2.2]), and line
 //! measures (spring and cylinder lengths). Each scalar row is evaluated with, per body end, a
 //! 6-vector G such that Phi' = sum G . Z (so the Jacobian column of coordinate j is
 //! sum G . b_j over the ends that z_j moves) and the velocity-product term kappa such that

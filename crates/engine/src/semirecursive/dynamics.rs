@@ -1,4 +1,4 @@
-//! Equations of motion of the open tree (seed 004 eqs. 8-12): per body the mass matrix
+//! Equations of motion of the open tree ([Jaiswal2021, eqs. 8-12]): per body the mass matrix
 //! M_bar_j (eq. 9) and the force Q_bar_j (eq. 10) referred to the global origin, projected onto
 //! the joint coordinates with R = T R_d (eq. 4): M' z'' = Q' with M' = R^T M_bar R and
 //! Q' = R^T (Q_bar - M_bar T R_d' z') (eqs. 11-12). The sums over descendants that the path

@@ -1,5 +1,5 @@
 //! Evaluations at a trial point of a step: dependent coordinates (double-step), hydraulics,
-//! the Newton residual of seed 004 eqs. (38)/(39) and its tangent (eqs. 37, 40-41).
+//! the Newton residual of [Jaiswal2021, eqs. 38/39] and its tangent (eqs. 37, 40-41).
 
 use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
 use super::dynamics::row_rate;
@@ -12,7 +12,7 @@ use crate::integrators::StepError;
 use crate::linalg::{constant_size, copy_small, zero_small};
 use mbfmu_model::format::{Formulation, Tangent};
 
-/// Trapezoidal-rule quantities of a step (seed 004 eqs. 32-34).
+/// Trapezoidal-rule quantities of a step ([Jaiswal2021, eqs. 32-34]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Step {
     pub t: f64,
@@ -231,7 +231,7 @@ impl Semirecursive {
     }
 
     /// Double-step: solves Phi(z^d; z^i) = 0 for the dependent entries of `w.z` by Newton
-    /// from their current values (seed 004 Sect. 4); leaves positions, Phi_z and the LU of
+    /// from their current values ([Jaiswal2021, Sect. 4]); leaves positions, Phi_z and the LU of
     /// Phi_z^d at the solution.
     pub(super) fn solve_positions(&mut self, t: f64) -> Result<(), StepError> {
         self.solve_positions_to(t, true)

@@ -1,4 +1,4 @@
-//! The semirecursive formulations behind [`Formulation`] (seed 004): relative joint
+//! The semirecursive formulations behind [`Formulation`] (\[Jaiswal2021\]): relative joint
 //! coordinates with the hydraulic circuit, double-step partitioning or penalty projections,
 //! trapezoidal rule.
 
@@ -133,7 +133,7 @@ impl Formulation for Semirecursive {
     }
 
     /// Force elements' values add their inputs; a cylinder fed by inputs reports its length
-    /// and velocity inputs, and its force F = p_A A_A - p_B A_B - F_mu(s') (seed 004 eq. 29)
+    /// and velocity inputs, and its force F = p_A A_A - p_B A_B - F_mu(s') ([Jaiswal2021, eq. 29])
     /// follows the velocity input through the seal friction; the flow into a source node
     /// follows the pressure inputs at its orifices (eqs. 24, 26).
     fn feedthrough(&self, q: Quantity, input: usize) -> f64 {

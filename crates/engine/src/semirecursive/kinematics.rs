@@ -1,4 +1,4 @@
-//! Recursive kinematics of the open tree from the base to the leaves (seed 004 Sect. 2.1).
+//! Recursive kinematics of the open tree from the base to the leaves ([Jaiswal2021, Sect. 2.1]).
 //!
 //! Body j has the Cartesian velocity Z_j = [s'_j; w_j] (eq. 1): the velocity of its point
 //! that coincides with the global origin and its angular velocity. Then

@@ -1,5 +1,5 @@
 //! Semirecursive formulations in relative joint coordinates, monolithically coupled with a
-//! lumped-fluid hydraulic circuit (seed 004 Sects. 2 and 4):
+//! lumped-fluid hydraulic circuit ([Jaiswal2021, Sects. 2 and 4]):
 //!
 //! - the open tree's kinematics and dynamics (Sect. 2.1, eqs. 1-12): [`kinematics`], [`dynamics`];
 //! - cut joints closing loops, Phi(z) = 0 ([`cuts`]), treated either by double-step coordinate

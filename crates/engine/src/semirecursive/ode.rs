@@ -1,4 +1,4 @@
-//! Model Exchange of the semirecursive formulations (seed 004): the double-step equations of
+//! Model Exchange of the semirecursive formulations (\[Jaiswal2021\]): the double-step equations of
 //! motion and the circuit as an ODE x' = f(t, x, u) that a host integrates.
 //!
 //! Continuous states x = [z^i; z'^i; p; U; W; W_c] ([`Layout`]):
@@ -196,7 +196,7 @@ impl Semirecursive {
     }
 
     /// U_ref of spool `k` at time `t`: the input plus the work cycle's value since the last
-    /// event (seed 004 eqs. 46-47).
+    /// event ([Jaiswal2021, eqs. 46-47]).
     fn reference_now(&self, k: usize, t: f64) -> f64 {
         self.tree.circuit.as_ref().map_or(0.0, |c| {
             let v = &c.valves[k];
@@ -348,7 +348,7 @@ impl Semirecursive {
     }
 
     /// Event update: re-chooses the partition by full pivoting on Phi_z at the current
-    /// point if it degraded (seed 004 Sects. 2.2, 6.1); true if the states changed meaning.
+    /// point if it degraded ([Jaiswal2021, Sects. 2.2, 6.1]); true if the states changed meaning.
     fn ode_event(&mut self) -> Result<bool, StepError> {
         self.update_schedule();
         self.ode.stale = true;

@@ -4,8 +4,8 @@
 //! What is exact and what is differenced, and why:
 //! - the circuit's columns (pressures, spools) of the state derivatives are exact: dp'/dp
 //!   is the circuit's closed-form Jacobian ([`crate::hydraulics::CircuitJacobian`], exact:
-//!   the orifice laws' slopes, d(B_e/V)/d|s| and the seal friction's slope, seed 004 eqs.
-//!   22-29), dp'/dU the valves' flows by the spool ([`crate::hydraulics::Circuit::rates_by_spool`]),
+//!   the orifice laws' slopes, d(B_e/V)/d|s| and the seal friction's slope, [Jaiswal2021, eqs.
+//!   22-29]), dp'/dU the valves' flows by the spool ([`crate::hydraulics::Circuit::rates_by_spool`]),
 //!   dU'/dU = -1/tau (eq. 27); the pressures reach the accelerations and the powers only
 //!   through the cylinder forces (eq. 29), linearly: dz''^i/dp = M''^-1 sum_c g_c dF_c/dp
 //!   with g_c = R_z^T J_s,c (eqs. 14, 17), dW/dp = sum_c s'_c dF_c/dp. These columns cross

@@ -1,7 +1,7 @@
 //! First and second time derivatives of the output quantities of a semirecursive model
 //! (`Formulation::quantity_rates`), from the state: the relative coordinates' rates and
-//! accelerations through the tree kinematics (seed 004 eqs. 2-3), the pressure rates from
-//! the circuit equations at the current pressures, spools and strokes (seed 004 eqs. 22-29),
+//! accelerations through the tree kinematics ([Jaiswal2021, eqs. 2-3]), the pressure rates from
+//! the circuit equations at the current pressures, spools and strokes ([Jaiswal2021, eqs. 22-29]),
 //! the spool law (eq. 27), the cylinder force's rate from the pressure rates and the
 //! piston's acceleration (eqs. 28-29 with the seal friction's slope), a boundary node's flow
 //! from the spool and pressure rates (eqs. 24, 26-27), energies -> powers.

@@ -52,7 +52,7 @@ impl Semirecursive {
             Quantity::PotentialEnergy => self.tree.potential_energy(kin, &st.z, &st.zd),
             Quantity::TotalEnergy => self.total_energy(),
             Quantity::ExternalWork => st.work,
-            // Seed 000 eq. (23), seed 004 Sect. 6.2: E - E0 - W.
+            // [Zhang2022, eq. 23], [Jaiswal2021, Sect. 6.2]: E - E0 - W.
             Quantity::EnergyBalance => self.total_energy() - st.energy0 - st.work,
             Quantity::ConstraintViolation => self.constraint_violation(),
             Quantity::JointReactionForce { .. }

@@ -1,5 +1,5 @@
 //! Kernels of a planar tree ([`Tree::planar`]: every joint turns about e_z or slides in the
-//! x-y plane). The recursions are those of `kinematics.rs` and `dynamics.rs` (seed 004
+//! x-y plane). The recursions are those of `kinematics.rs` and `dynamics.rs` (\[Jaiswal2021\]
 //! eqs. 2-3 and 9-12); here every b_j = [P x u; u] has only the components (x, y; z) of
 //! [s'; w], so the Newton-Euler residuals and inertias are needed only in those three
 //! components: the others meet zeros of b in every projection R^T (eqs. 11-12). Rotations are

@@ -1,5 +1,5 @@
 //! One step of the trapezoidal rule with positions and pressures as primary variables
-//! (seed 004 Sect. 4): predictor z_{k+1} = z_k + z'_k dt + z''_k dt^2/2, p_{k+1} = p_k + p'_k dt;
+//! ([Jaiswal2021, Sect. 4]): predictor z_{k+1} = z_k + z'_k dt + z''_k dt^2/2, p_{k+1} = p_k + p'_k dt;
 //! Newton-Raphson (eq. 37) on eq. (35) (double-step, unknowns z^i and p) or eq. (36) (penalty,
 //! unknowns z and p, multipliers updated by eq. 19), converged when every coordinate
 //! correction is below `tolerance` and every pressure correction below `pressure_tolerance`
@@ -45,7 +45,7 @@ impl Semirecursive {
         let penalty = self.is_penalty();
         self.advance_spools(t0, t1);
         self.load_partition();
-        // Predictor (seed 004 Sect. 4; for the pressures with a second-order term from the
+        // Predictor ([Jaiswal2021, Sect. 4]; for the pressures with a second-order term from the
         // change of their rates over the last step, which spares a Newton iteration while
         // the circuit oscillates).
         let st = &self.state;
@@ -173,7 +173,7 @@ impl Semirecursive {
 
     /// Double-step, at a new state whose Phi_z and LU of Phi_z^d are in `w`: when the
     /// smallest pivot of Phi_z^d has fallen below half of what full pivoting achieved when
-    /// the partition was chosen, choose again by full pivoting (seed 004 Sects. 2.2, 6.1).
+    /// the partition was chosen, choose again by full pivoting ([Jaiswal2021, Sects. 2.2, 6.1]).
     /// True if the partition changed.
     fn review_partition(&mut self, t: f64) -> Result<bool, StepError> {
         let m = self.tree.n_constraints();
@@ -183,7 +183,7 @@ impl Semirecursive {
         self.choose_partition(t)
     }
 
-    /// Chooses the independent coordinates by full pivoting on the Phi_z in `w` (seed 004
+    /// Chooses the independent coordinates by full pivoting on the Phi_z in `w` (\[Jaiswal2021\]
     /// Sects. 2.2, 6.1); the best pivot becomes the reference for [`REPARTITION`]. True if
     /// the partition changed.
     pub(super) fn choose_partition(&mut self, t: f64) -> Result<bool, StepError> {

@@ -1,4 +1,4 @@
-//! The Newton tangent of seed 004 eq. (37) in closed form: d f / d x for the residuals of
+//! The Newton tangent of [Jaiswal2021, eq. 37] in closed form: d f / d x for the residuals of
 //! eqs. (38)/(39) with z' = 2/dt z + .., z'' = 4/dt^2 z + .. (eq. 33):
 //!   mechanical block  R_z^T [M' + dt/2 C + dt^2/4 (K + alpha Phi_z^T Phi_z)] R_z,
 //!   pressure coupling -dt^2/4 R_z^T J_s^T dF/dp,

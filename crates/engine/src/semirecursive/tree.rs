@@ -1,5 +1,5 @@
 //! Compiles a description into an open tree in relative joint coordinates plus cut joints
-//! (seed 004 Sect. 2: "the cut-joint method is used to open the loop"). The spanning tree
+//! ([Jaiswal2021, Sect. 2]: "the cut-joint method is used to open the loop"). The spanning tree
 //! starts at ground and follows revolute and translational joints not marked `cut`; every
 //! other joint closes a loop and becomes constraint equations Phi(z) = 0.
 
@@ -26,7 +26,7 @@ impl std::error::Error for CompileError {}
 pub struct TreeBody {
     pub name: String,
     pub mass: f64,
-    /// Inertia about the centre of mass, body frame (J_bar of seed 004 Sect. 2.1).
+    /// Inertia about the centre of mass, body frame (J_bar of [Jaiswal2021, Sect. 2.1]).
     pub inertia: Matrix3<f64>,
     /// Parent body (tree index), None for ground.
     pub parent: Option<usize>,

@@ -1,7 +1,7 @@
 //! Generalized coordinates of the state-space formulation: per body q_b = [r, theta] with
 //! the centre-of-mass position r and a rotation vector theta of a chart centred at a
-//! reference orientation, A = A_ref exp(theta~) (seed 003 Eq. 4d; the "vector chart" the
-//! integrator suite uses, ARCHITECTURE.md principle 2). The charts are re-centred whenever
+//! reference orientation, A = A_ref exp(theta~) ([Fang2023, eq. 4d]; the "vector chart" the
+//! integrator suite uses, docs/architecture.md#one-residual-interface-for-the-integrators). The charts are re-centred whenever
 //! the partition is re-chosen, so |theta| stays small and T(theta) well conditioned.
 //!
 //! Velocities: q' = [r', theta'] with w_bar = T(theta) theta'; accelerations

@@ -1,6 +1,6 @@
 //! The state-space formulation behind [`Formulation`]: construction, snapshots, and the
 //! Model Exchange view of its ODE (continuous states [v; v'], derivatives [v'; v''], step
-//! events that re-choose the partition; seed 001 Sect. 1).
+//! events that re-choose the partition; [Negrut1997, Sect. 1]).
 
 use super::{Chart, Counters, Partition, StateSpace};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};

@@ -1,4 +1,4 @@
-//! The integrators of seed 001 on the state-space ODE y = [v; v'], y' = [v'; v''(t, v, v')]:
+//! The integrators of \[Negrut1997\] on the state-space ODE y = [v; v'], y' = [v'; v''(t, v, v')]:
 //!
 //! - implicit trapezoidal rule (Sect. 2-3.2): v_{n+1} = v~ + beta h^2 v''_{n+1},
 //!   v'_{n+1} = v~' + gamma h v''_{n+1} (eqs. 15-16) with beta = 1/4, gamma = 1/2,
@@ -21,7 +21,7 @@ use crate::integrators::{Convergence, NewtonSettings, StepError};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
-/// Safety factor of the step-size controller (seed 001 Sect. 3.2).
+/// Safety factor of the step-size controller ([Negrut1997, Sect. 3.2]).
 pub const SAFETY: f64 = 0.85;
 /// Largest and smallest ratio of consecutive steps (Hairer, Norsett and Wanner I, Sect. II.4).
 pub const GROWTH_MAX: f64 = 5.0;

@@ -1,6 +1,6 @@
-//! The state-space formulation of seed 001: generalized coordinate partitioning (Sect. 1,
+//! The state-space formulation of \[Negrut1997\]: generalized coordinate partitioning (Sect. 1,
 //! eqs. 1-13) turns the index-3 DAE of any mechanism description into an ODE in the
-//! independent coordinates v and velocities v', integrated by the seed's methods
+//! independent coordinates v and velocities v', integrated by \[Negrut1997\]'s methods
 //! (Sect. 2-3): the implicit trapezoidal rule at constant and variable step with Newton on
 //! the independent accelerations (eqs. 14-22), the explicit Adams-Bashforth-Moulton scheme
 //! (eq. 20), and Hairer and Wanner's SDIRK4 at variable step. The same ODE is what a Model

@@ -1,4 +1,4 @@
-//! Partial derivatives of the state-space ODE [v; v']' = [v'; v''(t, v, v', u)] (seed 001
+//! Partial derivatives of the state-space ODE [v; v']' = [v'; v''(t, v, v', u)] (\[Negrut1997\]
 //! Sect. 1) and of the outputs, for FMI directional derivatives.
 //!
 //! The formulation's own derivative terms are those of its Newton matrix (eq. 19): dPsi/dv

@@ -1,4 +1,4 @@
-//! Choice of the independent coordinates (seed 001 Sect. 1, after eq. 1; Haug 1989): Gaussian
+//! Choice of the independent coordinates ([Negrut1997, Sect. 1], after eq. 1; \[Haug1989\]): Gaussian
 //! elimination with full pivoting on the m x n constraint Jacobian Phi_q; the m pivot columns
 //! are the dependent coordinates u, whose square block Phi_u is then as well conditioned as
 //! the elimination can make it, and the remaining n - m columns are the independent

@@ -1,4 +1,4 @@
-//! The partitioned equations of motion of generalized coordinate partitioning (seed 001
+//! The partitioned equations of motion of generalized coordinate partitioning (\[Negrut1997\]
 //! Sect. 1, eqs. 5-13), evaluated on the index-3 mechanism's constraints and forces.
 //!
 //! With q = (u, v) (dependent, independent) and the chart of [`super::chart`]:
@@ -54,7 +54,7 @@ pub struct Reduced {
     tau_q: Vec<f64>,
     rhs: Vec<f64>,
     loads: Vec<Wrench>,
-    /// Coulomb friction forces held over a step (seed 003 Sect. 3.4).
+    /// Coulomb friction forces held over a step ([Fang2023, Sect. 3.4]).
     pub friction: Vec<f64>,
     rq: Vec<f64>,
     g: Mat<f64>,
@@ -460,8 +460,8 @@ impl Reduced {
     }
 
     /// dPsi/dv and dPsi/dv' at (t, v, v', v'') by forward differences: the chain-rule terms
-    /// of the Newton matrix of seed 001 eq. 19 (with eqs. 17-18), computed numerically
-    /// instead of from the element derivative library the seed uses. `scratch` has nd
+    /// of the Newton matrix of [Negrut1997, eq. 19] (with eqs. 17-18), computed numerically
+    /// instead of from the element derivative library \[Negrut1997\] uses. `scratch` has nd
     /// entries. Leaves the evaluation at (t, v, v', v'').
     #[allow(clippy::too_many_arguments)]
     pub fn psi_derivatives(
@@ -507,7 +507,7 @@ impl Reduced {
 
 /// The full vector `out` of a velocity-level (rhs = nu) or acceleration-level (rhs = tau_q)
 /// constraint from its independent part: out^i = x, Phi_u out^u = rhs - Phi_v x
-/// (seed 001 eqs. 7-8). `work` holds m values.
+/// ([Negrut1997, eqs. 7-8]). `work` holds m values.
 fn complete(
     partition: &Partition,
     phi_v: &Mat<f64>,

@@ -1,6 +1,6 @@
 //! Coefficients of the L-stable SDIRK method of order 4 with an embedded method of order 3
 //! of Hairer and Wanner, "Solving Ordinary Differential Equations II", 2nd ed. (1996),
-//! Sect. IV.6, Table 6.5 (gamma = 1/4, stiffly accurate: b is the last row of A). Seed 001
+//! Sect. IV.6, Table 6.5 (gamma = 1/4, stiffly accurate: b is the last row of A). \[Negrut1997\]
 //! Sect. 3 names this method as its higher-accuracy variable-step integrator.
 
 /// Stages.

@@ -1,5 +1,5 @@
 //! Independent references shared by the integration tests: minimal-coordinate ODEs of the
-//! seeds' mechanisms integrated with classical RK4 at a small step, and closed forms.
+//! mechanisms of the cited papers integrated with classical RK4 at a small step, and closed forms.
 // Reference data is quoted with the digits it was published with; the reference solvers are
 // written index-style like the formulas they transcribe.
 #![allow(dead_code, clippy::excessive_precision, clippy::needless_range_loop)]
@@ -26,7 +26,7 @@ pub fn rk4<const N: usize>(f: impl Fn(&[f64; N]) -> [f64; N], y0: [f64; N], h: f
     out
 }
 
-/// Planar double pendulum of two uniform bars (seed 003 Fig. 1a; benchmarks.md 1.3 A) in
+/// Planar double pendulum of two uniform bars ([Fang2023, Fig. 1a]; parameters of \[FangCode2022\]) in
 /// absolute angles from the downward vertical: y = (theta1, theta2, theta1', theta2').
 /// Lagrange's equations with centroidal inertias `jc` (including the cross-section term).
 pub struct DoublePendulum {
@@ -37,8 +37,8 @@ pub struct DoublePendulum {
 }
 
 impl DoublePendulum {
-    /// The seed-003 pendulum: steel bars 4 m and 2 m, w = 0.05 m.
-    pub fn seed003() -> Self {
+    /// The \[Fang2023\] pendulum: steel bars 4 m and 2 m, w = 0.05 m.
+    pub fn fang2023() -> Self {
         let w = 0.05;
         let (m1, m2) = (78.0, 39.0);
         DoublePendulum {
@@ -124,7 +124,7 @@ pub fn grid(t0: f64, dt: f64, n: usize) -> Vec<f64> {
     (1..=n).map(|k| t0 + k as f64 * dt).collect()
 }
 
-/// Root-mean-square of a sequence (the seed-003 error measure, Sect. 3.1).
+/// Root-mean-square of a sequence (the error measure of [Fang2023, Sect. 3.1]).
 pub fn rms(errors: impl Iterator<Item = f64>) -> f64 {
     let (mut s, mut n) = (0.0, 0usize);
     for e in errors {
@@ -145,7 +145,7 @@ pub fn order(hs: &[f64], errors: &[f64]) -> f64 {
     sxy / sxx
 }
 
-/// Haug's slider-crank in closed form (benchmarks.md 1.3 B): slider x(t) and x'(t) for the
+/// Haug's slider-crank in closed form (\[Haug1989\]; parameters of \[FangCode2022\]): slider x(t) and x'(t) for the
 /// crank pin B = (0, 0.1 + 0.08 sin 2 pi t, 0.12 + 0.08 cos 2 pi t) and a 0.3 m rod.
 pub fn slider_closed_form(t: f64) -> (f64, f64) {
     let w = 2.0 * std::f64::consts::PI;
@@ -155,7 +155,7 @@ pub fn slider_closed_form(t: f64) -> (f64, f64) {
     (x, -(by * dby + bz * dbz) / x)
 }
 
-/// Kinematic solution of Haug's four-link (benchmarks.md 1.3 C) from its planar closure,
+/// Kinematic solution of Haug's four-link (\[Haug1989\]; parameters of \[FangCode2022\]) from its planar closure,
 /// independent of the multibody engine: the rotor point U(t) = (0, -2 sin pi t, 2 cos pi t)
 /// (rotor at pi rad/s about x), the rocker end S(phi) = D + R_y(phi) (S0 - D) about
 /// D = (-4, -8.5, 0), and |S - U| = 12.2. Returns the rocker angle phi, its rate, and the
@@ -207,7 +207,7 @@ impl FourLinkKinematics {
 
 /// Andrews' squeezing mechanism in the IVP test set's own formulation (7 relative angles
 /// q = (beta, Theta, gamma, Phi, delta, Omega, epsilon), 6 loop constraints; parameters and
-/// equations from shared/reference/integrators.md Sect. 9.1-9.2), reduced to index 1:
+/// equations from \[IVPTestSet\], problem andrews), reduced to index 1:
 /// [M G^T; G 0] [q''; lambda] = [f; -g_quad] with g_quad the velocity terms of g''. An
 /// independent reference for the planar index-3 model of the catalog.
 pub mod andrews {
@@ -242,7 +242,7 @@ pub mod andrews {
     const C0: f64 = 4530.0;
     const L0: f64 = 7785e-5;
 
-    /// Consistent initial angles (integrators.md 9.3); velocities are zero.
+    /// Consistent initial angles (\[IVPTestSet\]); velocities are zero.
     pub const Q0: [f64; 7] = [
         -0.0617138900142764496358948458001,
         0.0,
@@ -283,7 +283,7 @@ pub mod andrews {
         let (soe, coe) = ((om + ep).sin(), (om + ep).cos());
         let mut a = [[0.0; 13]; 13];
         let mut rhs = [0.0; 13];
-        // Mass matrix (integrators.md 9.2).
+        // Mass matrix ([IVPTestSet]).
         a[0][0] = M[0] * RA * RA + M[1] * (RR * RR - 2.0 * DA * RR * cth + DA * DA) + I[0] + I[1];
         a[1][0] = M[1] * (DA * DA - DA * RR * cth) + I[1];
         a[0][1] = a[1][0];

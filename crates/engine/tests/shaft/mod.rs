@@ -2,12 +2,12 @@
 //! of Zhang2022 Sect. 5.4 (Figs. 25-27) on the catalog's RotatingShaft. Relative errors of
 //! the mid-span displacement u3, velocity v3 and acceleration a3 (global z) against a
 //! reference, as functions of dt/n (n = implicit stages per step, the same dt/n for every
-//! method), by the seed's measure, eq. (26):
+//! method), by \[Zhang2022\]'s measure, eq. (26):
 //!   RE(x) = sqrt( sum_j (x(t_j) - x_j)^2 / sum_j x(t_j)^2 ),
 //! the sum over every step t_j of the method's coarsest run (its finer runs are compared at
 //! the same instants, so that the error ratios of one method are those of one error function).
 //!
-//! Step sizes: dt/n = 1/N s with N a multiple of 240 (the largest 1/960 s, about the seed's
+//! Step sizes: dt/n = 1/N s with N a multiple of 240 (the largest 1/960 s, about \[Zhang2022\]'s
 //! 1e-3 s): every step h = n dt/n (n = 1..5) then divides 0.25 s, so every run steps exactly
 //! onto the instants where the drive law changes (0.5, 1, 1.25 s; its third derivative jumps
 //! there) and onto every sampling instant.
@@ -146,7 +146,7 @@ pub struct Reference {
     pub seconds: f64,
 }
 
-/// ESDIRK4(3)6L[2]SA2 (the seed's reference method; order 3 or better in u3 here, 2 in v3)
+/// ESDIRK4(3)6L[2]SA2 (\[Zhang2022\]'s reference method; order 3 or better in u3 here, 2 in v3)
 /// with its step every / `divisor`.
 pub fn esdirk4(divisor: u32) -> Source {
     Source { method: Method::Esdirk436L2Sa2, rho: 0.0, divisor: 5 * divisor }
@@ -161,7 +161,7 @@ pub fn lms4(divisor: u32) -> Source {
 
 /// The rows of the study: every index-3 method except the half-implicit one; the
 /// second-order methods with tunable dissipation at rho_inf = 0 and 0.6, the higher-order
-/// methods at 0 (the seed's choice, Figs. 25-27), BDF1 and the trapezoidal rule once.
+/// methods at 0 (\[Zhang2022\]'s choice, Figs. 25-27), BDF1 and the trapezoidal rule once.
 pub fn rows() -> Vec<(Method, f64)> {
     let mut v = vec![(Method::Bdf1, 0.0), (Method::Trapezoidal, 1.0)];
     for rho in [0.0, 0.6] {

@@ -1,6 +1,6 @@
 //! Shared by the state-space tests: an independent reference for the stiff double pendulum
-//! of seed 001 Sect. 4 (a minimal-coordinate ODE in the two absolute link angles, Lagrange's
-//! equations written out here, integrated with classical RK4 at a tiny step as the seed
+//! of [Negrut1997, Sect. 4] (a minimal-coordinate ODE in the two absolute link angles, Lagrange's
+//! equations written out here, integrated with classical RK4 at a tiny step as \[Negrut1997\]
 //! does) and runs of catalog models through the Rust API.
 #![allow(dead_code)]
 
@@ -9,7 +9,7 @@ use mbfmu_engine::Simulation;
 use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{self, Description, Method};
 
-/// Table 1 of seed 001 and the assumptions of the catalog model (slender rods, gravity -y,
+/// Table 1 of \[Negrut1997\] and the assumptions of the catalog model (slender rods, gravity -y,
 /// free angles 2 pi and 0).
 #[derive(Clone, Copy, Debug)]
 pub struct Pendulum {

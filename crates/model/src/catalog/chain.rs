@@ -1,8 +1,8 @@
-//! The N-link spherical chain of seed 003 Sect. 3.3 (Fig. 7) as a description, for any N.
+//! The N-link spherical chain of [Fang2023, Sect. 3.3, Fig. 7] as a description, for any N.
 //!
-//! Parameters from shared/reference/benchmarks.md Sect. 1.3 D: N steel bars (L = 2 m,
+//! Parameters of \[FangCode2022\] (N_pendulum): N steel bars (L = 2 m,
 //! w = 0.05 m, density 7800 kg/m^3) hanging along -z, spherical joints, oblique gravity.
-//! The seed assigns each bar "an angular velocity of random magnitude about its longitudinal
+//! \[Fang2023\] assigns each bar "an angular velocity of random magnitude about its longitudinal
 //! axis"; here the magnitudes come from a fixed seed (uniform in [-10, 10] rad/s) and, being
 //! spins about the bar axes, are consistent with the joints.
 
@@ -43,7 +43,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
             mass,
             inertia: Inertia::Principal([axial, transverse, transverse]),
             position: [0.0, 0.0, -(2.0 * i as f64 + 1.0)],
-            // Body x along the bar, pointing down (benchmarks.md 1.3 D).
+            // Body x along the bar, pointing down ([FangCode2022]).
             orientation: Orientation::Matrix([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]),
             velocity: [0.0; 3],
             angular_velocity: AngularVelocity::Body { body: [20.0 * rng.next_unit() - 10.0, 0.0, 0.0] },

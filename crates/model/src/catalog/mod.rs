@@ -1,4 +1,4 @@
-//! The built-in model catalog: the seeds' mechanisms as JSON descriptions
+//! The built-in model catalog: the mechanisms of the cited papers (docs/references.md) as JSON descriptions
 //! (`crates/model/catalog/*.json`), with the modelDescription.xml files and tokens build.rs generated
 //! from them.
 

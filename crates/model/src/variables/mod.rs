@@ -1,4 +1,4 @@
-//! The FMU interface of a model, derived from its description (ARCHITECTURE.md principle 4):
+//! The FMU interface of a model, derived from its description (docs/architecture.md#generated-model-descriptions):
 //! one table of scalar variables produces both modelDescription.xml files and the value
 //! references the getters and setters use, so they cannot drift.
 //!
@@ -90,15 +90,15 @@ pub enum SolverSetting {
     MaxIterations,
     RhoInf,
     /// Variable-step methods: Atol, Rtol of the independent positions and the factor that
-    /// gives the velocity tolerances (seed 001 eq. 21).
+    /// gives the velocity tolerances ([Negrut1997, eq. 21]).
     AbsoluteTolerance,
     RelativeTolerance,
     VelocityToleranceFactor,
-    /// Semirecursive models: double-step or penalty (seed 004 Sect. 2.2-2.3).
+    /// Semirecursive models: double-step or penalty ([Jaiswal2021, Sect. 2.2-2.3]).
     Formulation,
-    /// Penalty factor alpha (seed 004 eq. 18).
+    /// Penalty factor alpha ([Jaiswal2021, eq. 18]).
     Penalty,
-    /// Newton tolerance on pressures \[Pa\] (seed 004 Sect. 5).
+    /// Newton tolerance on pressures \[Pa\] ([Jaiswal2021, Sect. 5]).
     PressureTolerance,
     /// Internal steps one doStep may take before it returns early (bounded work per call).
     /// A limit of the call, not of the solver: the slave reads it, the solver block keeps

@@ -78,11 +78,11 @@ fn derivatives_note(out: &mut String, d: &mbfmu_model::format::Description, outp
     );
 }
 
-/// Guidance for the integrators of seed 000 (Zhang, Zhang, Zanoni & Masarati, "Performance of
+/// Guidance for the integrators of \[Zhang2022\] (Zhang, Zhang, Zanoni & Masarati, "Performance of
 /// implicit A-stable time integration methods for multibody system dynamics", Multibody Syst.
 /// Dyn. 2022): its recommendations (Sect. 4-6) and how this implementation treats rho_inf,
 /// step-size changes and start-up.
-fn seed000_notes(out: &mut String) {
+fn zhang2022_notes(out: &mut String) {
     let tabulated: Vec<&str> =
         Method::SEED_000.iter().filter(|m| m.tabulated_rho_inf().is_some()).map(|m| m.item_name()).collect();
     let tunable: Vec<&str> = Method::SEED_000.iter().filter(|m| m.uses_rho_inf()).map(|m| m.item_name()).collect();
@@ -98,10 +98,10 @@ fn seed000_notes(out: &mut String) {
     );
 }
 
-/// The state-space formulation of seed 001 (Negrut, Haug & Iancu, "Variable step implicit
+/// The state-space formulation of \[Negrut1997\] (Negrut, Haug & Iancu, "Variable step implicit
 /// numerical integration of stiff multibody systems"): what the methods do, how the error
 /// control reads the tolerances, and what Model Exchange hosts see.
-fn seed001_notes(out: &mut String, dof: isize) {
+fn negrut1997_notes(out: &mut String, dof: isize) {
     let _ = writeln!(
         out,
         "<h3>State-space formulation (Negrut, Haug &amp; Iancu, &quot;Variable step implicit numerical integration of stiff multibody systems&quot;, The University of Iowa)</h3>\n<ul>\n<li>The constraint Jacobian of the mechanism is factored by LU with full pivoting; its pivot columns are the dependent coordinates, the others ({dof} here) the independent coordinates. Dependent positions (Newton on the constraints), velocities, accelerations and the Lagrange multipliers follow from the independent ones (Negrut et al., eqs. 6-10), so the equations of motion become an ODE in the independent coordinates (eqs. 11-13). Rotations are rotation vectors of charts centred at a reference orientation. The partition and the charts are chosen again when the dependent block becomes ill-conditioned (its pivot ratio grew tenfold) or a chart angle exceeds 1.5 rad.</li>\n<li><code>trapezoidalVariableStep</code> (the paper's IMPL_VSS) controls the local error estimated against the embedded backward Euler solution: e_i = Atol + max(|y0|, |y1|) Rtol per independent position, <code>solver.velocityToleranceFactor</code> times that per independent velocity (the paper sets the velocity tolerance one order looser), root-mean-square norm, new step 0.85 h (1/err)<sup>1/2</sup> (eqs. 21-22), bounded by <code>solver.stepSize</code>, and the last step of a communication interval lands on its end. Good for engineering accuracy (1e-5 to 1e-2); the low order makes tight tolerances expensive, where <code>sdirk4</code> (order 4, embedded order 3, the same control with exponent 1/4) is the better choice.</li>\n<li><code>trapezoidalConstantStep</code> (IMPL_CSS) splits each communication step into equal steps no larger than <code>solver.stepSize</code>; it is A-stable but not L-stable, so stiff components that the step does not resolve oscillate slowly.</li>\n<li><code>abm2</code> (EXPL) is explicit: on stiff mechanisms it is stable only for steps below about 2/|lambda_max| of the stiffest mode.</li>\n<li>The implicit methods solve for the independent accelerations by Newton's method; the iteration matrix is the reduced mass matrix plus the numerically differentiated force and constraint terms (eq. 19), reused over steps until convergence slows.</li>\n<li>Model Exchange: the continuous states are the independent coordinates and velocities of the current partition; when the partition is chosen again, <code>CompletedIntegratorStep</code> requests an event and the event update changes the states (valuesOfContinuousStatesChanged). There are no event indicators.</li>\n</ul>"
@@ -187,10 +187,10 @@ pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, ve
     }
     out.push_str("<p>One DoStep takes at most <code>solver.maxStepsPerCall</code> internal steps (step attempts of variable-step methods): a DoStep that needs more returns at the last internal step with a log line, FMI 2 with Discard and that time as <code>fmi2LastSuccessfulTime</code>, FMI 3 with <code>earlyReturn</code> if the importer allows early return (otherwise Discard, back at the communication point). Raise the parameter for very long communication steps.</p>\n");
     if interface.methods.iter().any(|m| Method::SEED_000.contains(m)) {
-        seed000_notes(&mut out);
+        zhang2022_notes(&mut out);
     }
     if d.solver.formulation == Formulation::StateSpace {
-        seed001_notes(&mut out, d.degrees_of_freedom());
+        negrut1997_notes(&mut out, d.degrees_of_freedom());
     }
     let vars = &interface.variables;
     let pick = |f: &dyn Fn(&Variable) -> bool| vars.iter().filter(|v| f(v)).collect::<Vec<_>>();

@@ -1,17 +1,17 @@
-//! Stiffly accurate ESDIRKs with explicit first stage (seed 000 Sect. 2.3, eqs. 5-6).
+//! Stiffly accurate ESDIRKs with explicit first stage ([Zhang2022, Sect. 2.3], eqs. 5-6).
 
 use super::mssth_tables::{mssth5_conditions, solve4, tabulated_error, MSSTH4_C, MSSTH5_C};
 use super::*;
 
 /// A stiffly accurate ESDIRK: stage 0 is the step's start; stage i = 1..s solves
 /// Y_i = y_{n-1} + h sum_{j<i} a_ij Y'_j + h gamma Y'_i at t_{n-1} + c_i h; y_n = Y_s
-/// (seed 000 eqs. 5-6, integrators.md Sect. 0.2). `a[i-1]` holds a_i0 .. a_ii (a_ii = gamma).
+/// ([Zhang2022, eqs. 5-6]; the step size included as in [Zhang2022, eq. 8b]). `a[i-1]` holds a_i0 .. a_ii (a_ii = gamma).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Tableau {
     pub gamma: f64,
     pub c: Vec<f64>,
     pub a: Vec<Vec<f64>>,
-    /// The last stage uses the fourth-order predictor of seed 000 eqs. (16)-(17).
+    /// The last stage uses the fourth-order predictor of [Zhang2022, eqs. 16-17].
     pub quintic_last: bool,
 }
 
@@ -22,7 +22,7 @@ impl Tableau {
     }
 
     /// Builds the tableau from rows a_i1 .. a_i,i-1 (without a_i0 and gamma) and the
-    /// abscissae; a_i0 = c_i - gamma - sum_{j>=1} a_ij as in MBDyn (integrators.md Sect. 8),
+    /// abscissae; a_i0 = c_i - gamma - sum_{j>=1} a_ij as in \[MBDyn\] (multistagestepsol_impl.cc),
     /// so that every row sums to its abscissa exactly.
     pub(super) fn from_inner(gamma: f64, c: Vec<f64>, inner: &[Vec<f64>], quintic_last: bool) -> Tableau {
         let a = inner
@@ -41,14 +41,14 @@ impl Tableau {
         Tableau { gamma, c, a, quintic_last }
     }
 
-    /// rho_inf-Bathe (seed 000 eq. 7; integrators.md Sect. 4).
+    /// rho_inf-Bathe ([Zhang2022, eq. 7]; gamma in closed form as in \[MBDyn\]).
     pub fn bathe(rho: f64) -> Tableau {
         let g = if rho >= 1.0 { 0.25 } else { (2.0 - (2.0 * (1.0 + rho)).sqrt()) / (2.0 * (1.0 - rho)) };
         let q1 = (1.0 - 2.0 * g) / (4.0 * g);
         Tableau::from_inner(g, vec![0.0, 2.0 * g, 1.0], &[vec![], vec![q1]], false)
     }
 
-    /// MSSTC(n), n = 3, 4, 5 (seed 000 Sect. 2.3, ref. \[35\]; integrators.md Sect. 5): n - 1
+    /// MSSTC(n), n = 3, 4, 5 ([Zhang2022, Sect. 2.3], ref. 35; [Zhang2020, Sect. 3.2, Table 2]): n - 1
     /// trapezoidal sub-steps of length 2 gamma h and a general last stage; gamma is the root
     /// of the dissipation condition nearest 1/(2n).
     pub fn msstc(n: usize, rho: f64) -> Tableau {
@@ -160,7 +160,7 @@ impl Tableau {
     }
 
     /// gamma of MSSTH(n), n = 3, 4, 5: the root of N(z)'s order condition with
-    /// R(inf) = (-1)^n ... in the A-stable range (integrators.md Sect. 6.1; NLD-2020 eq. 19e).
+    /// R(inf) = (-1)^n ... in the A-stable range ([Zhang2020, eq. 19e, Table 4]).
     pub fn mssth_gamma(n: usize, rho: f64) -> f64 {
         match n {
             // The equations times 6, 24 and 120 (integer coefficients).
@@ -181,8 +181,8 @@ impl Tableau {
         }
     }
 
-    /// Third-order, stage-order-2 ESDIRK with c1 = 2 gamma and a free c2 (integrators.md
-    /// Sect. 6.2, MSSTH3, and Sect. 8.1, the same closed forms for ESDIRK3(2)4L[2]SA).
+    /// Third-order, stage-order-2 ESDIRK with c1 = 2 gamma and a free c2 (MSSTH3 of
+    /// [Zhang2022, Sect. 2.3]; the same closed forms give ESDIRK3(2)4L[2]SA of \[KennedyCarpenter2019\]).
     fn third_order(g: f64, c2: f64) -> Tableau {
         let a21 = c2 * (c2 - 2.0 * g) / (4.0 * g);
         let q1 = (3.0 * c2 + 6.0 * g - 6.0 * c2 * g - 2.0) / (12.0 * g * (c2 - 2.0 * g));
@@ -190,7 +190,7 @@ impl Tableau {
         Tableau::from_inner(g, vec![0.0, 2.0 * g, c2, 1.0], &[vec![], vec![a21], vec![q1, q2]], false)
     }
 
-    /// MSSTH(n) in the stage-order-2 form of seed 000 Sect. 2.3 (MBDyn; integrators.md Sect. 6):
+    /// MSSTH(n) in the stage-order-2 form of [Zhang2022, Sect. 2.3] (\[MBDyn\]; gamma as in [Zhang2020, Table 4]):
     /// MSSTH3 for any rho_inf; MSSTH4/5 only at the tabulated rho_inf in {0, 0.1, ..., 1}.
     pub fn mssth(n: usize, rho: f64) -> Result<Tableau, String> {
         match n {
@@ -212,7 +212,7 @@ impl Tableau {
         }
     }
 
-    /// MSSTH4 from (gamma, c2, c3): closed forms of integrators.md Sect. 6.2 (fourth order for
+    /// MSSTH4 from (gamma, c2, c3): closed forms of the order conditions (fourth order for
     /// any c2 != c3; c1 = 2 gamma).
     fn mssth4(g: f64, c2: f64, c3: f64) -> Tableau {
         let (g2, g3) = (g * g, g * g * g);
@@ -249,13 +249,13 @@ impl Tableau {
         )
     }
 
-    /// MSSTH5: c1 = 2 gamma, c2 = 0.1, c3 tabulated (integrators.md Sect. 6.2). The sources give
+    /// MSSTH5: c1 = 2 gamma, c2 = 0.1, c3 tabulated in \[MBDyn\]. The sources give
     /// the remaining coefficients only as long rational functions; here they follow from the
-    /// conditions that define them: stage order 2 in every stage (A c = c^2/2, seed 000 Sect. 2.3
+    /// conditions that define them: stage order 2 in every stage (A c = c^2/2, [Zhang2022, Sect. 2.3]
     /// "each stage, from the second one, has at least second-order accuracy") and order 5. With
     /// stage order 2 the order-5 conditions reduce to b.c^k = 1/(k+1) (k = 0..4), b.A c^2 = 1/12,
     /// b.(c A c^2) = 1/15, b.A c^3 = 1/20 and b.A A c^2 = 1/60. Unknowns: a32, a42, a43 and c4
-    /// (integrators.md: "c4 is fixed by an order-5 condition given (g, c2, c3)"); Newton from the
+    /// (c4 is fixed by an order-5 condition given (g, c2, c3)); Newton from the
     /// tabulated c4 and the appendix-A coefficients, which it reproduces.
     fn mssth5(g: f64, k: usize) -> Result<Tableau, String> {
         let (c3, c4_guess, guess) = MSSTH5_C[k];
@@ -291,16 +291,14 @@ impl Tableau {
         Ok(mssth5_conditions(g, c3, &x).0)
     }
 
-    /// ESDIRK3(2)4L\[2\]SA of Kennedy & Carpenter 2019 (seed 000 ref. \[21\]; MBDyn DIRK33;
-    /// integrators.md Sect. 8.1): gamma the middle root of 6g^3 - 18g^2 + 9g - 1 = 0, c2 = 3/5,
+    /// ESDIRK3(2)4L\[2\]SA of \[KennedyCarpenter2019\] ([Zhang2022, ref. 21]; MBDyn DIRK33): gamma the middle root of 6g^3 - 18g^2 + 9g - 1 = 0, c2 = 3/5,
     /// the MSSTH3 closed forms.
     pub fn esdirk324l2sa() -> Tableau {
         let g = bisect(|g| poly(&[6.0, -18.0, 9.0, -1.0], g), 0.3, 0.5);
         Self::third_order(g, 0.6)
     }
 
-    /// ESDIRK3(2)5L\[2\]SA of Kennedy & Carpenter (seed 000 ref. \[21\]; MBDyn DIRK43;
-    /// integrators.md Sect. 8.2), exact in sqrt(2).
+    /// ESDIRK3(2)5L\[2\]SA of \[KennedyCarpenter2019\] ([Zhang2022, ref. 21]; MBDyn DIRK43), exact in sqrt(2).
     pub fn esdirk325l2sa() -> Tableau {
         let s2 = std::f64::consts::SQRT_2;
         let g = 9.0 / 40.0;
@@ -320,8 +318,8 @@ impl Tableau {
         }
     }
 
-    /// ESDIRK4(3)6L\[2\]SA_2 of Kennedy & Carpenter 2019, gamma = 31/125 (seed 000 ref. \[21\];
-    /// MBDyn DIRK54; integrators.md Sect. 8.3), with a_i0 from the row sums as in MBDyn.
+    /// ESDIRK4(3)6L\[2\]SA_2 of \[KennedyCarpenter2019\], gamma = 31/125 ([Zhang2022, ref. 21];
+    /// MBDyn DIRK54), with a_i0 from the row sums as in MBDyn.
     pub fn esdirk436l2sa2() -> Tableau {
         let g = 31.0 / 125.0;
         let a21 = -360286518617.0 / 7014585480527.0;

@@ -1,9 +1,9 @@
-//! Coefficients of the integrator suite of seed 000, computed from their defining equations
-//! (shared/reference/integrators.md, "integrators.md" below). Parameters that are roots of an
+//! Coefficients of the integrator suite of \[Zhang2022\], computed from their defining equations
+//! ([Zhang2022, Sect. 2], \[Zhang2020\], \[KennedyCarpenter2019\], as implemented in \[MBDyn\]). Parameters that are roots of an
 //! equation (gamma of MSSTC/MSSTH, the SS4 kappa) are solved here in f64, never copied as
-//! truncated literals (integrators.md Sect. 10.3). Only the MSSTH4/MSSTH5 abscissae, which the
+//! truncated literals (MBDyn's MSSTC4 gamma literals are accurate to about 1e-13 only). Only the MSSTH4/MSSTH5 abscissae, which the
 //! sources tabulate at rho_inf in {0, 0.1, ..., 1} without their criterion, are literals
-//! (integrators.md Sect. 6.2 and 10.4).
+//! (the tables of \[MBDyn\]; [Zhang2022, Sect. 2.3] modifies MSSTH's parameters of \[Zhang2020\]).
 //!
 //! Literals keep the digits of their source even beyond f64 precision, so they can be checked
 //! against it.
@@ -11,7 +11,7 @@
 
 use crate::linalg::solve_small;
 
-// SS3 and SS4 have complex parameters (seed 000 Sect. 2.2): num-complex's type, re-exported
+// SS3 and SS4 have complex parameters ([Zhang2022, Sect. 2.2]): num-complex's type, re-exported
 // by nalgebra.
 use nalgebra::Complex;
 

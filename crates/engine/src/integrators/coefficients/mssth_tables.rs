@@ -1,5 +1,5 @@
 //! The MSSTH4/MSSTH5 stage abscissae, tabulated at rho_inf in {0, 0.1, ..., 1}
-//! (integrators.md Sect. 6.2 and 10.4), and the conditions that complete the MSSTH5 tableau.
+//! (tables of \[MBDyn\], whose criterion is not published), and the conditions that complete the MSSTH5 tableau.
 
 use super::*;
 
@@ -14,7 +14,7 @@ pub(super) fn tabulated_error(name: &str, rho: f64) -> String {
     )
 }
 
-/// MSSTH4 (c2, c3) at rho_inf = k/10 (integrators.md Sect. 6.2, MBDyn table).
+/// MSSTH4 (c2, c3) at rho_inf = k/10 (\[MBDyn\] table).
 pub(super) const MSSTH4_C: [(f64, f64); 11] = [
     (0.5590985754229417305152542, 0.7414011664833654036144139),
     (0.6002938888698324121975147, 0.7584129875780372120885886),
@@ -29,8 +29,8 @@ pub(super) const MSSTH4_C: [(f64, f64); 11] = [
     (1.05348034117028673017024, 0.7689305362617052663765094),
 ];
 
-/// MSSTH5 at rho_inf = k/10: c3 and c4 (integrators.md Sect. 6.2, MBDyn table) and starting
-/// values of (a32, a42, a43) for the Newton solve (integrators.md appendix A).
+/// MSSTH5 at rho_inf = k/10: c3 and c4 (\[MBDyn\] table) and starting
+/// values of (a32, a42, a43) for the Newton solve (the tableaus evaluated from \[MBDyn\]'s formulas).
 #[allow(clippy::type_complexity)]
 pub(super) const MSSTH5_C: [(f64, f64, [f64; 3]); 11] = [
     (

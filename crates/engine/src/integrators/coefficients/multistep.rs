@@ -1,7 +1,7 @@
-//! Linear multistep methods (seed 000 eq. 2) and the trapezoidal rule (eq. 3).
+//! Linear multistep methods ([Zhang2022, eq. 2]) and the trapezoidal rule (eq. 3).
 
-/// One multistep formula y_n = sum_j a_j y_{n-j} + sum_j b_j y'_{n-j} (seed 000 eq. 2), with
-/// the step size included in b (integrators.md Sect. 0.2). `a[j-1]` multiplies y_{n-j},
+/// One multistep formula y_n = sum_j a_j y_{n-j} + sum_j b_j y'_{n-j} ([Zhang2022, eq. 2]), with
+/// the step size included in b ([Zhang2022, eq. 8b]). `a[j-1]` multiplies y_{n-j},
 /// `b[j]` multiplies y'_{n-j}; `steps` is the number of past points used.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Multistep {
@@ -11,17 +11,17 @@ pub struct Multistep {
 }
 
 impl Multistep {
-    /// Backward Euler, y_n = y_{n-1} + h y'_n (seed 003 eq. 13).
+    /// Backward Euler, y_n = y_{n-1} + h y'_n ([Fang2023, eq. 13]).
     pub fn bdf1(h: f64) -> Multistep {
         Multistep { steps: 1, a: [1.0, 0.0, 0.0, 0.0], b: [h, 0.0, 0.0, 0.0, 0.0] }
     }
 
-    /// Trapezoidal rule, y_n = y_{n-1} + h/2 (y'_n + y'_{n-1}) (seed 000 eq. 3).
+    /// Trapezoidal rule, y_n = y_{n-1} + h/2 (y'_n + y'_{n-1}) ([Zhang2022, eq. 3]).
     pub fn trapezoidal(h: f64) -> Multistep {
         Multistep { steps: 1, a: [1.0, 0.0, 0.0, 0.0], b: [0.5 * h, 0.5 * h, 0.0, 0.0, 0.0] }
     }
 
-    /// Variable-step LMS2 (integrators.md Sect. 1.1; Masarati et al. 2001, seed 000 ref. \[24\]):
+    /// Variable-step LMS2 (\[Masarati2001\] = [Zhang2022, ref. 24]; \[MBDyn\] Multistep2Solver):
     /// h = h_n, alpha = h_n / h_{n-1}.
     pub fn lms2(rho: f64, h: f64, alpha: f64) -> Multistep {
         let h_prev = h / alpha;
@@ -42,7 +42,7 @@ impl Multistep {
         }
     }
 
-    /// Constant-step LMS3 (integrators.md Sect. 2.1; seed 000 ref. \[36\]).
+    /// Constant-step LMS3 ([Zhang2022, Sect. 2.1, ref. 36]).
     pub fn lms3(rho: f64, h: f64) -> Multistep {
         let r = rho;
         let d = r * r - 5.0 * r + 10.0;
@@ -59,7 +59,7 @@ impl Multistep {
         }
     }
 
-    /// Constant-step LMS4 (integrators.md Sect. 2.2; seed 000 ref. \[36\]).
+    /// Constant-step LMS4 ([Zhang2022, Sect. 2.1, ref. 36]).
     pub fn lms4(rho: f64, h: f64) -> Multistep {
         let r = rho;
         let (r2, r3) = (r * r, r * r * r);
@@ -78,17 +78,17 @@ impl Multistep {
     }
 }
 
-/// Second-order (cubic Hermite) derivative predictor of seed 000 eqs. (12)-(14):
+/// Second-order (cubic Hermite) derivative predictor of [Zhang2022, eqs. 12-14]:
 /// y'_N = (m0 y_{N-1} + m1 y_{N-2}) / (t_N - t_{N-1}) + n0 y'_{N-1} + n1 y'_{N-2},
 /// alpha = (t_N - t_{N-1}) / (t_{N-1} - t_{N-2}). Written with 1/(t_N - t_{N-1}) as in eq. (12),
-/// this is the form integrators.md Sect. 1.4 recommends (MBDyn's regression divides by h_{N-1}).
+/// this form is exact for cubics (\[MBDyn\]'s LMS2 predictor divides by h_{N-1} instead).
 /// Returns (m0, m1, n0, n1).
 pub fn hermite3(alpha: f64) -> [f64; 4] {
     let m0 = -6.0 * alpha * alpha * (1.0 + alpha);
     [m0, -m0, (1.0 + alpha) * (1.0 + 3.0 * alpha), alpha * (2.0 + 3.0 * alpha)]
 }
 
-/// Fourth-order (quintic Hermite) derivative predictor of seed 000 eqs. (16)-(17):
+/// Fourth-order (quintic Hermite) derivative predictor of [Zhang2022, eqs. 16-17]:
 /// y'_N = (m0 y_{N-1} + m1 y_{N-2} + m2 y_{N-3}) / (t_N - t_{N-1}) + n0 y'_{N-1} + n1 y'_{N-2} + n2 y'_{N-3},
 /// alpha1 = (t_N - t_{N-1})/(t_{N-1} - t_{N-2}), alpha2 = (t_N - t_{N-1})/(t_{N-2} - t_{N-3}).
 /// Returns ([m0, m1, m2], [n0, n1, n2]).

@@ -1,8 +1,8 @@
-//! Equivalent single-step methods SS2-SS4 (seed 000 eqs. 4a-4e).
+//! Equivalent single-step methods SS2-SS4 ([Zhang2022, eqs. 4a-4e]).
 
 use super::*;
 
-/// SSk as a cascade of k-1 filters (seed 000 eqs. 4a-4e; integrators.md Sect. 3.1-3.2) with
+/// SSk as a cascade of k-1 filters ([Zhang2022, eqs. 4a-4e]; \[MBDyn\] singlestepsol_impl.cc) with
 /// auxiliary vectors W_1 (outermost, eq. 4a) ... W_{k-1} (innermost, eq. 4e), W_k := y':
 ///   y_n - y_{n-1} = h (gamma_0 W_1^n + (1 - gamma_0) W_1^{n-1}),
 ///   W_i^n = c_i W_i^{n-1} + d_i W_{i+1}^n + e_i W_{i+1}^{n-1},
@@ -20,7 +20,7 @@ pub struct SingleStep {
 }
 
 impl SingleStep {
-    /// The parameters of SSk, k in 2..=4, equivalent to LMSk (integrators.md Sect. 3.1):
+    /// The parameters of SSk, k in 2..=4, equivalent to LMSk ([Zhang2022, Sect. 2.2]):
     /// gamma_even = 1/(1+rho), gamma_{2i-1} = (1 + kappa_i (1-rho))/(1+rho), kappa_i the roots
     /// of 2 kappa - 1 (SS2), 6 kappa^2 - 3 kappa + 1 (SS3), 20 kappa^3 - 10 kappa^2 + 4 kappa - 1
     /// (SS4). The complex kappas go to the inner filters as in MBDyn (real ones outside).
@@ -68,7 +68,7 @@ impl SingleStep {
         self.c.len()
     }
 
-    /// dy_n/dy'_n = gamma_0 D_1 per unit step (seed 000 Sect. 3.2: gamma_0 gamma_2 .../(gamma_1 gamma_3 ...)).
+    /// dy_n/dy'_n = gamma_0 D_1 per unit step ([Zhang2022, Sect. 3.2]: gamma_0 gamma_2 .../(gamma_1 gamma_3 ...)).
     pub fn b0_per_h(&self) -> f64 {
         self.gamma0 * self.dw[0].re
     }

@@ -94,8 +94,8 @@ fn tableaus_have_their_order_and_rho_inf() {
 
 #[test]
 fn gammas_are_the_published_roots() {
-    // integrators.md Sect. 4, 5.3 and 6.1 (25-digit exact roots) at rho = 0 and 0.6.
-    // A few ulps (MBDyn's MSSTC4 literals are off by up to 2.2e-13, integrators.md Sect. 5.3).
+    // Exact roots of the gamma equations of [Zhang2022, eq. 7] and [Zhang2020, Tables 2, 4] (25 digits) at rho = 0 and 0.6.
+    // A few ulps (MBDyn's MSSTC4 literals are off by up to 2.2e-13).
     let close = |a: f64, b: f64| (a - b).abs() < 1e-16;
     assert!(close(Tableau::bathe(0.0).gamma, 0.292893218813452475599155637895));
     assert!(close(Tableau::bathe(0.6).gamma, 0.263932022500210303590826331269));
@@ -155,7 +155,7 @@ fn esdirk_tables_match_the_published_decimals() {
 
 #[test]
 fn mssth_tables_match_appendix_a() {
-    // integrators.md appendix A, MSSTH4 and MSSTH5 last rows at rho = 0 (computed there
+    // The tableaus evaluated from [MBDyn]'s formulas, MSSTH4 and MSSTH5 last rows at rho = 0 (computed there
     // from MBDyn's literal gamma, which differs from the solved root by ~1e-15).
     let t = Tableau::mssth(4, 0.0).unwrap();
     let b4 = [
@@ -247,7 +247,7 @@ fn ss_parameters_match_integrators_md() {
     let k3 = Complex::new(0.0788079525708154341503481729986091564, 0.373930645433610122608971599226572341);
     let g3 = (k3.scale(1.0 - rho) + Complex::ONE).scale(1.0 / (1.0 + rho));
     assert!((s4.gammas[1].0.re - g3.re).abs() < 1e-15 && (s4.gammas[1].0.im - g3.im).abs() < 1e-15);
-    // b0 equals LMSk's b0 (spectral equivalence, integrators.md Sect. 3.1).
+    // b0 equals LMSk's b0 (spectral equivalence, [Zhang2022, Sect. 2.2]).
     for (k, lms) in
         [(2, Multistep::lms2(rho, 1.0, 1.0)), (3, Multistep::lms3(rho, 1.0)), (4, Multistep::lms4(rho, 1.0))]
     {
