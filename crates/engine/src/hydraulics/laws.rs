@@ -50,7 +50,7 @@ pub fn spool_step(u0: f64, reference: f64, tau: f64, dt: f64) -> f64 {
     (u0 * (1.0 - a) + 2.0 * a * reference) / (1.0 + a)
 }
 
-/// The spool law U' = (U_ref - U)/tau (seed 004 eq. 27) solved exactly over `dt` with U_ref
+/// The spool law U' = (U_ref - U)/tau [Jaiswal2021, eq. 27] solved exactly over `dt` with U_ref
 /// held at `reference`: U1 = U_ref + (U0 - U_ref) exp(-dt/tau). Exact for a reference held over
 /// the step, so a method of any order that carries the spool's value keeps its order.
 pub fn spool_exact(u0: f64, reference: f64, tau: f64, dt: f64) -> f64 {
