@@ -440,8 +440,11 @@ fn circuit_mistakes_name_the_element_field_and_choices() {
         }
     };
     let mut d = base.clone();
-    d["hydraulics"]["valves"][1]["to"] = "V9".into();
-    refused(&d, &["valve 'throttle'", "to 'V9' is not a hydraulic volume or source", "volumes: V1, V2, V3; sources: pump, tank"]);
+    d["hydraulics"]["valves"][0]["tank"] = "V9".into();
+    refused(
+        &d,
+        &["valve 'dcv'", "tank 'V9' is not a hydraulic volume or source", "volumes: V1, V2, V3; sources: pump, tank"],
+    );
 
     let mut d = base.clone();
     d["hydraulics"]["volumes"].as_array_mut().unwrap().push(serde_json::json!(

@@ -49,7 +49,9 @@ impl Hydraulics {
     fn is_connected(&self, name: &str) -> bool {
         let valves = self.valves.iter().any(|v| match v {
             Valve::Throttle { from, to, .. } => from == name || to == name,
-            Valve::Directional { pump, tank, port_a, port_b, .. } => [pump, tank, port_a, port_b].iter().any(|n| *n == name),
+            Valve::Directional { pump, tank, port_a, port_b, .. } => {
+                [pump, tank, port_a, port_b].iter().any(|n| *n == name)
+            }
         });
         let chambers = self.cylinders.iter().any(|c| c.piston_side == name || c.rod_side == name);
         let inflow = self.volumes.iter().any(|v| v.name == name && v.inflow_input.is_some());
@@ -161,7 +163,10 @@ impl Description {
                 if h.is_node(name) {
                     Ok(())
                 } else {
-                    Err(invalid(&loc, format!("{field} '{name}' is not a hydraulic volume or source ({})", h.node_names())))
+                    Err(invalid(
+                        &loc,
+                        format!("{field} '{name}' is not a hydraulic volume or source ({})", h.node_names()),
+                    ))
                 }
             };
             match v {
@@ -237,7 +242,10 @@ impl Description {
             if !h.is_volume(name) {
                 return Err(invalid(
                     loc,
-                    format!("{field} '{name}' is not a hydraulic volume (volumes: {})", h.volumes.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")),
+                    format!(
+                        "{field} '{name}' is not a hydraulic volume (volumes: {})",
+                        h.volumes.iter().map(|v| v.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
                 ));
             }
         }

@@ -13,7 +13,6 @@ pub(super) fn solver_parameters(
     b: &mut Builder,
 ) -> Result<(), InterfaceError> {
     let state_space = d.solver.formulation == Formulation::StateSpace;
-    let semirecursive = d.solver.formulation.is_semirecursive();
     let s = &d.solver;
     let items: Vec<String> = methods.iter().map(|m| m.item_name().to_string()).collect();
     b.push(Variable {
