@@ -72,7 +72,11 @@ pub struct Build {
 pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     let triple = platform.rust_target();
     let venv = repo.join(".venv/bin");
-    require(Path::new(RUSTC).is_file() && Path::new(CARGO).is_file(), platform, "/usr/bin/rustc or /usr/bin/cargo (rustc-web, cargo-web)")?;
+    require(
+        Path::new(RUSTC).is_file() && Path::new(CARGO).is_file(),
+        platform,
+        "/usr/bin/rustc or /usr/bin/cargo (rustc-web, cargo-web)",
+    )?;
     let sysroot = Command::new(RUSTC).args(["--print", "sysroot"]).output().context(format!("cannot run {RUSTC}"))?;
     let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
     require(
@@ -136,7 +140,16 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO", CARGO);
     // Settings of the cargo that may have started this program do not apply to these builds.
-    for var in ["RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "RUSTC_WRAPPER", "RUSTC_WORKSPACE_WRAPPER", "CARGO_TARGET_DIR", "CARGO_BUILD_TARGET", "RUSTUP_TOOLCHAIN", "LD_LIBRARY_PATH"] {
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTUP_TOOLCHAIN",
+        "LD_LIBRARY_PATH",
+    ] {
         cargo.env_remove(var);
     }
     let library = target_dir.join(triple).join("release").join(platform.cargo_file_name());
@@ -180,11 +193,25 @@ pub fn check_library(bytes: &[u8], platform: Platform) -> std::result::Result<()
         Platform::X86_64Darwin => (BinaryFormat::MachO, Architecture::X86_64),
         Platform::Aarch64Darwin => (BinaryFormat::MachO, Architecture::Aarch64),
     };
+    let kind = |format: BinaryFormat, arch: Architecture| {
+        let format = match format {
+            BinaryFormat::Elf => "ELF".to_string(),
+            BinaryFormat::Pe => "PE".to_string(),
+            BinaryFormat::MachO => "Mach-O".to_string(),
+            other => format!("{other:?}"),
+        };
+        let arch = match arch {
+            Architecture::X86_64 => "x86_64".to_string(),
+            Architecture::Aarch64 => "aarch64".to_string(),
+            other => format!("{other:?}"),
+        };
+        format!("{format} {arch}")
+    };
     if file.format() != format || file.architecture() != arch {
         return Err(format!(
-            "a {:?} {:?} file, but {platform} needs a {format:?} {arch:?} library",
-            file.format(),
-            file.architecture()
+            "is a {} file, not the {} library that {platform} needs",
+            kind(file.format(), file.architecture()),
+            kind(format, arch)
         ));
     }
     let exports: Vec<String> = file
@@ -213,7 +240,8 @@ pub fn read_binaries(dir: &Path) -> Result<Vec<(Platform, Vec<u8>)>> {
         if !entry.path().is_dir() {
             continue;
         }
-        let platform = Platform::from_name(&name).map_err(|e| Error::msg(format!("--binaries {}: {e}", dir.display())))?;
+        let platform =
+            Platform::from_name(&name).map_err(|e| Error::msg(format!("--binaries {}: {e}", dir.display())))?;
         let file = entry.path().join(platform.cargo_file_name());
         let bytes = std::fs::read(&file).context(format!(
             "--binaries: cannot read the {platform} library {} (each platform's folder holds the library under cargo's name)",

@@ -122,7 +122,11 @@ fn binaries(library: &Path, platforms: Option<&str>, merged: Option<&Path>) -> R
     };
     if let Some(dir) = merged {
         for (platform, bytes) in crate::cross::read_binaries(dir)? {
-            println!("library for {platform}: from {} ({:.1} MiB)", dir.display(), bytes.len() as f64 / f64::from(1 << 20));
+            println!(
+                "library for {platform}: from {} ({:.1} MiB)",
+                dir.display(),
+                bytes.len() as f64 / f64::from(1 << 20)
+            );
             binaries.insert(platform, bytes);
         }
     }
@@ -170,8 +174,8 @@ fn package_descriptions(files: &[PathBuf], binaries: &Binaries, out: &Path) -> R
         contents.push(content);
     }
     for content in &contents {
-        let fmus =
-            package_model_with(content, binaries, out).context(format!("cannot write the FMUs to {}", out.display()))?;
+        let fmus = package_model_with(content, binaries, out)
+            .context(format!("cannot write the FMUs to {}", out.display()))?;
         for fmu in &fmus {
             println!("wrote {} ({})", fmu.display(), size(fmu));
         }

@@ -33,6 +33,13 @@ const TOLERANCE: f64 = 1e-12;
 /// iterations and closed loops amplify that; the test prints the differences per model.
 const TOLERANCE_MSVCRT: f64 = 1e-6;
 
+/// Per `model fmi<v>`: the printed rows of outputs, and whether the restored state repeated
+/// the run.
+type Runs = BTreeMap<String, (Vec<Vec<f64>>, bool)>;
+
+/// A real variable: name, value reference, causality, start, max.
+type Real = (String, u32, String, Option<f64>, Option<f64>);
+
 struct Packaged {
     dir: tempfile::TempDir,
 }
@@ -116,7 +123,7 @@ fn job(version: u8, model: &str, library: &Path) -> String {
     let (start, stop, step) = (number("startTime", 0.0), number("stopTime", 1.0), number("stepSize", 0.01));
     // (name, value reference, causality, start, max) of the real variables.
     let variables = root.children().find(|n| n.has_tag_name("ModelVariables")).unwrap();
-    let reals: Vec<(String, u32, String, Option<f64>, Option<f64>)> = variables
+    let reals: Vec<Real> = variables
         .children()
         .filter(|n| n.is_element())
         .filter_map(|n| {
@@ -150,8 +157,7 @@ fn job(version: u8, model: &str, library: &Path) -> String {
         .unwrap_or_else(|| panic!("{model}: no real parameter"));
     let value = value.unwrap() * 1.05;
     let value = if max.is_some_and(|m| value > m) { value / 1.05 / 1.05 } else { value };
-    let outputs: Vec<String> =
-        reals.iter().filter(|r| r.2 == "output").map(|r| r.1.to_string()).collect();
+    let outputs: Vec<String> = reals.iter().filter(|r| r.2 == "output").map(|r| r.1.to_string()).collect();
     assert!(!outputs.is_empty(), "{model}: no real outputs");
     let steps = ((stop - start) / step - 1e-9).ceil() as i64;
     let resources = if version == 2 {
@@ -190,7 +196,7 @@ fn jobs(platform: Platform) -> String {
 
 /// The host's output: per `model fmi<v>` its rows of bits, and whether the restored state
 /// repeated the run.
-fn parse(output: &str) -> BTreeMap<String, (Vec<Vec<f64>>, bool)> {
+fn parse(output: &str) -> Runs {
     let mut runs = BTreeMap::new();
     let mut current = String::new();
     for line in output.lines() {
@@ -207,8 +213,8 @@ fn parse(output: &str) -> BTreeMap<String, (Vec<Vec<f64>>, bool)> {
     runs
 }
 
-fn native_runs() -> &'static BTreeMap<String, (Vec<Vec<f64>>, bool)> {
-    static NATIVE: OnceLock<BTreeMap<String, (Vec<Vec<f64>>, bool)>> = OnceLock::new();
+fn native_runs() -> &'static Runs {
+    static NATIVE: OnceLock<Runs> = OnceLock::new();
     NATIVE.get_or_init(|| {
         let host = host("gcc", "host-native", &["-ldl", "-lm"]);
         let jobs_file = packaged().dir.path().join("jobs-native.txt");
@@ -218,7 +224,7 @@ fn native_runs() -> &'static BTreeMap<String, (Vec<Vec<f64>>, bool)> {
 }
 
 /// Compares a platform's runs with the native ones, printing the largest difference per run.
-fn compare(platform: Platform, runs: &BTreeMap<String, (Vec<Vec<f64>>, bool)>, tolerance: f64) {
+fn compare(platform: Platform, runs: &Runs, tolerance: f64) {
     let native = native_runs();
     assert_eq!(native.len(), catalog().len() * 2, "native runs");
     let mut failures = Vec::new();
@@ -290,8 +296,10 @@ fn aarch64_binaries_under_qemu_give_the_native_results() {
     let host = host("aarch64-linux-gnu-gcc", "host-aarch64", &["-ldl", "-lm"]);
     let jobs_file = packaged().dir.path().join("jobs-aarch64.txt");
     std::fs::write(&jobs_file, jobs(Platform::Aarch64Linux)).unwrap();
-    let output =
-        run(Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&host).arg(&jobs_file), "qemu-aarch64");
+    let output = run(
+        Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&host).arg(&jobs_file),
+        "qemu-aarch64",
+    );
     compare(Platform::Aarch64Linux, &parse(&output), TOLERANCE);
 }
 
@@ -322,7 +330,12 @@ fn every_binary_exports_the_fmi_functions_only_and_links_the_system_only() {
     assert!(native.len() > 100 && native.iter().all(|n| n.starts_with("fmi2") || n.starts_with("fmi3")), "{native:?}");
     for platform in Platform::ALL {
         let bytes = std::fs::read(binary(3, model, platform)).unwrap();
-        let names = exports(&bytes);
+        let mut names = exports(&bytes);
+        // fmi-sys' `#[no_mangle]` helper, which only the ELF version script can hide; Windows
+        // and macOS bind imports to the exporting library, so it cannot clash there.
+        if !matches!(platform, Platform::X86_64Linux | Platform::Aarch64Linux) {
+            names.remove("callback_log");
+        }
         let extra: Vec<_> = names.difference(&native).take(10).collect();
         let missing: Vec<_> = native.difference(&names).collect();
         assert!(
@@ -353,7 +366,8 @@ fn every_binary_exports_the_fmi_functions_only_and_links_the_system_only() {
                 assert!(dylibs.iter().all(|d| d.starts_with("/usr/lib/")), "{platform} links {dylibs:?}");
             }
             Platform::X86_64Linux | Platform::Aarch64Linux => {
-                let needed = run(Command::new("readelf").args(["-d", "-W", "-V"]).arg(binary(3, model, platform)), "readelf");
+                let needed =
+                    run(Command::new("readelf").args(["-d", "-W", "-V"]).arg(binary(3, model, platform)), "readelf");
                 let foreign: Vec<&str> = needed
                     .lines()
                     .filter(|l| l.contains("(NEEDED)"))

@@ -148,7 +148,12 @@ pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, 
 }
 
 /// Writes one archive with the libraries of `binaries` to `out`.
-pub fn write_archive_with(content: &FmuContent, version: FmiVersion, binaries: &Binaries, out: &Path) -> io::Result<()> {
+pub fn write_archive_with(
+    content: &FmuContent,
+    version: FmiVersion,
+    binaries: &Binaries,
+    out: &Path,
+) -> io::Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }

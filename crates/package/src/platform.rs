@@ -108,7 +108,10 @@ impl Platform {
         let mut platforms = Vec::new();
         for name in list.split(',').map(str::trim) {
             if name.is_empty() {
-                return Err(format!("empty platform name in '{list}'; the platforms are: all, {}", Platform::names().join(", ")));
+                return Err(format!(
+                    "empty platform name in '{list}'; the platforms are: all, {}",
+                    Platform::names().join(", ")
+                ));
             }
             let platform = Platform::from_name(name)?;
             if !platforms.contains(&platform) {
@@ -241,10 +244,7 @@ mod tests {
             b.insert(p, if p.extension() == "dylib" { mach } else { vec![1, 2, 3] });
         }
         let names = |fmi3| b.entries(fmi3, "M").unwrap().into_iter().map(|(n, _)| n).collect::<Vec<_>>();
-        assert_eq!(
-            names(false),
-            ["binaries/linux64/M.so", "binaries/win64/M.dll", "binaries/darwin64/M.dylib"]
-        );
+        assert_eq!(names(false), ["binaries/linux64/M.so", "binaries/win64/M.dll", "binaries/darwin64/M.dylib"]);
         assert_eq!(
             names(true),
             [
