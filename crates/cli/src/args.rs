@@ -113,6 +113,18 @@ pub struct PackageArgs {
     /// validated first, and errors name the item at fault
     #[arg(long, value_name = "FILE.json")]
     pub model: Vec<PathBuf>,
+
+    /// Also compile the library for these platforms and put every binary into each archive:
+    /// `all` or a comma-separated list of x86_64-linux, x86_64-windows, aarch64-linux,
+    /// x86_64-darwin, aarch64-darwin (needs this project's sources and the toolchains of
+    /// scripts/setup-cross.sh; each target is built in target/cross/<rust target>)
+    #[arg(long, value_name = "all|LIST")]
+    pub platforms: Option<String>,
+
+    /// Put the libraries compiled elsewhere into the archives too: DIR/<platform>/ holds one
+    /// platform's library under cargo's name (libmbfmu.so, mbfmu.dll, libmbfmu.dylib)
+    #[arg(long, value_name = "DIR")]
+    pub binaries: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

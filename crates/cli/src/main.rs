@@ -10,6 +10,7 @@ mod args;
 mod catalog_fmu;
 #[cfg(test)]
 mod counting;
+mod cross;
 mod csv;
 mod docs;
 mod error;

@@ -6,7 +6,8 @@ use crate::error::{Context, Error, Result};
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::{
-    checked_in_path, model_description, package_catalog, package_model, write_model_descriptions, FmuContent,
+    checked_in_path, model_description, package_catalog_with, package_model_with, write_model_descriptions, Binaries,
+    FmuContent, Platform,
 };
 use std::path::{Path, PathBuf};
 
@@ -72,15 +73,16 @@ pub fn run(args: PackageArgs) -> Result<()> {
         eprintln!("note: this is a debug build; for fast FMUs run `cargo run --release -- package`");
     }
 
+    let binaries = binaries(&library, args.platforms.as_deref(), args.binaries.as_deref())?;
     if !args.model.is_empty() {
-        return package_descriptions(&args.model, &library, &args.out);
+        return package_descriptions(&args.model, &binaries, &args.out);
     }
-    let fmus =
-        package_catalog(&library, &args.out).context(format!("cannot write the FMUs to {}", args.out.display()))?;
+    let fmus = package_catalog_with(&binaries, &args.out)
+        .context(format!("cannot write the FMUs to {}", args.out.display()))?;
     for fmu in &fmus {
         println!("wrote {} ({})", fmu.display(), size(fmu));
     }
-    let systems = mbfmu_package::ssp::package_systems(&library, &args.out)
+    let systems = mbfmu_package::ssp::package_systems_with(&binaries, &args.out)
         .context(format!("cannot write the systems to {}", args.out.display()))?;
     for ssp in &systems {
         println!("wrote {} ({})", ssp.display(), size(ssp));
@@ -109,6 +111,42 @@ pub fn run(args: PackageArgs) -> Result<()> {
     Ok(())
 }
 
+/// The host's library, the ones `--binaries` names and the ones `--platforms` asks for (the
+/// latter compiled here unless `--binaries` holds them).
+fn binaries(library: &Path, platforms: Option<&str>, merged: Option<&Path>) -> Result<Binaries> {
+    let mut binaries = Binaries::host(library).context(format!("cannot read {}", library.display()))?;
+    // Names first: a typo is reported before any build starts.
+    let wanted = match platforms {
+        Some(list) => Platform::parse_list(list).map_err(|e| Error::msg(format!("--platforms: {e}")))?,
+        None => Vec::new(),
+    };
+    if let Some(dir) = merged {
+        for (platform, bytes) in crate::cross::read_binaries(dir)? {
+            println!(
+                "library for {platform}: from {} ({:.1} MiB)",
+                dir.display(),
+                bytes.len() as f64 / f64::from(1 << 20)
+            );
+            binaries.insert(platform, bytes);
+        }
+    }
+    let given = binaries.platforms();
+    let to_build: Vec<Platform> = wanted.into_iter().filter(|p| !given.contains(p)).collect();
+    if to_build.is_empty() {
+        return Ok(binaries);
+    }
+    let repo = crate::cross::repository()?;
+    let builds = to_build.iter().map(|p| crate::cross::prepare(&repo, *p)).collect::<Result<Vec<_>>>()?;
+    for (platform, build) in to_build.into_iter().zip(builds) {
+        let path = build.run()?;
+        let bytes = std::fs::read(&path).context(format!("cannot read the {platform} library {}", path.display()))?;
+        crate::cross::check_library(&bytes, platform).map_err(|e| Error::msg(format!("{}: {e}", path.display())))?;
+        println!("library for {platform}: {} ({})", path.display(), size(&path));
+        binaries.insert(platform, bytes);
+    }
+    Ok(binaries)
+}
+
 /// Whether the current directory is this project's repository, whose modelDescription/ holds
 /// the checked-in copies (elsewhere `package` must not litter the directory with them).
 fn in_repository() -> bool {
@@ -117,7 +155,7 @@ fn in_repository() -> bool {
 }
 
 /// `--model`: the user's descriptions, each validated before anything is written.
-fn package_descriptions(files: &[PathBuf], library: &Path, out: &Path) -> Result<()> {
+fn package_descriptions(files: &[PathBuf], binaries: &Binaries, out: &Path) -> Result<()> {
     let mut contents = Vec::new();
     for file in files {
         let json = std::fs::read_to_string(file).context(format!("cannot read {}", file.display()))?;
@@ -136,8 +174,8 @@ fn package_descriptions(files: &[PathBuf], library: &Path, out: &Path) -> Result
         contents.push(content);
     }
     for content in &contents {
-        let fmus =
-            package_model(content, library, out).context(format!("cannot write the FMUs to {}", out.display()))?;
+        let fmus = package_model_with(content, binaries, out)
+            .context(format!("cannot write the FMUs to {}", out.display()))?;
         for fmu in &fmus {
             println!("wrote {} ({})", fmu.display(), size(fmu));
         }

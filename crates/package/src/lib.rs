@@ -6,10 +6,12 @@
 pub mod documentation;
 pub mod drawing;
 pub mod icon;
+pub mod platform;
 pub mod ssp;
 
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
+pub use platform::{Binaries, Platform};
 use std::io::{self, Seek, Write};
 use std::path::{Path, PathBuf};
 use zip::write::SimpleFileOptions;
@@ -38,14 +40,6 @@ pub fn locate_library() -> io::Result<PathBuf> {
             format!("{name} was not found next to {}; build the library first", exe.display()),
         )
     })
-}
-
-/// Platform folder of the binary inside the archive.
-pub fn platform_folder(version: FmiVersion) -> &'static str {
-    match version {
-        FmiVersion::V2 => "linux64",
-        FmiVersion::V3 => "x86_64-linux",
-    }
 }
 
 /// The modelDescription.xml of a catalog entry.
@@ -148,30 +142,38 @@ pub fn write_fmu(entry: &CatalogEntry, version: FmiVersion, library: &Path, out:
     write_archive(&FmuContent::catalog(entry), version, library, out)
 }
 
-/// Writes one archive to `out`.
+/// Writes one archive with the host's library to `out`.
 pub fn write_archive(content: &FmuContent, version: FmiVersion, library: &Path, out: &Path) -> io::Result<()> {
+    write_archive_with(content, version, &Binaries::host(library)?, out)
+}
+
+/// Writes one archive with the libraries of `binaries` to `out`.
+pub fn write_archive_with(
+    content: &FmuContent,
+    version: FmiVersion,
+    binaries: &Binaries,
+    out: &Path,
+) -> io::Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let binary = std::fs::read(library)?;
-    write_archive_to(content, version, &binary, std::fs::File::create(out)?)?;
+    write_archive_to(content, version, binaries, std::fs::File::create(out)?)?;
     Ok(())
 }
 
-/// Writes one archive with the library `binary` to `writer` (a file, or memory for an FMU
-/// inside an SSP archive) and returns the writer.
+/// Writes one archive with the libraries of `binaries` to `writer` (a file, or memory for an
+/// FMU inside an SSP archive) and returns the writer.
 pub fn write_archive_to<W: Write + Seek>(
     content: &FmuContent,
     version: FmiVersion,
-    binary: &[u8],
+    binaries: &Binaries,
     writer: W,
 ) -> io::Result<W> {
     let mut zip = zip::ZipWriter::new(writer);
-    let mut entries: Vec<(String, &[u8])> = vec![
-        ("modelDescription.xml".into(), content.xml(version).as_bytes()),
-        (format!("binaries/{}/{}.so", platform_folder(version), content.name), binary),
-        ("documentation/index.html".into(), content.documentation(version).as_bytes()),
-    ];
+    let libraries = binaries.entries(version == FmiVersion::V3, &content.name)?;
+    let mut entries: Vec<(String, &[u8])> = vec![("modelDescription.xml".into(), content.xml(version).as_bytes())];
+    entries.extend(libraries.iter().map(|(name, bytes)| (name.clone(), bytes.as_slice())));
+    entries.push(("documentation/index.html".into(), content.documentation(version).as_bytes()));
     if let Some(png) = &content.icon {
         entries.push((icon_path(version).to_string(), png));
     }
@@ -192,22 +194,34 @@ pub fn zip_options() -> SimpleFileOptions {
         .last_modified_time(zip::DateTime::default())
 }
 
-/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model.
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model with the
+/// host's library.
 pub fn package_model(content: &FmuContent, library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    package_model_with(content, &Binaries::host(library)?, root)
+}
+
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` of one model.
+pub fn package_model_with(content: &FmuContent, binaries: &Binaries, root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for (folder, version) in [("fmi2", FmiVersion::V2), ("fmi3", FmiVersion::V3)] {
         let out = root.join(folder).join(format!("{}.fmu", content.name));
-        write_archive(content, version, library, &out)?;
+        write_archive_with(content, version, binaries, &out)?;
         written.push(out);
     }
     Ok(written)
 }
 
-/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model.
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model
+/// with the host's library.
 pub fn package_catalog(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
+    package_catalog_with(&Binaries::host(library)?, root)
+}
+
+/// Writes `<root>/fmi2/<Model>.fmu` and `<root>/fmi3/<Model>.fmu` for every catalog model.
+pub fn package_catalog_with(binaries: &Binaries, root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for entry in CATALOG {
-        written.extend(package_model(&FmuContent::catalog(entry), library, root)?);
+        written.extend(package_model_with(&FmuContent::catalog(entry), binaries, root)?);
     }
     Ok(written)
 }

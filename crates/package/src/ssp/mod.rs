@@ -7,7 +7,7 @@
 pub mod spec;
 pub mod xml;
 
-use crate::{write_archive_to, zip_options, FmuContent};
+use crate::{write_archive_to, zip_options, Binaries, FmuContent};
 use mbfmu_model::variables::FmiVersion;
 use spec::{System, SystemSpec};
 use std::io::{self, Cursor, Write};
@@ -40,8 +40,8 @@ pub fn ssp_folder(version: FmiVersion) -> &'static str {
     }
 }
 
-/// Writes `system` with FMUs of `version` (the library `binary` inside each) to `out`.
-pub fn write_ssp(system: &System, version: FmiVersion, binary: &[u8], out: &Path) -> io::Result<()> {
+/// Writes `system` with FMUs of `version` (the libraries of `binaries` inside each) to `out`.
+pub fn write_ssp(system: &System, version: FmiVersion, binaries: &Binaries, out: &Path) -> io::Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -56,7 +56,7 @@ pub fn write_ssp(system: &System, version: FmiVersion, binary: &[u8], out: &Path
         // Two components of one model share its FMU.
         if !packed.contains(&component.entry.name) {
             let fmu =
-                write_archive_to(&FmuContent::catalog(component.entry), version, binary, Cursor::new(Vec::new()))?;
+                write_archive_to(&FmuContent::catalog(component.entry), version, binaries, Cursor::new(Vec::new()))?;
             entry(xml::fmu_entry(component), &fmu.into_inner())?;
             packed.push(component.entry.name);
         }
@@ -69,14 +69,19 @@ pub fn write_ssp(system: &System, version: FmiVersion, binary: &[u8], out: &Path
 }
 
 /// Writes `<root>/ssp/fmi2/<System>.ssp` and `<root>/ssp/fmi3/<System>.ssp` for every
-/// built-in system.
+/// built-in system, with the host's library.
 pub fn package_systems(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
-    let binary = std::fs::read(library)?;
+    package_systems_with(&Binaries::host(library)?, root)
+}
+
+/// Writes `<root>/ssp/fmi2/<System>.ssp` and `<root>/ssp/fmi3/<System>.ssp` for every
+/// built-in system, with the libraries of `binaries` in its FMUs.
+pub fn package_systems_with(binaries: &Binaries, root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for system in systems() {
         for version in [FmiVersion::V2, FmiVersion::V3] {
             let out = root.join(ssp_folder(version)).join(format!("{}.ssp", system.name));
-            write_ssp(&system, version, &binary, &out)?;
+            write_ssp(&system, version, binaries, &out)?;
             written.push(out);
         }
     }

@@ -1,0 +1,262 @@
+//! `package --platforms`: the FMU library compiled for other platforms on this machine, and
+//! `--binaries`: libraries compiled elsewhere, checked before they go into the archives.
+//!
+//! Every target is built with Debian's rustc and its std sources (`-Zbuild-std`), each in its
+//! own target directory (`target/cross/<rust target>`), so the host build is never touched.
+//! Windows links with mingw-w64's gcc; macOS and aarch64 Linux with zig through
+//! cargo-zigbuild (aarch64 against glibc 2.17, so that older distributions load it).
+//! scripts/setup-cross.sh installs all of it.
+
+use crate::error::{Context, Error, Result};
+use mbfmu_package::Platform;
+use object::{Architecture, BinaryFormat, Object, ObjectSymbol};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// The compiler and cargo whose std sources `-Zbuild-std` compiles (Debian's rustc-web,
+/// cargo-web and rust-web-src).
+const RUSTC: &str = "/usr/bin/rustc";
+const CARGO: &str = "/usr/bin/cargo";
+const SETUP: &str = "run scripts/setup-cross.sh (as root) to install the cross toolchains";
+
+/// The repository whose sources this executable was built from.
+pub fn repository() -> Result<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap_or_default();
+    if !manifest.contains("name = \"mbfmu\"") {
+        return Err(Error::msg(format!(
+            "--platforms compiles the FMU library from this project's sources, which were at {} when \
+             this command was built and are gone; build the libraries elsewhere and merge them with --binaries",
+            root.display()
+        )));
+    }
+    Ok(root.canonicalize().unwrap_or(root))
+}
+
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| std::env::split_paths(&path).any(|d| d.join(program).is_file()))
+}
+
+fn require(ok: bool, platform: Platform, what: &str) -> Result<()> {
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::msg(format!("cannot build the library for {platform}: {what} is missing; {SETUP}")))
+    }
+}
+
+/// libclang's own headers, which bindgen does not find for the mingw target by itself.
+fn clang_resource_dir() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir("/usr/lib")
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().starts_with("llvm-"))
+        .filter_map(|e| std::fs::read_dir(e.path().join("lib/clang")).ok())
+        .flat_map(|d| d.filter_map(|e| e.ok()).map(|e| e.path()))
+        .filter(|p| p.join("include/stddef.h").is_file())
+        .collect();
+    dirs.sort();
+    dirs.pop()
+}
+
+/// A build of the library for `platform`, its toolchain checked.
+pub struct Build {
+    platform: Platform,
+    command: Command,
+    library: PathBuf,
+}
+
+/// Checks the toolchain of `platform` and prepares its build (all are checked before the
+/// first, long, build starts).
+pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
+    let triple = platform.rust_target();
+    let venv = repo.join(".venv/bin");
+    require(
+        Path::new(RUSTC).is_file() && Path::new(CARGO).is_file(),
+        platform,
+        "/usr/bin/rustc or /usr/bin/cargo (rustc-web, cargo-web)",
+    )?;
+    let sysroot = Command::new(RUSTC).args(["--print", "sysroot"]).output().context(format!("cannot run {RUSTC}"))?;
+    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    require(
+        sysroot.join("lib/rustlib/src/rust/library/Cargo.lock").is_file(),
+        platform,
+        "the standard library's sources of /usr/bin/rustc (rust-web-src)",
+    )?;
+
+    let target_dir = repo.join("target/cross").join(triple);
+    let mut cargo = Command::new(CARGO);
+    // The Debian tools first; the repository's .venv holds zig, cargo-zigbuild and rust-objcopy.
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs = vec![venv.clone(), PathBuf::from("/usr/bin")];
+    dirs.extend(std::env::split_paths(&path));
+    cargo.env("PATH", std::env::join_paths(dirs).context("PATH")?);
+    match platform {
+        Platform::X86_64Linux => return Err(Error::msg("the x86_64-linux library is the host's, built by cargo")),
+        Platform::X86_64Windows => {
+            require(on_path("x86_64-w64-mingw32-gcc"), platform, "x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64)")?;
+            let resources = clang_resource_dir();
+            require(resources.is_some(), platform, "libclang (libclang-dev)")?;
+            cargo.arg("build").env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", "x86_64-w64-mingw32-gcc").env(
+                "BINDGEN_EXTRA_CLANG_ARGS_x86_64_pc_windows_gnu",
+                format!("-resource-dir={}", resources.unwrap_or_default().display()),
+            );
+            cargo.args(["--target", triple]);
+        }
+        Platform::Aarch64Linux | Platform::X86_64Darwin | Platform::Aarch64Darwin => {
+            require(venv.join("cargo-zigbuild").is_file(), platform, "cargo-zigbuild and ziglang in .venv")?;
+            cargo = retarget(cargo, venv.join("cargo-zigbuild"));
+            cargo.arg("zigbuild");
+            match platform {
+                Platform::Aarch64Linux => {
+                    cargo.args(["--target", &format!("{triple}.2.17")]);
+                }
+                _ => {
+                    require(venv.join("rust-objcopy").exists(), platform, "rust-objcopy (llvm) in .venv/bin")?;
+                    // The oldest macOS of each architecture that Rust supports; zig would
+                    // otherwise stamp its own newest.
+                    let minimum = if platform == Platform::X86_64Darwin { "10.12" } else { "11.0" };
+                    cargo.env("MACOSX_DEPLOYMENT_TARGET", minimum).args(["--target", triple]);
+                    // zig's Mach-O linker ignores rustc's list of exported symbols; hidden
+                    // visibility keeps Rust's own symbols out of the export trie instead
+                    // (the `#[no_mangle]` C functions keep the default visibility).
+                    let flags = format!("CARGO_TARGET_{}_RUSTFLAGS", triple.to_uppercase().replace('-', "_"));
+                    cargo.env(flags, "-Zdefault-visibility=hidden");
+                }
+            }
+        }
+    }
+    // Apple's ad-hoc signature is made by the linker; stripping the symbol table afterwards
+    // would invalidate it, so the macOS libraries keep the profile's debuginfo-only strip.
+    if !matches!(platform, Platform::X86_64Darwin | Platform::Aarch64Darwin) {
+        cargo.env("CARGO_PROFILE_RELEASE_STRIP", "symbols");
+    }
+    cargo
+        .args(["--release", "--lib", "-p", "mbfmu", "-Zbuild-std=std,panic_unwind", "--target-dir"])
+        .arg(&target_dir)
+        .current_dir(repo)
+        .env("RUSTC", RUSTC)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO", CARGO);
+    // Settings of the cargo that may have started this program do not apply to these builds.
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTC_WRAPPER",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTUP_TOOLCHAIN",
+        "LD_LIBRARY_PATH",
+    ] {
+        cargo.env_remove(var);
+    }
+    let library = target_dir.join(triple).join("release").join(platform.cargo_file_name());
+    Ok(Build { platform, command: cargo, library })
+}
+
+impl Build {
+    /// Compiles the library (incrementally) and returns its path.
+    pub fn run(mut self) -> Result<PathBuf> {
+        let platform = self.platform;
+        let start = Instant::now();
+        println!("building the library for {platform} in {}", self.library.display());
+        let status = self.command.status().context(format!("cannot run {CARGO}"))?;
+        if !status.success() {
+            return Err(Error::msg(format!("building the library for {platform} failed (cargo's messages above)")));
+        }
+        println!("built the library for {platform} in {:.0} s", start.elapsed().as_secs_f64());
+        Ok(self.library)
+    }
+}
+
+/// The same command settings with another program.
+fn retarget(old: Command, program: PathBuf) -> Command {
+    let mut new = Command::new(program);
+    for (key, value) in old.get_envs() {
+        match value {
+            Some(v) => new.env(key, v),
+            None => new.env_remove(key),
+        };
+    }
+    new
+}
+
+/// Checks that `bytes` is a library of `platform` that exports the FMI functions.
+pub fn check_library(bytes: &[u8], platform: Platform) -> std::result::Result<(), String> {
+    let file = object::File::parse(bytes).map_err(|e| format!("not a shared library ({e})"))?;
+    let (format, arch) = match platform {
+        Platform::X86_64Linux => (BinaryFormat::Elf, Architecture::X86_64),
+        Platform::Aarch64Linux => (BinaryFormat::Elf, Architecture::Aarch64),
+        Platform::X86_64Windows => (BinaryFormat::Pe, Architecture::X86_64),
+        Platform::X86_64Darwin => (BinaryFormat::MachO, Architecture::X86_64),
+        Platform::Aarch64Darwin => (BinaryFormat::MachO, Architecture::Aarch64),
+    };
+    let kind = |format: BinaryFormat, arch: Architecture| {
+        let format = match format {
+            BinaryFormat::Elf => "ELF".to_string(),
+            BinaryFormat::Pe => "PE".to_string(),
+            BinaryFormat::MachO => "Mach-O".to_string(),
+            other => format!("{other:?}"),
+        };
+        let arch = match arch {
+            Architecture::X86_64 => "x86_64".to_string(),
+            Architecture::Aarch64 => "aarch64".to_string(),
+            other => format!("{other:?}"),
+        };
+        format!("{format} {arch}")
+    };
+    if file.format() != format || file.architecture() != arch {
+        return Err(format!(
+            "is a {} file, not the {} library that {platform} needs",
+            kind(file.format(), file.architecture()),
+            kind(format, arch)
+        ));
+    }
+    let exports: Vec<String> = file
+        .exports()
+        .map_err(|e| format!("cannot read its exports ({e})"))?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.name().into_name().map(|n| String::from_utf8_lossy(n).trim_start_matches('_').to_string()))
+        .chain(file.dynamic_symbols().filter(|s| s.is_definition()).filter_map(|s| s.name().ok().map(str::to_string)))
+        .collect();
+    for symbol in ["fmi2DoStep", "fmi3DoStep"] {
+        if !exports.iter().any(|e| e == symbol) {
+            return Err(format!("does not export {symbol}: it is not a build of the FMU library"));
+        }
+    }
+    Ok(())
+}
+
+/// `--binaries DIR`: `DIR/<platform>/` holds the library of that platform, under cargo's
+/// name (`libmbfmu.so`, `mbfmu.dll`, `libmbfmu.dylib`).
+pub fn read_binaries(dir: &Path) -> Result<Vec<(Platform, Vec<u8>)>> {
+    let entries = std::fs::read_dir(dir).context(format!("--binaries {}", dir.display()))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.context(format!("--binaries {}", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let platform =
+            Platform::from_name(&name).map_err(|e| Error::msg(format!("--binaries {}: {e}", dir.display())))?;
+        let file = entry.path().join(platform.cargo_file_name());
+        let bytes = std::fs::read(&file).context(format!(
+            "--binaries: cannot read the {platform} library {} (each platform's folder holds the library under cargo's name)",
+            file.display()
+        ))?;
+        check_library(&bytes, platform).map_err(|e| Error::msg(format!("--binaries: {}: {e}", file.display())))?;
+        found.push((platform, bytes));
+    }
+    if found.is_empty() {
+        return Err(Error::msg(format!(
+            "--binaries {}: no platform folder in it; it holds <platform>/<library>, with platforms {}",
+            dir.display(),
+            Platform::names().join(", ")
+        )));
+    }
+    found.sort_by_key(|(p, _)| *p);
+    Ok(found)
+}
