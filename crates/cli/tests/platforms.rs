@@ -260,7 +260,7 @@ fn compare(platform: Platform, runs: &Runs, tolerance: f64) {
 }
 
 #[test]
-#[ignore = "external: needs the cross toolchains (scripts/setup-cross.sh)"]
+#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
 fn windows_binaries_under_wine_give_the_native_results() {
     let dir = packaged().dir.path().join("wine");
     std::fs::create_dir_all(&dir).unwrap();
@@ -291,7 +291,7 @@ fn windows_binaries_under_wine_give_the_native_results() {
 }
 
 #[test]
-#[ignore = "external: needs the cross toolchains (scripts/setup-cross.sh)"]
+#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
 fn aarch64_binaries_under_qemu_give_the_native_results() {
     let host = host("aarch64-linux-gnu-gcc", "host-aarch64", &["-ldl", "-lm"]);
     let jobs_file = packaged().dir.path().join("jobs-aarch64.txt");
@@ -323,7 +323,7 @@ fn exports(bytes: &[u8]) -> BTreeSet<String> {
 }
 
 #[test]
-#[ignore = "external: needs the cross toolchains (scripts/setup-cross.sh)"]
+#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
 fn every_binary_exports_the_fmi_functions_only_and_links_the_system_only() {
     let model = catalog()[0];
     let native = exports(&std::fs::read(binary(3, model, Platform::X86_64Linux)).unwrap());
@@ -447,7 +447,7 @@ fn verify_ad_hoc_signature(bytes: &[u8], offset: usize) -> usize {
 }
 
 #[test]
-#[ignore = "external: needs the cross toolchains (scripts/setup-cross.sh)"]
+#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
 fn macos_binaries_are_well_formed_and_signed() {
     for model in catalog() {
         for (platform, architecture, minimum) in [
