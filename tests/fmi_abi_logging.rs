@@ -55,11 +55,17 @@ fn debug_logging_honours_categories() {
             assert!(lines[0].2.starts_with("fmi3GetFloat64"));
             assert_eq!(f.b.fmi3SetDebugLogging(f.c, true, 2, calls_and_errors.as_ptr()), OK3);
             f.assert_error(f.b.fmi3SetDebugLogging(f.c, true, 1, bogus.as_ptr()), &["logEverything"]);
-            // Logging off: Errors are still returned, but logMessage is not called (Sect. 2.3.1).
+            // Logging off: OK messages stop, but an Error still reaches the callback with its
+            // reason, as for FMI 2 (error logging regardless of loggingOn, docs/fmi.md#logging).
             assert_eq!(f.b.fmi3SetDebugLogging(f.c, false, 0, null()), OK3);
             f.log.clear();
+            assert_eq!(f.get_f64(real_out).0, OK3);
+            assert!(f.log.lines().is_empty(), "{:?}", f.log.lines());
             assert_eq!(f.do_step(start, 0.1).0, ERROR3);
-            assert!(f.log.lines().is_empty());
+            let lines = f.log.lines();
+            assert_eq!(lines.len(), 1, "{lines:?}");
+            assert_eq!((lines[0].0, lines[0].1.as_str()), (ERROR3, "logStatusError"), "{lines:?}");
+            assert!(lines[0].2.contains("fmi3DoStep"), "the reason names the call: {lines:?}");
         }
     }
 }

@@ -42,6 +42,7 @@ fn field(line: &str, key: &str) -> f64 {
 }
 
 #[test]
+#[ignore = "external: python3 with libcosimpy 0.0.6 and fmpy (scripts/test-all.sh installs them)"]
 fn libcosim_runs_every_fmi2_fmu_like_fmpy() {
     let stdout = checks(&["catalog", packaged().to_str().unwrap()]);
     let lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("ok ")).collect();
@@ -57,6 +58,7 @@ fn libcosim_runs_every_fmi2_fmu_like_fmpy() {
 }
 
 #[test]
+#[ignore = "external: python3 with libcosimpy 0.0.6 and fmpy (scripts/test-all.sh installs them)"]
 fn the_split_four_bar_coupled_by_libcosim_converges_to_the_monolithic_fmu() {
     let steps_ns = [100_000u64, 50_000];
     let args: Vec<String> = ["split".to_string(), packaged().to_str().unwrap().to_string()]

@@ -96,6 +96,7 @@ fn all(cases: Vec<Case>) {
 }
 
 #[test]
+#[ignore = "slow: minutes of simulated time of every catalog model (about 2 min of CPU); the full tier runs it"]
 fn every_model_runs_ten_default_experiments_and_120_s_where_cheap_with_its_default_method() {
     all(CATALOG
         .iter()
@@ -108,6 +109,7 @@ fn every_model_runs_ten_default_experiments_and_120_s_where_cheap_with_its_defau
 }
 
 #[test]
+#[ignore = "slow: minutes of simulated time of every catalog model (about 2 min of CPU); the full tier runs it"]
 fn every_index3_method_family_runs_ten_default_experiments() {
     let families = ["bdf1", "lms3", "ss3", "bathe", "msstc3", "mssth3", "esdirk324L2SA"];
     let mut cases = Vec::new();
@@ -128,6 +130,7 @@ fn every_index3_method_family_runs_ten_default_experiments() {
 }
 
 #[test]
+#[ignore = "slow: minutes of simulated time of every catalog model (about 2 min of CPU); the full tier runs it"]
 fn every_state_space_and_semirecursive_family_runs_ten_default_experiments() {
     let constant_step_too_coarse = ["StiffDoublePendulumSpin", "NLinkChain4StateSpace", "AndrewsSqueezerStateSpace"];
     let mut cases = Vec::new();
@@ -156,6 +159,7 @@ fn every_state_space_and_semirecursive_family_runs_ten_default_experiments() {
 /// FourLink, the model of the issue, in FMI 3 for 120 s with logging: no Discard, and the
 /// Newton solves accepted at the round-off floor are reported at logNonlinearSystems.
 #[test]
+#[ignore = "slow: minutes of simulated time of every catalog model (about 2 min of CPU); the full tier runs it"]
 fn four_link_runs_120_s_in_fmi_3_and_reports_the_round_off_floor() {
     let entry = mbfmu_model::catalog::find("FourLink").unwrap();
     let model = model(entry);

@@ -25,6 +25,7 @@ fn fmi_abi_binary() -> PathBuf {
 }
 
 #[test]
+#[ignore = "external: valgrind (scripts/test-all.sh installs it)"]
 fn abi_tests_run_clean_under_memcheck() {
     let binary = fmi_abi_binary();
     let out = Command::new("valgrind")

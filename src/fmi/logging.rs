@@ -4,8 +4,15 @@
 //! FMI 2 (Sect. 2.1.5): the logger is variadic and interprets its message as a printf
 //! format, so it is always called with the format "%s" and the text as its argument.
 //! `loggingOn` switches *debug* logging; warnings and errors are still reported.
-//! FMI 3 (Sect. 2.3.1): logMessage is not variadic; with `loggingOn == false` the FMU must
-//! not call it at all.
+//! FMI 3 (Sect. 2.3.1): logMessage is not variadic. With `loggingOn == false` (or debug
+//! logging switched off by SetDebugLogging) the FMU calls it only for an Error or a Fatal,
+//! whatever the categories, so that a host that installed a logger always learns why a call
+//! failed, as an FMI 2 host does: the standard's text after 3.0.2 makes this error logging
+//! mandatory ("the FMU ... should call logMessage regardless of the loggingOn setting, unless
+//! the logMessage callback function pointer is NULL"); 3.0.2 itself forbade any call with
+//! logging off, which left hosts such as FMPy (which instantiates with `loggingOn` only in
+//! debug mode) with a bare status. Warnings, Discards and OK messages still need debug
+//! logging and their category.
 
 use fmi_sys::{fmi2, fmi3};
 use mbfmu_model::variables::LOG_CATEGORIES;
@@ -60,6 +67,8 @@ pub struct Logger {
     /// the search took 2 % of a DoublePendulum step).
     reaches_ok: u64,
     reaches_problem: u64,
+    /// As `reaches_problem`, for Error and Fatal.
+    reaches_error: u64,
 }
 
 /// Categories on after instantiation with `loggingOn`: everything except the per-call trace.
@@ -101,6 +110,7 @@ impl Logger {
             enabled: default_categories(),
             reaches_ok: 0,
             reaches_problem: 0,
+            reaches_error: 0,
         };
         logger.derive_masks();
         logger
@@ -108,18 +118,20 @@ impl Logger {
 
     /// `reaches_ok` and `reaches_problem` from the sink, `logging_on` and `enabled`.
     fn derive_masks(&mut self) {
-        let (mut ok, mut problem) = (0, 0);
+        let (mut ok, mut problem, mut error) = (0, 0, 0);
         for (i, &on) in self.enabled.iter().enumerate() {
-            let (reaches_ok, reaches_problem) = match self.sink {
-                Sink::None => (false, false),
-                Sink::Fmi3 { .. } => (self.logging_on && on, self.logging_on && on),
+            let (reaches_ok, reaches_problem, reaches_error) = match self.sink {
+                Sink::None => (false, false, false),
+                // Errors whenever there is a callback (see the module documentation).
+                Sink::Fmi3 { log_message, .. } => (self.logging_on && on, self.logging_on && on, log_message.is_some()),
                 // Problems are reported even without debug logging (FMI 2.0.4 Sect. 2.1.3).
-                Sink::Fmi2 { .. } => (self.logging_on && on, on),
+                Sink::Fmi2 { .. } => (self.logging_on && on, on, on),
             };
             ok |= u64::from(reaches_ok) << i;
             problem |= u64::from(reaches_problem) << i;
+            error |= u64::from(reaches_error) << i;
         }
-        (self.reaches_ok, self.reaches_problem) = (ok, problem);
+        (self.reaches_ok, self.reaches_problem, self.reaches_error) = (ok, problem, error);
     }
 
     pub fn instance_name(&self) -> &str {
@@ -134,7 +146,11 @@ impl Logger {
     /// [`Logger::wants`] of the category with this index in `LOG_CATEGORIES`.
     #[inline]
     pub fn wants_index(&self, status: Status, index: usize) -> bool {
-        let mask = if status >= Status::Warning { self.reaches_problem } else { self.reaches_ok };
+        let mask = match status {
+            Status::Error | Status::Fatal => self.reaches_error,
+            Status::Warning | Status::Discard => self.reaches_problem,
+            Status::Ok => self.reaches_ok,
+        };
         mask >> index & 1 == 1
     }
 
@@ -207,13 +223,25 @@ mod tests {
         assert!(!l.wants(Status::Ok, "logCalls"));
         l.set_debug_logging(true, &["logCalls".into()]).unwrap();
         assert!(l.wants(Status::Ok, "logCalls"));
-        assert!(!l.wants(Status::Error, "logStatusError"));
+        assert!(!l.wants(Status::Warning, "logStatusWarning"));
+        assert!(!l.wants(Status::Discard, "logStatusDiscard"));
+        assert!(l.wants(Status::Error, "logStatusError"), "errors reach a callback whatever the categories");
         assert!(l.set_debug_logging(true, &["nope".into()]).is_err());
         assert!(l.wants(Status::Ok, "logCalls"), "a rejected call changes nothing");
         l.set_debug_logging(false, &[]).unwrap();
-        assert!(!l.wants(Status::Error, "logStatusError"));
+        assert!(!l.wants(Status::Warning, "logStatusWarning") && !l.wants(Status::Ok, "logCalls"));
+        assert!(l.wants(Status::Error, "logStatusError") && l.wants(Status::Fatal, "logStatusFatal"));
         l.set_debug_logging(true, &[]).unwrap();
         assert!(l.wants(Status::Ok, "logCalls") && l.wants(Status::Error, "logStatusError"));
+    }
+
+    #[test]
+    fn fmi3_reports_errors_but_nothing_else_without_debug_logging() {
+        unsafe extern "C" fn sink(_: *mut c_void, _: u32, _: *const i8, _: *const i8) {}
+        let l = Logger::fmi3(Some(sink), std::ptr::null_mut(), "x", false);
+        assert!(l.wants(Status::Error, "logStatusError") && l.wants(Status::Fatal, "logStatusFatal"));
+        assert!(!l.wants(Status::Warning, "logStatusWarning") && !l.wants(Status::Discard, "logStatusDiscard"));
+        assert!(!l.wants(Status::Ok, "logNonlinearSystems") && !l.wants(Status::Ok, "logCalls"));
     }
 
     #[test]
@@ -224,6 +252,7 @@ mod tests {
         assert!(l.wants(Status::Discard, "logStatusDiscard"));
         assert!(!l.wants(Status::Ok, "logNonlinearSystems"));
         let quiet = Logger::fmi3(None, std::ptr::null_mut(), "x", true);
+        assert!(!quiet.wants(Status::Fatal, "logStatusFatal"), "no callback, no logging");
         assert!(!quiet.wants(Status::Error, "logStatusError"), "no callback, no logging");
     }
 }

@@ -13,7 +13,7 @@ mod ssp_common;
 use ssp_common::*;
 
 #[test]
-#[ignore = "prints the whole study table (about 30 s); run with --ignored --nocapture"]
+#[ignore = "slow: prints the whole study table (about 30 s); the full tier runs it"]
 fn split_study_table() {
     let steps = [1e-4, 5e-4, 1e-3, 2e-3, 5e-3, 1e-2];
     let mut header = String::from("| split | inputs | algorithm |");

@@ -457,3 +457,38 @@ fn circuit_mistakes_name_the_element_field_and_choices() {
     d["hydraulics"]["cylinders"][0]["body2"] = "boom.node40".into();
     refused(&d, &["cylinder 'lift'", "body2 'boom.node40' is not a node of beam 'boom'", "boom.node0 .. boom.node16"]);
 }
+
+/// A description with `"=..."` expressions is read through its JSON tree; its errors still
+/// name the line and column of the bad value in the file, as those of a plain one do.
+#[test]
+fn errors_of_descriptions_with_expressions_name_line_and_column() {
+    let mut v = model("DoublePendulum");
+    v["interface"]["parameters"] = json!([{"name": "L", "value": 4.0, "unit": "m"}]);
+    v["bodies"][0]["mass"] = json!("=19.5 * L");
+    let plain = serde_json::to_string_pretty(&v).unwrap();
+    format::parse(&plain).expect("the parametric description reads");
+    // The line and column where `needle` starts in the text (from 1).
+    let at = |text: &str, needle: &str| {
+        let i = text.find(needle).unwrap_or_else(|| panic!("{needle} not in the text"));
+        let line = text[..i].matches('\n').count() + 1;
+        let column = text[..i].rsplit('\n').next().unwrap().chars().count() + 1;
+        format!("(line {line}, column {column})")
+    };
+    // A wrong word read from the evaluated tree.
+    let text = plain.replacen("\"revolute\"", "\"revolut\"", 1);
+    let e = format::parse(&text).unwrap_err().to_string();
+    assert_mentions(&e, &["unknown joint type 'revolut'", &at(&text, "\"revolut\"")]);
+    // A bad expression: its own column within the expression, and where it is in the file.
+    let text = plain.replacen("=19.5 * L", "=19.5 * Lx", 1);
+    let e = format::parse(&text).unwrap_err().to_string();
+    assert_mentions(&e, &["bodies[0].mass", "unknown name 'Lx'", &at(&text, "\"=19.5 * Lx\"")]);
+    // A number of the wrong type, and an unknown field.
+    let text = plain.replacen("\"gravity\": [", "\"gravity\": [\"x\", ", 1);
+    let e = format::parse(&text).unwrap_err().to_string();
+    assert_mentions(&e, &["gravity", "(line "]);
+    let mut w = v.clone();
+    w["bodies"][1]["colour"] = json!("red");
+    let text = serde_json::to_string_pretty(&w).unwrap();
+    let e = format::parse(&text).unwrap_err().to_string();
+    assert_mentions(&e, &["bodies[1]", "colour", "(line "]);
+}

@@ -97,6 +97,7 @@ fn expected(d: &Description) -> Vec<(&'static str, usize)> {
 }
 
 #[test]
+#[ignore = "external: chromium (scripts/test-all.sh installs it)"]
 fn chromium_shows_one_visible_group_per_element_of_each_drawing() {
     let models = [
         "AndrewsSqueezer",

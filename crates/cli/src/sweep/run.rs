@@ -91,7 +91,8 @@ pub struct RunResult {
     pub message: String,
     /// The last communication point reached.
     pub end_time: f64,
-    /// One per output; None for a run that failed.
+    /// One per output, over the communication points reached (up to `end_time`, also for a
+    /// run whose step failed); None for a run that failed before its first point.
     pub stats: Option<Vec<Stats>>,
     /// With --series: time then the outputs, per communication point reached.
     pub series: Vec<f64>,
@@ -135,7 +136,10 @@ pub fn simulate(
         }
         Ending::Failed { t, t_next, status, last_successful_time } => {
             let why = step_failure(t, t_next, status, last_successful_time);
-            return Some(failed(result, Status::of_step(status), why));
+            // The statistics cover the communication points it reached, up to `end_time`.
+            let mut result = failed(result, Status::of_step(status), why);
+            result.stats = stats;
+            return Some(result);
         }
         Ending::Error(_) if stop.load(Ordering::Relaxed) => {
             crate::log::end_capture();

@@ -23,6 +23,7 @@ mod forces;
 mod hydraulics;
 mod interface;
 pub(crate) mod keyword;
+mod locate;
 pub mod parametric;
 mod path;
 mod quantity;
@@ -434,8 +435,38 @@ pub fn read_parametric(json: &str) -> Result<(Description, Option<Parametric>), 
     read_general(json)
 }
 
-/// [`read_parametric`] through the JSON tree, for any description.
+/// [`read_parametric`] through the JSON tree, for any description. Errors found in the
+/// tree (an expression, a value read from the evaluated document) get the line and column of
+/// their JSON path in `json`, as errors read straight from the text have them.
 fn read_general(json: &str) -> Result<(Description, Option<Parametric>), DescriptionError> {
+    read_tree(json).map_err(|e| located(e, json))
+}
+
+/// `e` with ` (line L, column C)` of the JSON path it names, if it names one and has none.
+fn located(e: DescriptionError, json: &str) -> DescriptionError {
+    let at = |path: &str| {
+        let is_path = !path.is_empty()
+            && path.chars().all(|c| c.is_ascii_alphanumeric() || "_.[]$".contains(c))
+            && !path.starts_with('.');
+        is_path
+            .then(|| locate::position(json, &locate::steps(path)))
+            .flatten()
+            .map(|(line, column)| format!(" (line {line}, column {column})"))
+    };
+    match e {
+        DescriptionError::Syntax(m) if !m.contains("(line ") => {
+            let suffix = m.split_once(": ").and_then(|(path, _)| at(path)).unwrap_or_default();
+            DescriptionError::Syntax(m + &suffix)
+        }
+        DescriptionError::Invalid { location, reason } if !reason.contains("(line ") => {
+            let suffix = at(&location).unwrap_or_default();
+            DescriptionError::Invalid { location, reason: reason + &suffix }
+        }
+        e => e,
+    }
+}
+
+fn read_tree(json: &str) -> Result<(Description, Option<Parametric>), DescriptionError> {
     let source: serde_json::Value =
         serde_json::from_str(json).map_err(|e| DescriptionError::Syntax(errors::describe_plain(&e)))?;
     let named = parametric::named_parameters(&source)?;

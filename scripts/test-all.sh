@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The full test tier, on a fresh Debian or Ubuntu machine with Rust: installs what the external
+# tests need (system packages, a Python environment, mdBook), builds and link-checks the
+# documentation book, and runs every test, the external and slow ones included.
+#
+#   scripts/test-all.sh
+#
+# The fast tier needs none of this: `cargo test` runs every test that needs no external tool;
+# the tests marked `#[ignore = "external: ..."]` (FMPy, libcosim, Dask, Chromium, valgrind) and
+# `#[ignore = "slow: ..."]` run only here, through `--include-ignored`, and fail (never skip)
+# when their tool is missing. The `cross:` ones run in scripts/test-cross.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+
+# System packages. fmi-sys runs bindgen at build time, which needs libclang and clang's
+# resource headers; valgrind runs the C-ABI tests under memcheck (tests/memcheck.rs); chromium
+# renders the FMUs' documentation pages (crates/package/tests/chromium.rs); python3 with its
+# venv module hosts FMPy, libcosimpy and Dask. apt-get as root, or through sudo.
+apt=(apt-get)
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then apt=(sudo apt-get); fi
+packages=()
+dpkg -s libclang-dev >/dev/null 2>&1 || packages+=(libclang-dev)
+command -v valgrind >/dev/null 2>&1 || packages+=(valgrind)
+command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+if ! command -v python3 >/dev/null 2>&1; then
+    packages+=(python3 python3-venv)
+elif ! python3 -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    packages+=(python3-venv)
+fi
+if [ ${#packages[@]} -gt 0 ]; then
+    "${apt[@]}" update -qq
+    "${apt[@]}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+fi
+
+# Python packages in a virtual environment of the repository (.venv, ignored by git): FMPy
+# validates and runs every FMU; libcosim (through its Python binding, pinned: the tests rely on
+# 0.0.6's API with times in integer nanoseconds) runs the FMI 2.0 FMUs and the SSP systems;
+# dask, distributed and pyarrow with the sweep package of python/ run sweeps on a cluster. The
+# tests run `python3` from PATH, so the environment's bin directory goes first.
+if [ ! -x .venv/bin/python3 ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python3 -m pip install -q --disable-pip-version-check fmpy libcosimpy==0.0.6 dask distributed pyarrow ./python
+export VIRTUAL_ENV="$PWD/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+# Fails here, not in the middle of the tests, if the install did not work.
+python3 -c 'import fmpy, libcosimpy, dask.distributed, pyarrow, mbfmu_sweep'
+
+
+# The documentation book (docs/book.toml): mdBook from crates.io, built offline into
+# target/book. Its relative links and anchors are checked by tests/doc_links.rs below.
+export PATH="$HOME/.cargo/bin:$PATH"
+if ! command -v mdbook >/dev/null 2>&1; then
+    cargo install mdbook --locked --quiet
+fi
+mdbook build docs
+
+# Every test: the fast tier and the ignored (external and slow) ones. The cross-platform
+# tests (`#[ignore = "cross: ..."]`, crates/cli/tests/platforms.rs) are a tier of their own,
+# scripts/test-cross.sh: their four cross builds take tens of CPU-minutes.
+echo "test-all: the cross-platform tier is not part of this run; scripts/test-cross.sh runs it"
+cargo test --release -- --include-ignored \
+    --skip windows_binaries_under_wine --skip aarch64_binaries_under_qemu \
+    --skip every_binary_exports_the_fmi_functions --skip macos_binaries_are_well_formed
