@@ -87,11 +87,11 @@ fn design_order(m: Method) -> f64 {
 /// Every method of the residual-form suite advances the pressures with the mechanism and
 /// converges to the semirecursive solution at its design order. Measured between steps of 2, 1
 /// and 0.5 ms (errors in MPa and mm over the first 4 s): the second-order methods 2.00-2.01 in
-/// the last pair (asserted 2 +- 0.15); MSSTH(3) and ESDIRK3(2)4L[2]SA 2.99-3.04 (asserted
-/// >= 2.8); ESDIRK3(2)5L[2]SA 3.07-4.07 (asserted >= 3); the fourth- and fifth-order methods
-/// 3.0-5.3 in single pairs, limited by the valve switching at 1 and 2.5 s and the seal
-/// friction's Stribeck curve, and down to 1e-8-1e-6 at 0.5 ms (asserted: order >= 3 over the
-/// whole range or an error below 1e-6 at 1 ms). BDF1's error falls with the step; its
+/// the last pair (asserted: 2 +- 0.15); MSSTH(3) and ESDIRK3(2)4L[2]SA 2.99-3.04 (asserted: at
+/// least 2.8); ESDIRK3(2)5L[2]SA 3.07-4.07 (asserted: at least 3); the fourth- and fifth-order
+/// methods 3.0-5.3 in single pairs, limited by the valve switching at 1 and 2.5 s and the seal
+/// friction's Stribeck curve, and down to 1e-8-1e-6 at 0.5 ms (asserted: an order of at least 3
+/// over the whole range or an error below 1e-6 at 1 ms). BDF1's error falls with the step; its
 /// asymptotic range lies below these steps (it damps the pressure ringing). At the catalog's
 /// 1 ms every method of third or higher order agrees with the reference to 1e-3 (MPa, mm).
 #[test]

@@ -237,15 +237,15 @@ impl Index3Dae {
                 }
                 for i in 0..np {
                     let f = line(i, c);
-                    for k in 0..6 {
-                        self.kkt.add(slot, f * rows[end][k]);
+                    for g in &rows[end] {
+                        self.kkt.add(slot, f * g);
                         slot += 1;
                     }
                 }
                 for j in h.chamber_volumes(c) {
                     let f = push(c, j);
-                    for k in 0..6 {
-                        self.kkt.add(slot, -f * rows[end][k]);
+                    for g in &rows[end] {
+                        self.kkt.add(slot, -f * g);
                         slot += 1;
                     }
                 }
@@ -341,7 +341,7 @@ impl DaeSystem for Index3Dae {
         let nd = 12 * nb + m.n_pressures();
         if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
             let p = &y[12 * nb..nd];
-            w.evaluate(h, base, t, &m.inputs, &self.bodies, p, false)
+            w.evaluate(m, base, t, &self.bodies, p, false)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
             for (c, &f) in w.forces.iter().enumerate() {
                 h.add_load(c, &self.bodies, f, &mut self.loads);
@@ -390,7 +390,7 @@ impl DaeSystem for Index3Dae {
         m.force_jacobians(t, &self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
             let p = &y[12 * nb..12 * nb + h.n_pressures()];
-            w.evaluate(h, base, t, &m.inputs, &self.bodies, p, true)
+            w.evaluate(m, base, t, &self.bodies, p, true)
                 .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
             w.element_jacobians(h, &self.bodies, &mut self.jacobians);
         }

@@ -214,18 +214,18 @@ impl CircuitWork {
         }
     }
 
-    /// Pressure rates and cylinder forces at time `t` of a step from `base`, at `bodies` and
-    /// pressures `p`; with `jacobian`, also their Jacobians.
+    /// Pressure rates and cylinder forces of `m`'s circuit at time `t` of a step from `base`,
+    /// at `bodies` and pressures `p`; with `jacobian`, also their Jacobians.
     pub fn evaluate(
         &mut self,
-        c: &MechanismCircuit,
+        m: &Mechanism,
         base: &MechState,
         t: f64,
-        inputs: &InputSignals,
         bodies: &[BodyState],
         p: &[f64],
         jacobian: bool,
     ) -> Result<(), CircuitError> {
+        let (Some(c), inputs) = (m.hydraulics.as_deref(), &m.inputs) else { return Ok(()) };
         c.spools_at(base, t, inputs, &mut self.spools, &mut self.references);
         inputs.values_at(t, &mut self.inputs);
         for (k, (line, stroke)) in self.lines.iter_mut().zip(self.strokes.iter_mut()).enumerate() {

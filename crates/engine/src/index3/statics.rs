@@ -92,7 +92,7 @@ impl Index3Dae {
             m.constraint_rows(state.t, base, &state.bodies, &mut self.ce);
             m.force_jacobians(state.t, &state.bodies, &state.angles, &mut self.jacobian_work, &mut self.jacobians);
             if let (Some(h), Some(w), Some(c)) = (&m.hydraulics, &mut self.circuit, &state.circuit) {
-                w.evaluate(h, state, state.t, &m.inputs, &state.bodies, &c.p, true)
+                w.evaluate(m, state, state.t, &state.bodies, &c.p, true)
                     .map_err(|e| format!("static equilibrium: {e}"))?;
                 for (k, &f) in w.forces.iter().enumerate() {
                     h.add_load(k, &state.bodies, f, &mut self.loads);
