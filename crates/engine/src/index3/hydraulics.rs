@@ -18,7 +18,7 @@ use crate::hydraulics::{laws, Attachment, Circuit, CircuitError, CircuitJacobian
 use crate::inputs::InputSignals;
 use crate::rotation::exp;
 use crate::state::CircuitState;
-use mbfmu_model::format::Description;
+use mbfmu_model::format::{Description, Formulation};
 use nalgebra::Vector3;
 
 /// Where a cylinder attaches: two bodies or structural nodes (None = ground) and the
@@ -50,25 +50,31 @@ pub struct MechanismCircuit {
 }
 
 impl MechanismCircuit {
-    /// Compiles the circuit of a validated description; `index` maps a body or node name to
-    /// the index-3 body index, `local` a global point at the initial configuration to a body
-    /// frame. Cylinders must be attached to the mechanism (validated).
+    /// Compiles the circuit of a validated description in the index-3 formulation; `index` maps
+    /// a body or node name to the index-3 body index, `local` a global point at the initial
+    /// configuration to a body frame. None for a description of another formulation (its
+    /// mechanism, compiled in absolute coordinates for a comparison or a drawing, carries no
+    /// circuit) and for cylinders driven by inputs (refused in index-3 when it is read).
     pub(super) fn compile(
         d: &Description,
         index: impl Fn(&str) -> Option<usize>,
         local: impl Fn(Option<usize>, &Vector3<f64>) -> Vector3<f64>,
     ) -> Option<Box<MechanismCircuit>> {
-        let mut circuit = Circuit::from_description_with(d, &index)?;
+        if d.solver.formulation != Formulation::Index3 {
+            return None;
+        }
+        let circuit = Circuit::from_description_with(d, &index)?;
         let ends = circuit
             .cylinders
-            .iter_mut()
+            .iter()
             .map(|c| match &c.attachment {
-                Attachment::Mechanism { bodies, points } => {
-                    CylinderEnds { pair: *bodies, points: [local(bodies[0], &points[0]), local(bodies[1], &points[1])] }
-                }
-                Attachment::Inputs { .. } => unreachable!("validated: index-3 cylinders are attached to the mechanism"),
+                Attachment::Mechanism { bodies, points } => Some(CylinderEnds {
+                    pair: *bodies,
+                    points: [local(bodies[0], &points[0]), local(bodies[1], &points[1])],
+                }),
+                Attachment::Inputs { .. } => None,
             })
-            .collect();
+            .collect::<Option<Vec<_>>>()?;
         let s = &d.solver;
         Some(Box::new(MechanismCircuit { circuit, ends, pressure_weight: s.tolerance / s.pressure_tolerance }))
     }
