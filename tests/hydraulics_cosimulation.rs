@@ -273,7 +273,7 @@ fn the_split_four_bar_converges_to_the_monolithic_one_as_the_communication_step_
     // mechanism, and the force-displacement loop gains energy at a rate of order
     // omega^2 H / 4 per second (omega: the locked cylinder's natural frequency). Steps of
     // milliseconds diverge; the convergence is shown with steps of 0.1 ms and below (the
-    // seed's reason for monolithic coupling). The larger steps are reported only.
+    // reason for monolithic coupling given in [Rahikainen2020, Sect. 1]). The larger steps are reported only.
     let dir = packaged_catalog();
     let (stop, sample) = (10.0, 0.04);
     let reference = monolithic(dir.path(), stop, sample);

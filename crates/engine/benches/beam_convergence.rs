@@ -9,7 +9,7 @@
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --node 8    # at x = 1.5 m
 //!
 //! Set-up (tests/shaft/mod.rs): the catalog model as it is (static start under gravity, the
-//! seed's spin-up 0 -> 48 -> 72 rad/s through the first critical speed), Newton tolerance
+//! spin-up of [Zhang2022, Sect. 5.4], 0 -> 48 -> 72 rad/s through the first critical speed), Newton tolerance
 //! 1e-12 m (1e-10 changes the errors by RE 3e-12); the whole interval [0, 2.5] s; dt/n =
 //! 1/960, 1/1920, 1/3840 (, 1/7680) s, so that every step lands on the drive law's
 //! breakpoints and on every sampling instant; errors over every step of each method's

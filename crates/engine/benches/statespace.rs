@@ -17,7 +17,7 @@
 //!   velocities) at the end of the interval.
 //!
 //! Variable-step runs use Atol = Rtol = tol with the velocity tolerance one order looser (the
-//! seed's setting, solver.velocityToleranceFactor = 10) and a largest step of 0.01 s. CPU is
+//! setting of [Negrut1997, Sect. 3], solver.velocityToleranceFactor = 10) and a largest step of 0.01 s. CPU is
 //! the best wall time of repeated runs on one core (model build excluded) divided by the
 //! simulated time: \[Negrut1997\]'s real-time ratio. "failed" marks a run that stopped (a step
 //! failed, e.g. Newton did not converge; steps = those before), "unstable" one whose velocity
