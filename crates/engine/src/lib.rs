@@ -11,6 +11,7 @@
 //! algebra.
 
 mod checkpoint;
+pub mod elements;
 pub mod formulation;
 pub mod hydraulics;
 pub mod index3;

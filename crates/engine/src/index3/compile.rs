@@ -5,12 +5,12 @@
 
 use super::geometry::{AxisRow, Group, Measure, Term, Vector};
 use super::{
-    BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, ForceElement, JointInfo, MechState, Mechanism,
-    PointRows, Target, MAX_GROUP_VECTORS,
+    BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, JointInfo, MechState, Mechanism, PointRows, Target,
+    MAX_GROUP_VECTORS,
 };
 use crate::rotation::{exp, orthonormalize};
 use mbfmu_model::format::{
-    driven_coordinate, AngularVelocity, Description, Force, JointCoordinate, JointKind, Motion, Orientation, GROUND,
+    driven_coordinate, AngularVelocity, Description, JointCoordinate, JointKind, Motion, Orientation, GROUND,
 };
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
@@ -39,6 +39,20 @@ pub(super) fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
 struct Builder<'a> {
     d: &'a Description,
     initial: Vec<BodyState>,
+}
+
+impl crate::elements::Frames for Builder<'_> {
+    fn body(&self, name: &str) -> usize {
+        self.d.body_or_node_index(name).expect("validated body or node reference")
+    }
+
+    fn local_point(&self, body: Option<usize>, global: &Vector3<f64>) -> Vector3<f64> {
+        Builder::local_point(self, body, global)
+    }
+
+    fn centre(&self, body: usize) -> Vector3<f64> {
+        self.initial[body].r
+    }
 }
 
 impl Builder<'_> {
@@ -274,73 +288,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         drivers.push(DriverInfo { name: dr.name.clone(), joint: ji, rotation, motion: dr.motion.clone(), row, input });
     }
 
-    let mut forces = Vec::new();
-    for f in &d.forces {
-        let input = f.input().map(input_index);
-        forces.push(match f {
-            Force::Tsda { name, body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
-                let pair = [bld.body(body1), bld.body(body2)];
-                let (p1, p2) = (v3(point1), v3(point2));
-                ForceElement::Tsda {
-                    name: name.clone(),
-                    pair,
-                    points: [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)],
-                    stiffness: *stiffness,
-                    damping: *damping,
-                    rest_length: rest_length.unwrap_or_else(|| (p2 - p1).norm()),
-                    actuator: *actuator,
-                    input,
-                    sign: 1.0,
-                }
-            }
-            Force::Actuator { name, body1, body2, point1, point2, value, .. } => {
-                let pair = [bld.body(body1), bld.body(body2)];
-                let (p1, p2) = (v3(point1), v3(point2));
-                ForceElement::Tsda {
-                    name: name.clone(),
-                    pair,
-                    points: [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)],
-                    stiffness: 0.0,
-                    damping: 0.0,
-                    rest_length: (p2 - p1).norm(),
-                    actuator: *value,
-                    input,
-                    sign: -1.0,
-                }
-            }
-            Force::Rsda { name, joint, stiffness, damping, rest_angle, actuator, .. } => {
-                let ji = d.joint_index(joint).expect("validated joint reference");
-                ForceElement::Rsda {
-                    name: name.clone(),
-                    joint: ji,
-                    stiffness: *stiffness,
-                    damping: *damping,
-                    rest_angle: rest_angle.unwrap_or(d.joints[ji].initial_coordinate),
-                    actuator: *actuator,
-                    input,
-                }
-            }
-            Force::Load { name, body, direction, point, value, .. } => {
-                let b = bld.body(body).expect("validated: not ground");
-                let p = point.map(|p| v3(&p)).unwrap_or(bld.initial[b].r);
-                ForceElement::PointForce {
-                    name: name.clone(),
-                    body: b,
-                    point: bld.local_point(Some(b), &p),
-                    direction: v3(direction).normalize(),
-                    value: *value,
-                    input,
-                }
-            }
-            Force::Torque { name, body, axis, value, .. } => ForceElement::Torque {
-                name: name.clone(),
-                body: bld.body(body).expect("validated: not ground"),
-                axis: v3(axis).normalize(),
-                value: *value,
-                input,
-            },
-        });
-    }
+    let forces = crate::elements::compile(d, &bld);
 
     let drive_values = d
         .drivers

@@ -5,7 +5,8 @@
 //! with N the joint's reaction normal to the axis from the previous step's multipliers,
 //! opposing the sliding velocity, evaluated explicitly and held over the step.
 
-use super::{BodyState, ForceElement, MechState, Mechanism};
+use super::{BodyState, MechState, Mechanism};
+use crate::elements::{Element, Geometry};
 use crate::rotation::{exp, skew};
 use mbfmu_model::format::JointKind;
 use nalgebra::{Matrix3, Vector3};
@@ -105,38 +106,67 @@ impl Mechanism {
         input.map_or(0.0, |i| self.inputs.at(i, t))
     }
 
-    /// Generalized force of one element at time `t` on `bodies`; `angles` are the joints'
-    /// unwrapped reference angles (for RSDA springs).
-    fn element_load(&self, e: &ForceElement, t: f64, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
-        match e {
-            ForceElement::Tsda { pair, points, stiffness, damping, rest_length, actuator, input, sign, .. } => {
-                let (p1, v1) = point(bodies, pair[0], &points[0]);
-                let (p2, v2) = point(bodies, pair[1], &points[1]);
+    /// Value and rate of element `e`'s measure at `bodies`: a line's length, a joint's angle
+    /// (from the unwrapped reference `angles`), a point's position along the force's direction,
+    /// the rotation rate about a torque's axis (value 0). A line also gives its unit direction.
+    #[inline]
+    pub(super) fn element_measure(
+        &self,
+        e: &Element,
+        bodies: &[BodyState],
+        angles: &[f64],
+    ) -> (f64, f64, Option<Vector3<f64>>) {
+        match &e.geometry {
+            Geometry::Line { ends } => {
+                let (p1, v1) = point(bodies, ends[0].0, &ends[0].1);
+                let (p2, v2) = point(bodies, ends[1].0, &ends[1].1);
                 let d = p2 - p1;
                 let l = d.norm();
                 if l < 1e-12 {
-                    return;
+                    return (l, 0.0, None);
                 }
                 let u = d / l;
-                let tension = stiffness * (l - rest_length)
-                    + damping * u.dot(&(v2 - v1))
-                    + sign * (actuator + self.input_value(*input, t));
-                if let Some(b) = pair[1] {
-                    point_load(bodies, b, &points[1], &(-u * tension), out);
-                }
-                if let Some(b) = pair[0] {
-                    point_load(bodies, b, &points[0], &(u * tension), out);
+                (l, u.dot(&(v2 - v1)), Some(u))
+            }
+            Geometry::JointRotation { joint } => {
+                let j = &self.joints[*joint];
+                let rate = j.angle.as_ref().map_or(0.0, |m| m.evaluate(&self.pair(bodies, &j.pair)).rate);
+                (j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]), rate, None)
+            }
+            Geometry::Point { at, direction } => {
+                let (p, v) = point(bodies, at.0, &at.1);
+                (direction.dot(&p), direction.dot(&v), None)
+            }
+            Geometry::Torque { body, axis } => {
+                let s = &bodies[*body];
+                (0.0, axis.dot(&(s.rot * s.w)), None)
+            }
+        }
+    }
+
+    /// Generalized force of one element at time `t` on `bodies`: the law's generalized force
+    /// along the measure times the measure's gradient; `angles` are the joints' unwrapped
+    /// reference angles.
+    fn element_load(&self, e: &Element, t: f64, bodies: &[BodyState], angles: &[f64], out: &mut [Wrench]) {
+        let input = self.input_value(e.input, t);
+        match &e.geometry {
+            Geometry::Line { ends } => {
+                let (l, rate, Some(u)) = self.element_measure(e, bodies, angles) else { return };
+                let q = e.generalized_force(l, rate, input);
+                for ((body, local), sign) in ends.iter().zip([-1.0, 1.0]) {
+                    if let Some(b) = body {
+                        point_load(bodies, *b, local, &(u * (sign * q)), out);
+                    }
                 }
             }
-            ForceElement::Rsda { joint, stiffness, damping, rest_angle, actuator, input, .. } => {
+            Geometry::JointRotation { joint } => {
                 let j = &self.joints[*joint];
                 let Some(measure) = &j.angle else { return };
-                let e = measure.evaluate(&self.pair(bodies, &j.pair));
+                let m = measure.evaluate(&self.pair(bodies, &j.pair));
                 let theta = j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]);
-                let torque =
-                    -(stiffness * (theta - rest_angle) + damping * e.rate) + actuator + self.input_value(*input, t);
+                let torque = e.generalized_force(theta, m.rate, input);
                 // Virtual work torque * dtheta: the generalized force is row^T torque.
-                for (row, b) in e.row.iter().zip(j.pair) {
+                for (row, b) in m.row.iter().zip(j.pair) {
                     if let Some(b) = b {
                         for (o, r) in out[b].iter_mut().zip(row) {
                             *o += r * torque;
@@ -144,12 +174,18 @@ impl Mechanism {
                     }
                 }
             }
-            ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
-                let f = direction * (value + self.input_value(*input, t));
-                point_load(bodies, *body, local, &f, out);
+            Geometry::Point { at, direction } => {
+                let (x, rate, _) =
+                    if e.law.uses_measure() { self.element_measure(e, bodies, angles) } else { (0.0, 0.0, None) };
+                let f = direction * e.generalized_force(x, rate, input);
+                if let Some(b) = at.0 {
+                    point_load(bodies, b, &at.1, &f, out);
+                }
             }
-            ForceElement::Torque { body, axis, value, input, .. } => {
-                let n = axis * (value + self.input_value(*input, t));
+            Geometry::Torque { body, axis } => {
+                let (x, rate, _) =
+                    if e.law.uses_measure() { self.element_measure(e, bodies, angles) } else { (0.0, 0.0, None) };
+                let n = axis * e.generalized_force(x, rate, input);
                 add(&mut out[*body], &Vector3::zeros(), &(bodies[*body].rot.transpose() * n));
             }
         }
@@ -208,11 +244,7 @@ impl Mechanism {
         plus.resize(bodies.len(), [0.0; 6]);
         minus.resize(bodies.len(), [0.0; 6]);
         for e in &self.forces {
-            let pair = match e {
-                ForceElement::Tsda { pair, .. } => *pair,
-                ForceElement::Rsda { joint, .. } => self.joints[*joint].pair,
-                ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
-            };
+            let pair = self.element_bodies(e);
             let mut jac = ElementJacobian {
                 bodies: pair,
                 stiffness: [[0.0; 12]; 12],
@@ -253,15 +285,21 @@ impl Mechanism {
         out.extend(self.beams.elements.iter().map(|e| e.jacobian(bodies)));
     }
 
+    /// The bodies a force element loads.
+    fn element_bodies(&self, e: &Element) -> [Option<usize>; 2] {
+        match &e.geometry {
+            Geometry::Line { ends } => [ends[0].0, ends[1].0],
+            Geometry::JointRotation { joint } => self.joints[*joint].pair,
+            Geometry::Point { at, .. } => [at.0, None],
+            Geometry::Torque { body, .. } => [Some(*body), None],
+        }
+    }
+
     /// The bodies each element Jacobian couples: force elements, then beam elements.
     pub fn element_pairs(&self) -> impl Iterator<Item = [Option<usize>; 2]> + '_ {
         self.forces
             .iter()
-            .map(|e| match e {
-                ForceElement::Tsda { pair, .. } => *pair,
-                ForceElement::Rsda { joint, .. } => self.joints[*joint].pair,
-                ForceElement::PointForce { body, .. } | ForceElement::Torque { body, .. } => [Some(*body), None],
-            })
+            .map(|e| self.element_bodies(e))
             .chain(self.beams.elements.iter().map(|e| [Some(e.nodes[0]), Some(e.nodes[1])]))
             .chain(self.hydraulics.iter().flat_map(|h| h.ends.iter().map(|e| e.pair)))
     }
@@ -316,68 +354,38 @@ impl Mechanism {
     /// Gravity and spring potential energy.
     pub fn potential_energy(&self, bodies: &[BodyState], angles: &[f64]) -> f64 {
         let mut e: f64 = self.bodies.iter().zip(bodies).map(|(p, s)| -p.mass * self.gravity.dot(&s.r)).sum();
-        for f in &self.forces {
-            match f {
-                ForceElement::Tsda { pair, points, stiffness, rest_length, .. } => {
-                    let l = (point(bodies, pair[1], &points[1]).0 - point(bodies, pair[0], &points[0]).0).norm();
-                    e += 0.5 * stiffness * (l - rest_length).powi(2);
+        for f in self.forces.iter().filter(|f| f.law.stores_energy()) {
+            let x = match &f.geometry {
+                Geometry::Line { ends } => {
+                    (point(bodies, ends[1].0, &ends[1].1).0 - point(bodies, ends[0].0, &ends[0].1).0).norm()
                 }
-                ForceElement::Rsda { joint, stiffness, rest_angle, .. } => {
-                    let theta =
-                        self.joints[*joint].initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]);
-                    e += 0.5 * stiffness * (theta - rest_angle).powi(2);
+                Geometry::JointRotation { joint } => {
+                    self.joints[*joint].initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint])
                 }
-                _ => {}
-            }
+                _ => self.element_measure(f, bodies, angles).0,
+            };
+            e += f.law.energy(x);
         }
         e + self.beams.elements.iter().map(|b| b.strain_energy(bodies)).sum::<f64>()
     }
 
-    /// Length (TSDA) or joint angle (RSDA) and its rate, of force element `f`.
+    /// Length (line) or joint angle and its rate, of force element `f`.
     pub fn element_length(&self, f: usize, bodies: &[BodyState], angles: &[f64]) -> (f64, f64) {
-        match &self.forces[f] {
-            ForceElement::Tsda { pair, points, .. } => {
-                let (p1, v1) = point(bodies, pair[0], &points[0]);
-                let (p2, v2) = point(bodies, pair[1], &points[1]);
-                let d = p2 - p1;
-                let l = d.norm();
-                (l, if l > 0.0 { d.dot(&(v2 - v1)) / l } else { 0.0 })
-            }
-            ForceElement::Rsda { joint, .. } => {
-                let j = &self.joints[*joint];
-                let rate = j.angle.as_ref().map_or(0.0, |m| m.evaluate(&self.pair(bodies, &j.pair)).rate);
-                (j.initial_coordinate + self.joint_angle(*joint, bodies, angles[*joint]), rate)
-            }
-            _ => (0.0, 0.0),
-        }
+        let (x, rate, _) = self.element_measure(&self.forces[f], bodies, angles);
+        (x, rate)
     }
 
     /// The input added to element `f`'s value, if any.
     pub fn force_input(&self, f: usize) -> Option<usize> {
-        match self.forces.get(f)? {
-            ForceElement::Tsda { input, .. }
-            | ForceElement::Rsda { input, .. }
-            | ForceElement::PointForce { input, .. }
-            | ForceElement::Torque { input, .. } => *input,
-        }
+        self.forces.get(f)?.input
     }
 
-    /// Tension (TSDA), torque (RSDA) or magnitude (force, torque) of element `f` at time `t`.
+    /// The force element `f` reports at time `t`: tension (spring), push (actuator, end stop),
+    /// torque or magnitude.
     pub fn element_force(&self, f: usize, t: f64, bodies: &[BodyState], angles: &[f64]) -> f64 {
-        match &self.forces[f] {
-            ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, sign, .. } => {
-                let (l, rate) = self.element_length(f, bodies, angles);
-                // An actuator (sign -1) reports the force that pushes its ends apart.
-                sign * (stiffness * (l - rest_length) + damping * rate) + actuator + self.input_value(*input, t)
-            }
-            ForceElement::Rsda { stiffness, damping, rest_angle, actuator, input, .. } => {
-                let (theta, rate) = self.element_length(f, bodies, angles);
-                -(stiffness * (theta - rest_angle) + damping * rate) + actuator + self.input_value(*input, t)
-            }
-            ForceElement::PointForce { value, input, .. } | ForceElement::Torque { value, input, .. } => {
-                value + self.input_value(*input, t)
-            }
-        }
+        let e = &self.forces[f];
+        let (x, rate) = self.element_length(f, bodies, angles);
+        e.law.force(x, rate, self.input_value(e.input, t))
     }
 
     /// Work of non-conservative loads between `old` and `new` (held inputs and friction
@@ -388,28 +396,17 @@ impl Mechanism {
         let mean = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs.trapezoid(i, old.t, new.t));
         let mut w = 0.0;
         for (i, f) in self.forces.iter().enumerate() {
-            match f {
-                ForceElement::Tsda { damping, actuator, input, sign, .. } => {
-                    let (l0, r0) = self.element_length(i, &old.bodies, &old.angles);
-                    let (l1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += -sign * (actuator + mean(input)) * (l1 - l0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
+            let (x0, r0) = self.element_length(i, &old.bodies, &old.angles);
+            let (x1, r1) = self.element_length(i, &new.bodies, &new.angles);
+            let dx = match &f.geometry {
+                Geometry::Point { at, direction } => {
+                    direction.dot(&(point(&new.bodies, at.0, &at.1).0 - point(&old.bodies, at.0, &at.1).0))
                 }
-                ForceElement::Rsda { damping, actuator, input, .. } => {
-                    let (a0, r0) = self.element_length(i, &old.bodies, &old.angles);
-                    let (a1, r1) = self.element_length(i, &new.bodies, &new.angles);
-                    w += (actuator + mean(input)) * (a1 - a0) - damping * 0.5 * h * (r0 * r0 + r1 * r1);
-                }
-                ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
-                    let p0 = point(&old.bodies, Some(*body), local).0;
-                    let p1 = point(&new.bodies, Some(*body), local).0;
-                    w += (value + mean(input)) * direction.dot(&(p1 - p0));
-                }
-                ForceElement::Torque { body, axis, value, input, .. } => {
-                    let (s0, s1) = (&old.bodies[*body], &new.bodies[*body]);
-                    let omega = 0.5 * (s0.rot * s0.w + s1.rot * s1.w);
-                    w += (value + mean(input)) * axis.dot(&omega) * h;
-                }
-            }
+                // The rotation about a fixed axis: the mean angular velocity over the step.
+                Geometry::Torque { .. } => 0.5 * (r0 + r1) * h,
+                _ => x1 - x0,
+            };
+            w += f.law.work([x0, r0], [x1, r1], dx, h, mean(&f.input));
         }
         for b in &self.beams.elements {
             w -= 0.5 * h * (b.dissipation(&old.bodies) + b.dissipation(&new.bodies));

@@ -209,48 +209,6 @@ pub struct DriverInfo {
     pub input: Option<usize>,
 }
 
-/// Applied force elements in body coordinates.
-#[derive(Clone, Debug)]
-pub enum ForceElement {
-    Tsda {
-        name: String,
-        pair: [Option<usize>; 2],
-        points: [Vector3<f64>; 2],
-        stiffness: f64,
-        damping: f64,
-        rest_length: f64,
-        actuator: f64,
-        input: Option<usize>,
-        /// +1: a spring-damper-actuator whose actuator and input add to the tension; -1: a
-        /// linear actuator whose value and input push the points apart.
-        sign: f64,
-    },
-    Rsda {
-        name: String,
-        joint: usize,
-        stiffness: f64,
-        damping: f64,
-        rest_angle: f64,
-        actuator: f64,
-        input: Option<usize>,
-    },
-    PointForce {
-        name: String,
-        body: usize,
-        point: Vector3<f64>,
-        direction: Vector3<f64>,
-        value: f64,
-        input: Option<usize>,
-    },
-    Torque {
-        name: String,
-        body: usize,
-        axis: Vector3<f64>,
-        value: f64,
-        input: Option<usize>,
-    },
-}
-
 /// A compiled mechanism: bodies, constraints, drivers and forces, plus the inputs over the
 /// current communication step.
 #[derive(Clone, Debug)]
@@ -261,7 +219,7 @@ pub struct Mechanism {
     pub groups: Vec<ConstraintGroup>,
     pub joints: Vec<JointInfo>,
     pub drivers: Vec<DriverInfo>,
-    pub forces: Vec<ForceElement>,
+    pub forces: Vec<crate::elements::Element>,
     /// Beam elements and their structural nodes (bodies from `beams.first_node` on).
     pub beams: Beams,
     /// The hydraulic circuit whose pressures are integrated with the bodies, if any.

@@ -11,7 +11,8 @@
 
 use super::forces::friction_forces;
 use super::geometry::{Measure, Pair, Row};
-use super::{BodyState, ForceElement, MechState, Mechanism, OutputScratch};
+use super::{BodyState, MechState, Mechanism, OutputScratch};
+use crate::elements::Geometry;
 use crate::rates::{distance_rates, quaternion_rates, rotation_vector_rates, Rates};
 use crate::rotation::log;
 use mbfmu_model::format::Quantity;
@@ -64,21 +65,32 @@ impl Mechanism {
         [e.rate, row_dot(&e.row, &pair, true) + e.quad]
     }
 
-    /// Length (TSDA) or angle (RSDA) of force element `f` with its first and second
-    /// derivatives.
-    fn element_length_rates(&self, f: usize, bodies: &[BodyState]) -> (f64, Rates) {
-        match &self.forces[f] {
-            ForceElement::Tsda { pair, points, .. } => {
-                let [p1, v1, a1] = point(bodies, pair[0], &points[0]);
-                let [p2, v2, a2] = point(bodies, pair[1], &points[1]);
+    /// Measure of force element `f` with its first and second derivatives (a line's length,
+    /// a joint's angle, a point's position along the force; a torque's rotation rate).
+    fn element_length_rates(&self, f: usize, state: &MechState) -> (f64, Rates) {
+        let bodies = &state.bodies;
+        let e = &self.forces[f];
+        match &e.geometry {
+            Geometry::Line { ends } => {
+                let [p1, v1, a1] = point(bodies, ends[0].0, &ends[0].1);
+                let [p2, v2, a2] = point(bodies, ends[1].0, &ends[1].1);
                 let (l, rate, accel) = distance_rates(&(p2 - p1), &(v2 - v1), &(a2 - a1));
                 (l, [rate, accel])
             }
-            ForceElement::Rsda { joint, .. } => {
+            Geometry::JointRotation { joint } => {
                 let j = &self.joints[*joint];
-                (0.0, self.measure_rates(j.angle.as_ref(), &j.pair, bodies))
+                let theta = self.element_length(f, bodies, &state.angles).0;
+                (theta, self.measure_rates(j.angle.as_ref(), &j.pair, bodies))
             }
-            _ => (0.0, [0.0; 2]),
+            Geometry::Point { at, direction } => {
+                let [p, v, a] = point(bodies, at.0, &at.1);
+                (direction.dot(&p), [direction.dot(&v), direction.dot(&a)])
+            }
+            Geometry::Torque { body, axis } => {
+                let s = &bodies[*body];
+                let w = s.rot * s.w;
+                (0.0, [axis.dot(&w), axis.dot(&(s.rot * s.wdot))])
+            }
         }
     }
 
@@ -87,26 +99,11 @@ impl Mechanism {
         input.map_or([0.0; 2], |i| [self.inputs.rate(i, t), self.inputs.curvature(i)])
     }
 
-    /// Derivatives of [`Mechanism::element_force`]: the spring and damper terms from the
-    /// length rates, the input from its signal; a damper's force needs the length's third
-    /// derivative for its second, which the state does not give (0).
+    /// Derivatives of [`Mechanism::element_force`] from the measure's rates and the input's.
     fn element_force_rates(&self, f: usize, state: &MechState) -> Rates {
-        let (t, bodies) = (state.t, &state.bodies);
-        match &self.forces[f] {
-            ForceElement::Tsda { stiffness, damping, input, sign, .. } => {
-                let (_, [rate, accel]) = self.element_length_rates(f, bodies);
-                let u = self.input_rates(*input, t);
-                let second = if *damping == 0.0 { sign * stiffness * accel + u[1] } else { 0.0 };
-                [sign * (stiffness * rate + damping * accel) + u[0], second]
-            }
-            ForceElement::Rsda { stiffness, damping, input, .. } => {
-                let (_, [rate, accel]) = self.element_length_rates(f, bodies);
-                let u = self.input_rates(*input, t);
-                let second = if *damping == 0.0 { -stiffness * accel + u[1] } else { 0.0 };
-                [-(stiffness * rate + damping * accel) + u[0], second]
-            }
-            ForceElement::PointForce { input, .. } | ForceElement::Torque { input, .. } => self.input_rates(*input, t),
-        }
+        let e = &self.forces[f];
+        let (x, [rate, accel]) = self.element_length_rates(f, state);
+        e.law.force_rates(x, rate, accel, self.input_rates(e.input, state.t))
     }
 
     /// Derivatives of the section forces and moments at a beam node (the mean over the
@@ -151,33 +148,14 @@ impl Mechanism {
         }
         let mut power = 0.0;
         for (f, element) in self.forces.iter().enumerate() {
-            match element {
-                ForceElement::Tsda { stiffness, damping, rest_length, actuator, input, sign, .. } => {
-                    let (l, [rate, accel]) = self.element_length_rates(f, bodies);
-                    potential[0] += stiffness * (l - rest_length) * rate;
-                    potential[1] += stiffness * (rate * rate + (l - rest_length) * accel);
-                    let u = input.map_or(0.0, |i| self.inputs.at(i, t));
-                    power += -sign * (actuator + u) * rate - damping * rate * rate;
-                }
-                ForceElement::Rsda { stiffness, damping, rest_angle, actuator, input, .. } => {
-                    let theta = self.element_length(f, bodies, &state.angles).0;
-                    let [rate, accel] = self.element_length_rates(f, bodies).1;
-                    potential[0] += stiffness * (theta - rest_angle) * rate;
-                    potential[1] += stiffness * (rate * rate + (theta - rest_angle) * accel);
-                    let u = input.map_or(0.0, |i| self.inputs.at(i, t));
-                    power += (actuator + u) * rate - damping * rate * rate;
-                }
-                ForceElement::PointForce { body, point: local, direction, value, input, .. } => {
-                    let [_, v, _] = point(bodies, Some(*body), local);
-                    let u = input.map_or(0.0, |i| self.inputs.at(i, t));
-                    power += (value + u) * direction.dot(&v);
-                }
-                ForceElement::Torque { body, axis, value, input, .. } => {
-                    let s = &bodies[*body];
-                    let u = input.map_or(0.0, |i| self.inputs.at(i, t));
-                    power += (value + u) * axis.dot(&(s.rot * s.w));
-                }
+            let (x, [rate, accel]) = self.element_length_rates(f, state);
+            if element.law.stores_energy() {
+                let [first, second] = element.law.energy_rates(x, rate, accel);
+                potential[0] += first;
+                potential[1] += second;
             }
+            let u = element.input.map_or(0.0, |i| self.inputs.at(i, t));
+            power += element.law.power(x, rate, u);
         }
         for e in &self.beams.elements {
             let s = e.section(bodies);
@@ -245,8 +223,8 @@ impl Mechanism {
                 let m = self.driver_motion(driver, state.t, state);
                 [m.df, m.ddf]
             }
-            Quantity::ForceLength { force } => self.element_length_rates(force, bodies).1,
-            Quantity::ForceRate { force } => [self.element_length_rates(force, bodies).1[1], 0.0],
+            Quantity::ForceLength { force } => self.element_length_rates(force, state).1,
+            Quantity::ForceRate { force } => [self.element_length_rates(force, state).1[1], 0.0],
             Quantity::ForceValue { force } => self.element_force_rates(force, state),
             // Accelerations (a jerk), multipliers and what they give (reactions, efforts,
             // friction), solver health; hydraulic quantities do not occur here.

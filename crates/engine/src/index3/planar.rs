@@ -25,7 +25,8 @@
 //! plane's basis (e1, e2), and A exp(theta n_bar~) turns it by theta.
 
 use super::geometry::{Term, Vector};
-use super::{ForceElement, JointKind, MechState, Mechanism, MAX_GROUP_VECTORS};
+use super::{JointKind, MechState, Mechanism, MAX_GROUP_VECTORS};
+use crate::elements::Geometry;
 use crate::rotation::wrap_angle;
 use nalgebra::{Matrix3, Vector3};
 
@@ -291,21 +292,21 @@ impl PlanarModel {
 
     /// True if every applied force lies in the plane (and every torque is about n).
     fn forces_in_plane(&self, m: &Mechanism, state: &MechState) -> bool {
-        m.forces.iter().all(|f| match f {
-            ForceElement::Tsda { pair: p, points, .. } => {
-                let d = Vector::Between { local1: points[0], local2: points[1] };
-                matches!(self.classify(&d, p, state), Class::InPlane(_))
+        m.forces.iter().all(|f| match &f.geometry {
+            Geometry::Line { ends } => {
+                let d = Vector::Between { local1: ends[0].1, local2: ends[1].1 };
+                matches!(self.classify(&d, &[ends[0].0, ends[1].0], state), Class::InPlane(_))
             }
-            ForceElement::Rsda { joint, .. } => {
+            Geometry::JointRotation { joint } => {
                 let j = &m.joints[*joint];
                 j.angle.as_ref().is_some_and(|a| {
                     a.vectors().iter().all(|v| matches!(self.classify(v, &j.pair, state), Class::InPlane(_)))
                 })
             }
-            ForceElement::PointForce { body, point, direction, .. } => {
-                self.local(*body, point).is_some() && self.global(direction).is_some()
+            Geometry::Point { at, direction } => {
+                at.0.is_some_and(|body| self.local(body, &at.1).is_some()) && self.global(direction).is_some()
             }
-            ForceElement::Torque { axis, .. } => along(axis, &self.plane.n),
+            Geometry::Torque { axis, .. } => along(axis, &self.plane.n),
         })
     }
 

@@ -6,7 +6,8 @@
 
 use super::cuts::{line, point_kin, RowEval};
 use super::kinematics::BodyKin;
-use super::tree::{Element, JointRole, Tree};
+use super::tree::{JointRole, Tree};
+use crate::elements::Geometry;
 use crate::hydraulics::Stroke;
 use nalgebra::{Matrix3, Vector3, Vector6};
 
@@ -108,21 +109,20 @@ impl Tree {
             }
         };
         for e in &self.elements {
-            match e {
-                Element::Line { ends, stiffness, damping, rest, value, input, sign, .. } => {
+            let input = Self::input(inputs, e.input);
+            match &e.geometry {
+                Geometry::Line { ends } => {
                     let (row, u) = line(kin, ends);
                     let rate = row_rate(kin, &row);
-                    let active = damping * rate + sign * (value + Self::input(inputs, *input));
-                    let tension = stiffness * (row.value - rest) + active;
+                    let [q, p] = e.law.generalized_force_and_power(row.value, rate, input);
                     let (a, b) = (point_kin(kin, &ends[0]), point_kin(kin, &ends[1]));
-                    at(ends[1].0, -u * tension, &b.p, out);
-                    at(ends[0].0, u * tension, &a.p, out);
-                    power -= active * rate;
+                    at(ends[1].0, u * q, &b.p, out);
+                    at(ends[0].0, -u * q, &a.p, out);
+                    power += p;
                 }
-                Element::Rotary { joint, stiffness, damping, rest, value, input, .. } => {
+                Geometry::JointRotation { joint } => {
                     let (theta, rate) = self.joint_rotation(*joint, z, zd, kin);
-                    let active = -damping * rate + value + Self::input(inputs, *input);
-                    let torque = -stiffness * (theta - rest) + active;
+                    let [torque, p] = e.law.generalized_force_and_power(theta, rate, input);
                     let (pair, u) = self.joint_bodies(*joint, kin);
                     if let (Some(k), true) = (pair[1], wrenches) {
                         out[k] += six(Vector3::zeros(), u * torque);
@@ -130,20 +130,20 @@ impl Tree {
                     if let (Some(k), true) = (pair[0], wrenches) {
                         out[k] -= six(Vector3::zeros(), u * torque);
                     }
-                    power += active * rate;
+                    power += p;
                 }
-                Element::PointForce { at: end, direction, value, input, .. } => {
+                Geometry::Point { at: end, direction } => {
                     let p = point_kin(kin, end);
-                    let f = direction * (value + Self::input(inputs, *input));
-                    at(end.0, f, &p.p, out);
-                    power += f.dot(&p.v);
+                    let (x, rate) = (direction.dot(&p.p), direction.dot(&p.v));
+                    at(end.0, direction * e.generalized_force(x, rate, input), &p.p, out);
+                    power += e.law.power(x, rate, input);
                 }
-                Element::Torque { body, axis, value, input, .. } => {
-                    let n = axis * (value + Self::input(inputs, *input));
+                Geometry::Torque { body, axis } => {
+                    let rate = axis.dot(&kin[*body].omega());
                     if wrenches {
-                        out[*body] += six(Vector3::zeros(), n);
+                        out[*body] += six(Vector3::zeros(), axis * e.generalized_force(0.0, rate, input));
                     }
-                    power += n.dot(&kin[*body].omega());
+                    power += e.law.power(0.0, rate, input);
                 }
             }
         }
@@ -239,16 +239,13 @@ impl Tree {
     /// Gravity and spring potential.
     pub fn potential_energy(&self, kin: &[BodyKin], z: &[f64], zd: &[f64]) -> f64 {
         let mut e: f64 = self.bodies.iter().zip(kin).map(|(b, k)| -b.mass * self.gravity.dot(&k.r)).sum();
-        for el in &self.elements {
-            match el {
-                Element::Line { ends, stiffness, rest, .. } if *stiffness != 0.0 => {
-                    e += 0.5 * stiffness * (line(kin, ends).0.value - rest).powi(2);
-                }
-                Element::Rotary { joint, stiffness, rest, .. } if *stiffness != 0.0 => {
-                    e += 0.5 * stiffness * (self.joint_rotation(*joint, z, zd, kin).0 - rest).powi(2);
-                }
-                _ => {}
-            }
+        for el in self.elements.iter().filter(|e| e.law.stores_energy()) {
+            e += el.law.energy(match &el.geometry {
+                Geometry::Line { ends } => line(kin, ends).0.value,
+                Geometry::JointRotation { joint } => self.joint_rotation(*joint, z, zd, kin).0,
+                Geometry::Point { at, direction } => direction.dot(&point_kin(kin, at).p),
+                Geometry::Torque { .. } => 0.0,
+            });
         }
         e
     }

@@ -4,8 +4,8 @@
 use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
 use super::dynamics::row_rate;
 use super::step::NEGLIGIBLE;
-use super::tree::Element;
 use super::{Semirecursive, Work};
+use crate::elements::Geometry;
 use crate::hydraulics::{increment, Attachment, Stroke};
 use crate::inputs::InputSignals;
 use crate::integrators::StepError;
@@ -608,8 +608,8 @@ pub(super) fn line_jacobians(s: &mut Semirecursive) {
     }
     for (e, el) in s.tree.elements.iter().enumerate() {
         let out = &mut w.jl[e * n..(e + 1) * n];
-        match el {
-            Element::Line { ends, .. } => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
+        match &el.geometry {
+            Geometry::Line { ends } => jacobian_row(&s.tree, &w.kin, &line(&w.kin, ends).0, out),
             _ => out.iter_mut().for_each(|x| *x = 0.0),
         }
     }

@@ -2,7 +2,6 @@
 //! coordinates with the hydraulic circuit, double-step partitioning or penalty projections,
 //! trapezoidal rule.
 
-use super::tree::Element;
 use super::{SemiState, Semirecursive};
 use crate::formulation::{to_bytes_into, Dims, Formulation, OdeSystem};
 use crate::hydraulics::{laws, Attachment};
@@ -143,12 +142,7 @@ impl Formulation for Semirecursive {
             _ => None,
         };
         match q {
-            Quantity::ForceValue { force } => is(match &self.tree.elements[force] {
-                Element::Line { input, .. }
-                | Element::Rotary { input, .. }
-                | Element::PointForce { input, .. }
-                | Element::Torque { input, .. } => *input,
-            }),
+            Quantity::ForceValue { force } => is(self.tree.elements[force].input),
             Quantity::CylinderLength { cylinder } => fed(cylinder).map_or(0.0, |(l, _)| is(Some(l))),
             Quantity::CylinderVelocity { cylinder } => fed(cylinder).map_or(0.0, |(_, v)| is(Some(v))),
             Quantity::CylinderForce { cylinder } => match fed(cylinder) {

@@ -11,8 +11,9 @@
 
 use super::cuts::point_kin;
 use super::kinematics::BodyKin;
-use super::tree::{BodyPoint, Element, JointRole};
+use super::tree::{BodyPoint, JointRole};
 use super::Semirecursive;
+use crate::elements::Geometry;
 use crate::hydraulics::Attachment;
 use crate::rates::{distance_rates, quaternion_rates, Rates};
 use mbfmu_model::format::Quantity;
@@ -78,20 +79,28 @@ impl Semirecursive {
         }
     }
 
-    /// Length (angle) of force element `f` with its rate and acceleration.
+    /// Measure of force element `f` (length, angle, position along the force; a torque's
+    /// rotation rate) with its rate and acceleration.
     fn element_rates(&self, f: usize) -> (f64, Rates) {
-        match &self.tree.elements[f] {
-            Element::Line { ends, .. } => {
+        match &self.tree.elements[f].geometry {
+            Geometry::Line { ends } => {
                 let [p1, v1, a1] = point(&self.kin, &ends[0]);
                 let [p2, v2, a2] = point(&self.kin, &ends[1]);
                 let (l, rate, accel) = distance_rates(&(p2 - p1), &(v2 - v1), &(a2 - a1));
                 (l, [rate, accel])
             }
-            Element::Rotary { joint, .. } => {
+            Geometry::JointRotation { joint } => {
                 let theta = self.tree.joint_rotation(*joint, &self.state.z, &self.state.zd, &self.kin).0;
                 (theta, self.joint_rates(*joint, true))
             }
-            _ => (0.0, [0.0; 2]),
+            Geometry::Point { at, direction } => {
+                let [p, v, a] = point(&self.kin, at);
+                (direction.dot(&p), [direction.dot(&v), direction.dot(&a)])
+            }
+            Geometry::Torque { body, axis } => {
+                let [w, a] = spin(&self.kin, Some(*body));
+                (0.0, [axis.dot(&w), axis.dot(&a)])
+            }
         }
     }
 
@@ -99,22 +108,11 @@ impl Semirecursive {
         input.map_or([0.0; 2], |i| [self.inputs.rate(i, self.state.t), self.inputs.curvature(i)])
     }
 
-    /// Derivatives of the force of element `f` (a damper's second needs a jerk: 0).
+    /// Derivatives of the force of element `f` from its measure's rates and its input's.
     fn element_force_rates(&self, f: usize) -> Rates {
-        let [rate, accel] = self.element_rates(f).1;
-        match &self.tree.elements[f] {
-            Element::Line { stiffness, damping, input, sign, .. } => {
-                let u = self.input_rates(*input);
-                let second = if *damping == 0.0 { sign * stiffness * accel + u[1] } else { 0.0 };
-                [sign * (stiffness * rate + damping * accel) + u[0], second]
-            }
-            Element::Rotary { stiffness, damping, input, .. } => {
-                let u = self.input_rates(*input);
-                let second = if *damping == 0.0 { -stiffness * accel + u[1] } else { 0.0 };
-                [-(stiffness * rate + damping * accel) + u[0], second]
-            }
-            Element::PointForce { input, .. } | Element::Torque { input, .. } => self.input_rates(*input),
-        }
+        let e = &self.tree.elements[f];
+        let (x, [rate, accel]) = self.element_rates(f);
+        e.law.force_rates(x, rate, accel, self.input_rates(e.input))
     }
 
     /// Length and velocity of cylinder `c` with their derivatives: the line between its ends,
@@ -177,14 +175,11 @@ impl Semirecursive {
             potential[1] -= b.mass * self.tree.gravity.dot(&a);
         }
         for (f, e) in self.tree.elements.iter().enumerate() {
-            let (stiffness, rest) = match e {
-                Element::Line { stiffness, rest, .. } | Element::Rotary { stiffness, rest, .. } => (*stiffness, *rest),
-                _ => continue,
-            };
-            if stiffness != 0.0 {
-                let (l, [rate, accel]) = self.element_rates(f);
-                potential[0] += stiffness * (l - rest) * rate;
-                potential[1] += stiffness * (rate * rate + (l - rest) * accel);
+            if e.law.stores_energy() {
+                let (x, [rate, accel]) = self.element_rates(f);
+                let [first, second] = e.law.energy_rates(x, rate, accel);
+                potential[0] += first;
+                potential[1] += second;
             }
         }
         (kinetic, potential)

@@ -1,9 +1,9 @@
 //! Output quantities of a semirecursive model at its current state.
 
-use super::cuts::line;
+use super::cuts::{line, point_kin};
 use super::dynamics::row_rate;
-use super::tree::Element;
 use super::Semirecursive;
+use crate::elements::Geometry;
 use crate::rotation::quaternion;
 use mbfmu_model::format::Quantity;
 
@@ -78,30 +78,30 @@ impl Semirecursive {
         self.tree.circuit.as_ref().and_then(|c| c.spool_of_valve[valve])
     }
 
-    /// Length (angle) and rate of a force element.
+    /// Measure (length, angle, position along the force) and its rate of a force element.
     fn element_measure(&self, f: usize) -> (f64, f64) {
-        match &self.tree.elements[f] {
-            Element::Line { ends, .. } => {
+        let e = &self.tree.elements[f];
+        match &e.geometry {
+            Geometry::Line { ends } => {
                 let (row, _) = line(&self.kin, ends);
                 (row.value, row_rate(&self.kin, &row))
             }
-            Element::Rotary { joint, .. } => self.tree.joint_rotation(*joint, &self.state.z, &self.state.zd, &self.kin),
-            _ => (f64::NAN, f64::NAN),
+            Geometry::JointRotation { joint } => {
+                self.tree.joint_rotation(*joint, &self.state.z, &self.state.zd, &self.kin)
+            }
+            Geometry::Point { at, direction } => {
+                let p = point_kin(&self.kin, at);
+                (direction.dot(&p.p), direction.dot(&p.v))
+            }
+            Geometry::Torque { body, axis } => (0.0, axis.dot(&self.kin[*body].omega())),
         }
     }
 
-    /// Tension (line), pushing force (actuator), torque (rotary) or magnitude.
+    /// The force element `f` reports: tension (spring), push (actuator, end stop), torque or
+    /// magnitude.
     fn element_value(&self, f: usize) -> f64 {
-        let input = |i: &Option<usize>| i.map_or(0.0, |i| self.inputs.at(i, self.state.t));
-        let (l, rate) = self.element_measure(f);
-        match &self.tree.elements[f] {
-            Element::Line { stiffness, damping, rest, value, input: i, sign, .. } => {
-                sign * (stiffness * (l - rest) + damping * rate) + value + input(i)
-            }
-            Element::Rotary { stiffness, damping, rest, value, input: i, .. } => {
-                -(stiffness * (l - rest) + damping * rate) + value + input(i)
-            }
-            Element::PointForce { value, input: i, .. } | Element::Torque { value, input: i, .. } => value + input(i),
-        }
+        let e = &self.tree.elements[f];
+        let (x, rate) = self.element_measure(f);
+        e.law.force(x, rate, e.input.map_or(0.0, |i| self.inputs.at(i, self.state.t)))
     }
 }

@@ -11,10 +11,12 @@
 //! double-step forms the reduced block R_z^T W R_z directly from velocity passes.
 
 use super::cuts::{line, RowEval};
+use super::dynamics::row_rate;
 use super::eval::{line_jacobians, Step};
 use super::kinematics::dot6;
-use super::tree::{Element, JointRole};
+use super::tree::{Element, JointRole, Tree};
 use super::{Semirecursive, Work};
+use crate::elements::Geometry;
 use crate::integrators::StepError;
 use crate::linalg::constant_size;
 use nalgebra::{Vector3, Vector6};
@@ -44,13 +46,15 @@ impl Semirecursive {
             add_outer(&mut w.amat, n, coefficient, &w.js[c * n..(c + 1) * n]);
         }
         for (e, el) in self.tree.elements.iter().enumerate() {
-            match el {
-                Element::Line { stiffness, damping, .. } => {
+            match &el.geometry {
+                Geometry::Line { .. } => {
+                    let [stiffness, damping] = element_tangent(&self.tree, el, w);
                     let coefficient = h2 * damping + h4 * stiffness;
                     add_outer(&mut w.amat, n, coefficient, &w.jl[e * n..(e + 1) * n]);
                 }
-                Element::Rotary { joint, stiffness, damping, .. } => {
+                Geometry::JointRotation { joint } => {
                     if let JointRole::Tree { body } = self.tree.roles[*joint] {
+                        let [stiffness, damping] = element_tangent(&self.tree, el, w);
                         w.amat[body * n + body] += h2 * damping + h4 * stiffness;
                     }
                 }
@@ -128,16 +132,18 @@ impl Semirecursive {
             add_rank_one(&mut w.tangent, coefficient, &w.gs[c * n..c * n + nm]);
         }
         for el in &tree.elements {
-            match el {
-                Element::Line { ends, stiffness, damping, .. } => {
+            match &el.geometry {
+                Geometry::Line { ends } => {
                     let row = line(&w.kin, ends).0;
                     for a in 0..nm {
                         w.tmp_n2[a] = rate(w, &row, a);
                     }
+                    let [stiffness, damping] = element_tangent(tree, el, w);
                     add_rank_one(&mut w.tangent, h2 * damping + h4 * stiffness, &w.tmp_n2[..nm]);
                 }
-                Element::Rotary { joint, stiffness, damping, .. } => {
+                Geometry::JointRotation { joint } => {
                     if let JointRole::Tree { body } = tree.roles[*joint] {
+                        let [stiffness, damping] = element_tangent(tree, el, w);
                         for a in 0..nm {
                             w.tmp_n2[a] = w.rz[body * nm + a];
                         }
@@ -295,6 +301,22 @@ fn add_outer(out: &mut [f64], stride: usize, coefficient: f64, g: &[f64]) {
 }
 
 /// tangent[a][b] += coefficient g_a g_b over the leading block of size g.len().
+/// Stiffness and damping of a force element along its measure at the trial point in `w`.
+fn element_tangent(tree: &Tree, e: &Element, w: &Work) -> [f64; 2] {
+    if let Some(constant) = e.law.constant_tangent() {
+        return constant;
+    }
+    let (x, rate) = match &e.geometry {
+        Geometry::Line { ends } => {
+            let row = line(&w.kin, ends).0;
+            (row.value, row_rate(&w.kin, &row))
+        }
+        Geometry::JointRotation { joint } => tree.joint_rotation(*joint, &w.z, &w.zd, &w.kin),
+        Geometry::Point { .. } | Geometry::Torque { .. } => return [0.0; 2],
+    };
+    e.law.tangent(x, rate)
+}
+
 fn add_rank_one(tangent: &mut super::Lu, coefficient: f64, g: &[f64]) {
     let stride = tangent.dim();
     add_outer(&mut tangent.a, stride, coefficient, g);

@@ -6,7 +6,7 @@
 use super::cuts::{Cut, CutKind};
 use crate::hydraulics::{Attachment, Circuit};
 use crate::rotation::{exp, orthonormalize};
-use mbfmu_model::format::{AngularVelocity, Description, Force, JointKind, Orientation, GROUND};
+use mbfmu_model::format::{AngularVelocity, Description, JointKind, Orientation, GROUND};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
 
@@ -88,27 +88,31 @@ impl PlanarJoint {
 /// A point on a tree body (None: ground), in body coordinates (global for ground).
 pub type BodyPoint = (Option<usize>, Vector3<f64>);
 
-/// Applied force elements, as wrenches on tree bodies.
-#[derive(Clone, Debug)]
-pub enum Element {
-    /// Line force between two points: tension = k (l - l0) + c l' + sign (value + input),
-    /// pulling the points together (sign -1: an actuator pushing them apart).
-    Line {
-        name: String,
-        ends: [BodyPoint; 2],
-        stiffness: f64,
-        damping: f64,
-        rest: f64,
-        value: f64,
-        input: Option<usize>,
-        sign: f64,
-    },
-    /// Torque about a joint axis fixed in body1 on body2 (and its reaction on body1).
-    Rotary { name: String, joint: usize, stiffness: f64, damping: f64, rest: f64, value: f64, input: Option<usize> },
-    /// Force along a global direction at a body point.
-    PointForce { name: String, at: BodyPoint, direction: Vector3<f64>, value: f64, input: Option<usize> },
-    /// Torque about a global axis.
-    Torque { name: String, body: usize, axis: Vector3<f64>, value: f64, input: Option<usize> },
+/// Force elements, on tree bodies.
+pub type Element = crate::elements::Element;
+
+/// Bodies and frames of the description for [`crate::elements::compile`]: description body
+/// indices, body frames at the initial poses.
+struct PoseFrames<'a> {
+    d: &'a Description,
+    pose: &'a [(Vector3<f64>, Matrix3<f64>)],
+}
+
+impl crate::elements::Frames for PoseFrames<'_> {
+    fn body(&self, name: &str) -> usize {
+        self.d.body_index(name).expect("validated body")
+    }
+
+    fn local_point(&self, b: Option<usize>, p: &Vector3<f64>) -> Vector3<f64> {
+        match b {
+            Some(i) => self.pose[i].1.transpose() * (p - self.pose[i].0),
+            None => *p,
+        }
+    }
+
+    fn centre(&self, b: usize) -> Vector3<f64> {
+        self.pose[b].0
+    }
 }
 
 /// How a description joint appears in the tree.
@@ -380,66 +384,8 @@ impl Tree {
             });
         }
 
-        let input = |name: &str| d.input_index(name).expect("validated input");
-        let point_of = |b: Option<usize>, p: &[f64; 3]| (tbody(b), local_point(b, &v3(p)));
-        let mut elements = Vec::new();
-        for f in &d.forces {
-            let inp = f.input().map(input);
-            elements.push(match f {
-                Force::Tsda {
-                    name, body1, body2, point1, point2, stiffness, damping, rest_length, actuator, ..
-                } => Element::Line {
-                    name: name.clone(),
-                    ends: [point_of(body(body1), point1), point_of(body(body2), point2)],
-                    stiffness: *stiffness,
-                    damping: *damping,
-                    rest: rest_length.unwrap_or_else(|| (v3(point2) - v3(point1)).norm()),
-                    value: *actuator,
-                    input: inp,
-                    sign: 1.0,
-                },
-                Force::Actuator { name, body1, body2, point1, point2, value, .. } => Element::Line {
-                    name: name.clone(),
-                    ends: [point_of(body(body1), point1), point_of(body(body2), point2)],
-                    stiffness: 0.0,
-                    damping: 0.0,
-                    rest: (v3(point2) - v3(point1)).norm(),
-                    value: *value,
-                    input: inp,
-                    sign: -1.0,
-                },
-                Force::Rsda { name, joint, stiffness, damping, rest_angle, actuator, .. } => {
-                    let ji = d.joint_index(joint).expect("validated joint");
-                    Element::Rotary {
-                        name: name.clone(),
-                        joint: ji,
-                        stiffness: *stiffness,
-                        damping: *damping,
-                        rest: rest_angle.unwrap_or(d.joints[ji].initial_coordinate),
-                        value: *actuator,
-                        input: inp,
-                    }
-                }
-                Force::Load { name, body: b, direction, point, value, .. } => {
-                    let bi = body(b);
-                    let p = point.map(|p| v3(&p)).unwrap_or_else(|| pose[bi.expect("not ground")].0);
-                    Element::PointForce {
-                        name: name.clone(),
-                        at: (tbody(bi), local_point(bi, &p)),
-                        direction: v3(direction).normalize(),
-                        value: *value,
-                        input: inp,
-                    }
-                }
-                Force::Torque { name, body: b, axis, value, .. } => Element::Torque {
-                    name: name.clone(),
-                    body: tbody(body(b)).expect("not ground"),
-                    axis: v3(axis).normalize(),
-                    value: *value,
-                    input: inp,
-                },
-            });
-        }
+        let elements =
+            crate::elements::compile(d, &PoseFrames { d, pose: &pose }).iter().map(|e| e.map_bodies(tbody)).collect();
 
         let circuit = Circuit::from_description(d);
         let cylinder_ends = circuit

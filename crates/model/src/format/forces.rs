@@ -5,7 +5,7 @@ use super::tagged::{tagged, Kinds};
 const FORCES: Kinds = Kinds {
     what: "force type",
     tag: Some("type"),
-    words: &["tsda", "rsda", "force", "torque", "actuator"],
+    words: &["tsda", "rsda", "force", "torque", "actuator", "end_stop"],
     hint: |word| match word {
         "gravity" => Some("gravity is the top-level field `gravity` (a vector in m/s2), not a force"),
         "spring" | "damper" | "spring_damper" => {
@@ -127,7 +127,58 @@ tagged! {
             #[serde(default)]
             input: Option<String>,
         },
+        /// End stop between two points (global, initial configuration): once their distance
+        /// has passed a limit by delta, a contact force max(0, k delta + c delta') pushes it
+        /// back into [min_length, max_length] (a cylinder's stroke limits). Its `force` output
+        /// is the force pushing the points apart (negative at the upper limit).
+        EndStop {
+            /// Unique name (a C identifier); outputs refer to it.
+            name: String,
+            /// Body (or beam node, or `ground`) of point1.
+            body1: String,
+            /// Body (or beam node, or `ground`) of point2.
+            body2: String,
+            /// Attachment on body1, global \[m\].
+            point1: [f64; 3],
+            /// Attachment on body2, global \[m\].
+            point2: [f64; 3],
+            /// Shortest distance of the points \[m\] (default: no lower stop).
+            #[serde(default)]
+            min_length: Option<f64>,
+            /// Longest distance of the points \[m\] (default: no upper stop).
+            #[serde(default)]
+            max_length: Option<f64>,
+            /// Contact stiffness k [N/m].
+            stiffness: f64,
+            /// Contact damping c [N.s/m], acting only while the force stays a push.
+            #[serde(default)]
+            damping: f64,
+        },
     }
+}
+
+/// Where a force element acts: its geometry, apart from its law. Validation, outputs and
+/// drawings treat elements by their geometry.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ForcePlace<'a> {
+    /// Along the line between two points: a length \[m\] and a force \[N\].
+    Line { bodies: [&'a str; 2], points: [&'a [f64; 3]; 2] },
+    /// About the rotation axis of a revolute or cylindrical joint: an angle \[rad\] and a
+    /// torque [N.m].
+    JointRotation { joint: &'a str },
+    /// At a body point along a global direction: a force \[N\].
+    Point { body: &'a str, direction: &'a [f64; 3], point: Option<&'a [f64; 3]> },
+    /// About a global axis on a body: a torque [N.m].
+    Torque { body: &'a str, axis: &'a [f64; 3] },
+}
+
+/// How the drawings show an element acting along a line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LineSymbol {
+    /// Spring and/or damper.
+    SpringDamper { spring: bool, damper: bool },
+    /// A force pushing the ends apart.
+    Actuator,
 }
 
 impl Force {
@@ -137,7 +188,8 @@ impl Force {
             | Force::Rsda { name, .. }
             | Force::Load { name, .. }
             | Force::Torque { name, .. }
-            | Force::Actuator { name, .. } => name,
+            | Force::Actuator { name, .. }
+            | Force::EndStop { name, .. } => name,
         }
     }
     pub fn input(&self) -> Option<&str> {
@@ -147,13 +199,104 @@ impl Force {
             | Force::Load { input, .. }
             | Force::Torque { input, .. }
             | Force::Actuator { input, .. } => input.as_deref(),
+            Force::EndStop { .. } => None,
         }
     }
 
-    /// Damping coefficient of a spring-damper (0 for the other elements).
+    /// The element's geometry.
+    pub fn place(&self) -> ForcePlace<'_> {
+        match self {
+            Force::Tsda { body1, body2, point1, point2, .. }
+            | Force::Actuator { body1, body2, point1, point2, .. }
+            | Force::EndStop { body1, body2, point1, point2, .. } => {
+                ForcePlace::Line { bodies: [body1, body2], points: [point1, point2] }
+            }
+            Force::Rsda { joint, .. } => ForcePlace::JointRotation { joint },
+            Force::Load { body, direction, point, .. } => ForcePlace::Point { body, direction, point: point.as_ref() },
+            Force::Torque { body, axis, .. } => ForcePlace::Torque { body, axis },
+        }
+    }
+
+    /// The symbol of a line element in the drawings.
+    pub fn line_symbol(&self) -> LineSymbol {
+        match self {
+            Force::Tsda { stiffness, damping, .. } => {
+                LineSymbol::SpringDamper { spring: *stiffness != 0.0 || *damping == 0.0, damper: *damping != 0.0 }
+            }
+            Force::EndStop { damping, .. } => LineSymbol::SpringDamper { spring: true, damper: *damping != 0.0 },
+            _ => LineSymbol::Actuator,
+        }
+    }
+
+    /// What the element's `force` output is, for the variable's description.
+    pub fn force_meaning(&self) -> String {
+        let name = self.name();
+        match self {
+            Force::Actuator { .. } => format!("Force of actuator {name}, pushing its ends apart"),
+            Force::EndStop { .. } => format!("Contact force of end stop {name}, pushing its ends apart"),
+            _ => format!("Tension (TSDA), torque (RSDA) or magnitude of {name}"),
+        }
+    }
+
+    /// Checks the numbers of the element's law (its geometry is checked by the description):
+    /// the field and the reason of the first that is not admissible.
+    pub fn check_law(&self) -> Result<(), String> {
+        let nonneg = |what: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{what} {v} must be finite and >= 0"))
+            }
+        };
+        match self {
+            Force::Tsda { stiffness, damping, rest_length, actuator, .. } => {
+                nonneg("stiffness", *stiffness)?;
+                nonneg("damping", *damping)?;
+                if let Some(l0) = rest_length {
+                    nonneg("rest_length", *l0)?;
+                }
+                if !actuator.is_finite() {
+                    return Err("actuator force is not finite".into());
+                }
+            }
+            Force::Rsda { stiffness, damping, rest_angle, actuator, .. } => {
+                nonneg("stiffness", *stiffness)?;
+                nonneg("damping", *damping)?;
+                if !(rest_angle.unwrap_or(0.0).is_finite() && actuator.is_finite()) {
+                    return Err("rest_angle and actuator must be finite".into());
+                }
+            }
+            Force::Load { value, .. } | Force::Torque { value, .. } | Force::Actuator { value, .. } => {
+                if !value.is_finite() {
+                    return Err("value is not finite".into());
+                }
+            }
+            Force::EndStop { min_length, max_length, stiffness, damping, .. } => {
+                if !(stiffness.is_finite() && *stiffness > 0.0) {
+                    return Err(format!("stiffness {stiffness} must be positive and finite"));
+                }
+                nonneg("damping", *damping)?;
+                for (what, v) in [("min_length", min_length), ("max_length", max_length)] {
+                    if let Some(v) = v {
+                        nonneg(what, *v)?;
+                    }
+                }
+                match (min_length, max_length) {
+                    (None, None) => return Err("give min_length, max_length or both: the stop has no limit".into()),
+                    (Some(lo), Some(hi)) if lo >= hi => {
+                        return Err(format!("min_length {lo} must be smaller than max_length {hi}"))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Damping coefficient of a spring-damper or end stop (0 for the other elements).
     pub fn damping(&self) -> f64 {
         match self {
-            Force::Tsda { damping, .. } | Force::Rsda { damping, .. } => *damping,
+            Force::Tsda { damping, .. } | Force::Rsda { damping, .. } | Force::EndStop { damping, .. } => *damping,
             _ => 0.0,
         }
     }

@@ -39,7 +39,7 @@ mod validate_mechanism;
 pub use beam::{Beam, BeamInertia, NodeRef, Section};
 pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
-pub use forces::Force;
+pub use forces::{Force, ForcePlace, LineSymbol};
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use interface::{
     BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface, JointQuantity, NodeQuantity,

@@ -2,7 +2,7 @@
 //! each joint type needs, planar restrictions, friction) and force elements.
 
 use super::validate::{check_axis, check_vector, invalid, norm3, DescriptionError};
-use super::{AngularVelocity, Body, Description, Force, Joint, JointKind, Orientation};
+use super::{AngularVelocity, Body, Description, Force, ForcePlace, Joint, JointKind, Orientation};
 
 impl Description {
     pub(super) fn validate_joint(&self, j: &Joint) -> Result<(), DescriptionError> {
@@ -111,7 +111,7 @@ impl Description {
     fn two_points(
         &self,
         loc: &str,
-        [body1, body2]: [&String; 2],
+        [body1, body2]: [&str; 2],
         [point1, point2]: [&[f64; 3]; 2],
         what: &str,
     ) -> Result<(), DescriptionError> {
@@ -137,64 +137,34 @@ impl Description {
                 return Err(invalid(loc, format!("input '{input}' is not declared in interface.inputs")));
             }
         }
-        let nonneg = |what: &str, v: f64| -> Result<(), DescriptionError> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
-                Err(invalid(loc, format!("{what} {v} must be finite and >= 0")))
+        match f.place() {
+            ForcePlace::Line { bodies: [body1, body2], points } => {
+                let what = if matches!(f, Force::Tsda { .. }) { "spring" } else { "force" };
+                self.two_points(loc, [body1, body2], points, what)?;
             }
-        };
-        match f {
-            Force::Tsda { body1, body2, point1, point2, stiffness, damping, rest_length, actuator, .. } => {
-                self.two_points(loc, [body1, body2], [point1, point2], "spring")?;
-                nonneg("stiffness", *stiffness)?;
-                nonneg("damping", *damping)?;
-                if let Some(l0) = rest_length {
-                    nonneg("rest_length", *l0)?;
-                }
-                if !actuator.is_finite() {
-                    return Err(invalid(loc, "actuator force is not finite"));
-                }
-            }
-            Force::Rsda { joint, stiffness, damping, rest_angle, actuator, .. } => {
+            ForcePlace::JointRotation { joint } => {
                 let j = self
                     .joints
                     .iter()
-                    .find(|j| &j.name == joint)
+                    .find(|j| j.name == joint)
                     .ok_or_else(|| invalid(loc, format!("joint '{joint}' is not a joint of this model")))?;
                 if !matches!(j.kind, JointKind::Revolute | JointKind::Cylindrical) {
                     return Err(invalid(loc, format!("joint '{joint}' must be revolute or cylindrical")));
                 }
-                nonneg("stiffness", *stiffness)?;
-                nonneg("damping", *damping)?;
-                if !(rest_angle.unwrap_or(0.0).is_finite() && actuator.is_finite()) {
-                    return Err(invalid(loc, "rest_angle and actuator must be finite"));
-                }
             }
-            Force::Load { body, direction, point, value, .. } => {
+            ForcePlace::Point { body, direction, point } => {
                 self.attachment_ref(loc, "body", body, false)?;
                 check_axis(loc, "direction", direction)?;
                 if let Some(p) = point {
                     check_vector(loc, "point", p)?;
                 }
-                if !value.is_finite() {
-                    return Err(invalid(loc, "value is not finite"));
-                }
             }
-            Force::Torque { body, axis, value, .. } => {
+            ForcePlace::Torque { body, axis } => {
                 self.attachment_ref(loc, "body", body, false)?;
                 check_axis(loc, "axis", axis)?;
-                if !value.is_finite() {
-                    return Err(invalid(loc, "value is not finite"));
-                }
-            }
-            Force::Actuator { body1, body2, point1, point2, value, .. } => {
-                self.two_points(loc, [body1, body2], [point1, point2], "force")?;
-                if !value.is_finite() {
-                    return Err(invalid(loc, "value is not finite"));
-                }
             }
         }
+        f.check_law().map_err(|reason| invalid(loc, reason))?;
         Ok(())
     }
 }

@@ -4,7 +4,7 @@
 use super::expand::{missing, Builder, InterfaceError};
 use super::Quantity;
 use crate::format::{
-    BodyQuantity, Description, DriverQuantity, Force, ForceQuantity, JointCoordinate, JointKind, JointQuantity,
+    BodyQuantity, Description, DriverQuantity, ForcePlace, ForceQuantity, JointCoordinate, JointKind, JointQuantity,
     NodeQuantity,
 };
 
@@ -183,11 +183,11 @@ pub(super) fn force_outputs(
     b: &mut Builder,
 ) -> Result<(), InterfaceError> {
     let i = d.force_index(force).ok_or_else(|| missing("force", force))?;
-    let (len_unit, force_unit) = match &d.forces[i] {
-        Force::Tsda { .. } | Force::Actuator { .. } => ("m", "N"),
-        Force::Rsda { .. } => ("rad", "N.m"),
-        Force::Load { .. } => ("", "N"),
-        Force::Torque { .. } => ("", "N.m"),
+    let (len_unit, force_unit) = match d.forces[i].place() {
+        ForcePlace::Line { .. } => ("m", "N"),
+        ForcePlace::JointRotation { .. } => ("rad", "N.m"),
+        ForcePlace::Point { .. } => ("", "N"),
+        ForcePlace::Torque { .. } => ("", "N.m"),
     };
     for q in quantities {
         match q {
@@ -203,11 +203,7 @@ pub(super) fn force_outputs(
                 )?;
             }
             ForceQuantity::Force => {
-                let text = if matches!(d.forces[i], Force::Actuator { .. }) {
-                    format!("Force of actuator {force}, pushing its ends apart")
-                } else {
-                    format!("Tension (TSDA), torque (RSDA) or magnitude of {force}")
-                };
+                let text = d.forces[i].force_meaning();
                 b.output(format!("{force}.force"), force_unit, text, Quantity::ForceValue { force: i })?;
             }
             ForceQuantity::Rate => {

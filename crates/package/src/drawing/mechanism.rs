@@ -10,7 +10,7 @@
 use super::projection::{self, unit, View, V3};
 use super::symbols::{draw_cylinder, draw_force, draw_joint, INK};
 use super::{add, diff, mul, Fit, Frame, Svg, P};
-use mbfmu_model::format::{Description, Force, JointKind, GROUND};
+use mbfmu_model::format::{Description, ForcePlace, JointKind, LineSymbol, GROUND};
 use std::collections::HashMap;
 
 const BODY: &str = "#3a6ea5";
@@ -85,12 +85,10 @@ fn all_points(d: &Description) -> Vec<V3> {
         pts.extend([j.point, j.point1, j.point2].into_iter().flatten());
     }
     for f in &d.forces {
-        match f {
-            Force::Tsda { point1, point2, .. } | Force::Actuator { point1, point2, .. } => {
-                pts.extend([*point1, *point2])
-            }
-            Force::Load { point, .. } => pts.extend(*point),
-            Force::Rsda { .. } | Force::Torque { .. } => {}
+        match f.place() {
+            ForcePlace::Line { points, .. } => pts.extend([*points[0], *points[1]]),
+            ForcePlace::Point { point, .. } => pts.extend(point.copied()),
+            ForcePlace::JointRotation { .. } | ForcePlace::Torque { .. } => {}
         }
     }
     for b in &d.beams {
@@ -137,14 +135,13 @@ impl Scene {
             }
         }
         for f in &d.forces {
-            match f {
-                Force::Tsda { body1, body2, point1, point2, .. }
-                | Force::Actuator { body1, body2, point1, point2, .. } => {
-                    attach(body1, Some(*point1));
-                    attach(body2, Some(*point2));
+            match f.place() {
+                ForcePlace::Line { bodies, points } => {
+                    attach(bodies[0], Some(*points[0]));
+                    attach(bodies[1], Some(*points[1]));
                 }
-                Force::Load { body, point, .. } => attach(body, *point),
-                Force::Rsda { .. } | Force::Torque { .. } => {}
+                ForcePlace::Point { body, point, .. } => attach(body, point.copied()),
+                ForcePlace::JointRotation { .. } | ForcePlace::Torque { .. } => {}
             }
         }
         for c in d.hydraulics.iter().flat_map(|h| &h.cylinders) {
@@ -201,22 +198,24 @@ impl Scene {
             .forces
             .iter()
             .map(|f| {
-                let shape = match f {
-                    Force::Tsda { point1, point2, stiffness, damping, .. } => ForceShape::Spring {
-                        a: pr(*point1),
-                        b: pr(*point2),
-                        stiffness: *stiffness != 0.0 || *damping == 0.0,
-                        damping: *damping != 0.0,
-                    },
-                    Force::Actuator { point1, point2, .. } => ForceShape::Actuator { a: pr(*point1), b: pr(*point2) },
-                    Force::Rsda { joint, .. } => ForceShape::Rotational { at: joint_at(joint) },
-                    Force::Load { body, direction, point, .. } => {
-                        let at = pr_opt(*point).or_else(|| com_of(body));
+                let shape = match f.place() {
+                    ForcePlace::Line { points, .. } => {
+                        let (a, b) = (pr(*points[0]), pr(*points[1]));
+                        match f.line_symbol() {
+                            LineSymbol::SpringDamper { spring, damper } => {
+                                ForceShape::Spring { a, b, stiffness: spring, damping: damper }
+                            }
+                            LineSymbol::Actuator => ForceShape::Actuator { a, b },
+                        }
+                    }
+                    ForcePlace::JointRotation { joint } => ForceShape::Rotational { at: joint_at(joint) },
+                    ForcePlace::Point { body, direction, point } => {
+                        let at = pr_opt(point.copied()).or_else(|| com_of(body));
                         // In the picture when its projection keeps a fifth of its length.
                         let direction = unit(*direction).map(|u| view.project(u)).filter(|p| super::len(*p) > 0.2);
                         ForceShape::Load { at, direction }
                     }
-                    Force::Torque { body, axis, .. } => {
+                    ForcePlace::Torque { body, axis } => {
                         let sense = unit(*axis).map_or(1.0, |a| projection::dot(a, view.n).signum());
                         ForceShape::Torque { at: com_of(body), sense }
                     }
