@@ -17,6 +17,7 @@ pub mod hydraulics;
 pub mod index3;
 pub mod inputs;
 pub mod integrators;
+pub mod layout;
 pub mod linalg;
 pub mod motion;
 pub mod output_plan;

@@ -67,11 +67,10 @@ impl Element {
     }
 }
 
-/// How a formulation places the description's points: the body index of a body or beam
-/// node name, the body-frame coordinates of a global point at the initial configuration, the
-/// initial centre of mass of a body.
+/// The frames of the description's bodies and beam nodes (numbered as the description does:
+/// bodies, then nodes): the frame coordinates of a global point at the initial configuration
+/// and the initial centre of mass of a body.
 pub trait Frames {
-    fn body(&self, name: &str) -> usize;
     fn local_point(&self, body: Option<usize>, global: &Vector3<f64>) -> Vector3<f64>;
     fn centre(&self, body: usize) -> Vector3<f64>;
 }
@@ -82,7 +81,8 @@ fn v3(a: &[f64; 3]) -> Vector3<f64> {
 
 /// The elements of a validated description.
 pub fn compile(d: &Description, frames: &impl Frames) -> Vec<Element> {
-    let body = |name: &str| (name != GROUND).then(|| frames.body(name));
+    let part = |name: &str| d.body_or_node_index(name).expect("validated body or node reference");
+    let body = |name: &str| (name != GROUND).then(|| part(name));
     let line = |names: [&String; 2], points: [&[f64; 3]; 2]| {
         let ends = [0, 1].map(|k| {
             let b = body(names[k]);
@@ -130,7 +130,7 @@ pub fn compile(d: &Description, frames: &impl Frames) -> Vec<Element> {
                     )
                 }
                 Force::Load { body: name, direction, point, value, .. } => {
-                    let b = frames.body(name);
+                    let b = part(name);
                     let p = point.map(|p| v3(&p)).unwrap_or_else(|| frames.centre(b));
                     (
                         Geometry::Point {
@@ -141,7 +141,7 @@ pub fn compile(d: &Description, frames: &impl Frames) -> Vec<Element> {
                     )
                 }
                 Force::Torque { body: name, axis, value, .. } => (
-                    Geometry::Torque { body: frames.body(name), axis: v3(axis).normalize() },
+                    Geometry::Torque { body: part(name), axis: v3(axis).normalize() },
                     Arc::new(Applied { value: *value }),
                 ),
                 Force::EndStop { body1, body2, point1, point2, min_length, max_length, stiffness, damping, .. } => (

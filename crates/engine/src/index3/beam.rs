@@ -247,24 +247,6 @@ impl BeamElement {
     }
 }
 
-/// Section frame at a node of a polygonal beam: axis 1 along the central difference of the
-/// neighbouring nodes, axis 2 the part of `axis2` normal to it.
-pub fn node_frame(tangent: &Vector3<f64>, axis2: &Vector3<f64>) -> Matrix3<f64> {
-    let e1 = tangent.normalize();
-    let e2 = (axis2 - e1 * e1.dot(axis2)).normalize();
-    Matrix3::from_columns(&[e1, e2, e1.cross(&e2)])
-}
-
-/// Default section axis 2 for a beam along `direction`: global y, or z for a beam along y.
-pub fn default_axis2(direction: &Vector3<f64>) -> Vector3<f64> {
-    let d = direction.normalize();
-    if d.y.abs() < 0.9 {
-        Vector3::y()
-    } else {
-        Vector3::z()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

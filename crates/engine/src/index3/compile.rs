@@ -8,11 +8,9 @@ use super::{
     BodyProps, BodyState, Constraint, ConstraintGroup, DriverInfo, JointInfo, MechState, Mechanism, PointRows, Target,
     MAX_GROUP_VECTORS,
 };
-use crate::rotation::{exp, orthonormalize};
-use mbfmu_model::format::{
-    driven_coordinate, AngularVelocity, Description, JointCoordinate, JointKind, Motion, Orientation, GROUND,
-};
-use nalgebra::{Matrix3, Vector3};
+use crate::layout::Layout;
+use mbfmu_model::format::{driven_coordinate, Description, JointCoordinate, JointKind, Motion};
+use nalgebra::Vector3;
 use std::fmt;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -36,80 +34,27 @@ pub(super) fn perpendicular(a: &Vector3<f64>) -> Vector3<f64> {
     a.cross(&Vector3::ith(k, 1.0)).normalize()
 }
 
-struct Builder<'a> {
-    d: &'a Description,
-    initial: Vec<BodyState>,
-}
-
-impl crate::elements::Frames for Builder<'_> {
-    fn body(&self, name: &str) -> usize {
-        self.d.body_or_node_index(name).expect("validated body or node reference")
-    }
-
-    fn local_point(&self, body: Option<usize>, global: &Vector3<f64>) -> Vector3<f64> {
-        Builder::local_point(self, body, global)
-    }
-
-    fn centre(&self, body: usize) -> Vector3<f64> {
-        self.initial[body].r
-    }
-}
-
-impl Builder<'_> {
-    fn body(&self, name: &str) -> Option<usize> {
-        if name == GROUND {
-            None
-        } else {
-            Some(self.d.body_or_node_index(name).expect("validated body or node reference"))
-        }
-    }
-
-    /// Body-frame coordinates of a global point (the point itself for ground).
-    fn local_point(&self, b: Option<usize>, p: &Vector3<f64>) -> Vector3<f64> {
-        match b {
-            Some(i) => self.initial[i].rot.transpose() * (p - self.initial[i].r),
-            None => *p,
-        }
-    }
-
-    /// Body-frame components of a global direction (normalized).
-    fn local_dir(&self, b: Option<usize>, a: &Vector3<f64>) -> Vector3<f64> {
-        let a = a.normalize();
-        match b {
-            Some(i) => self.initial[i].rot.transpose() * a,
-            None => a,
-        }
-    }
-}
-
 /// Compiles a validated description into a mechanism.
 pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
+    let mut layout = Layout::of(d);
     let mut bodies = Vec::new();
     let mut initial = Vec::new();
-    for b in &d.bodies {
-        let inertia = Matrix3::from_fn(|r, c| b.inertia.matrix()[r][c]);
+    for p in &layout.parts[..layout.first_node] {
         let inertia_inv =
-            inertia.try_inverse().ok_or_else(|| CompileError(format!("body '{}': singular inertia", b.name)))?;
-        bodies.push(BodyProps { name: b.name.clone(), mass: b.mass, inertia, inertia_inv });
-        let rot = match &b.orientation {
-            Orientation::Matrix(m) => orthonormalize(&Matrix3::from_fn(|r, c| m[r][c])),
-            Orientation::AxisAngle { axis, angle } => exp(&(v3(axis).normalize() * *angle)),
-        };
-        let w = match &b.angular_velocity {
-            AngularVelocity::Global(w) => rot.transpose() * v3(w),
-            AngularVelocity::Body { body } => v3(body),
-        };
+            p.inertia.try_inverse().ok_or_else(|| CompileError(format!("body '{}': singular inertia", p.name)))?;
+        bodies.push(BodyProps { name: p.name.clone(), mass: p.mass, inertia: p.inertia, inertia_inv });
         initial.push(BodyState {
-            r: v3(&b.position),
-            rot,
-            v: v3(&b.velocity),
-            w,
+            r: p.position,
+            rot: p.rot,
+            v: p.velocity,
+            w: p.omega_body,
             acc: Vector3::zeros(),
             wdot: Vector3::zeros(),
         });
     }
-    let beams = super::compile_beams::compile_beams(d, &mut bodies, &mut initial);
-    let bld = Builder { d, initial };
+    let beams = super::compile_beams::compile_beams(d, &layout.parts[layout.first_node..], &mut bodies, &mut initial);
+    // Body-frame components of a global direction, normalized.
+    let unit_in = |b: Option<usize>, a: &Vector3<f64>| layout.local_dir(b, &a.normalize());
     let mut constraints: Vec<Constraint> = Vec::new();
     let mut groups: Vec<ConstraintGroup> = Vec::new();
     let mut joints = Vec::new();
@@ -144,28 +89,27 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                 vectors: vec![
                     Vector::Constant(n),
                     Vector::Between { local1: Vector3::zeros(), local2: Vector3::zeros() },
-                    Vector::Fixed { slot: 1, local: bld.local_dir(Some(b), &e1) },
-                    Vector::Fixed { slot: 1, local: bld.local_dir(Some(b), &e2) },
+                    Vector::Fixed { slot: 1, local: unit_in(Some(b), &e1) },
+                    Vector::Fixed { slot: 1, local: unit_in(Some(b), &e2) },
                 ],
                 terms: vec![Term::Dot(0, 1), Term::Dot(0, 2), Term::Dot(0, 3)],
             };
-            let offset = n.dot(&bld.initial[b].r);
+            let offset = n.dot(&initial[b].r);
             add_group(&mut constraints, geometry, &[offset, 0.0, 0.0], &format!("plane of body '{}'", body.name));
         }
     }
-    for j in &d.joints {
-        let pair = [bld.body(&j.body1), bld.body(&j.body2)];
+    for (j, placed) in d.joints.iter().zip(&layout.joints) {
+        let pair = placed.bodies;
         let label = format!("joint '{}' ({})", j.name, format!("{:?}", j.kind).to_lowercase());
-        let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
-        let points = [bld.local_point(pair[0], &p), bld.local_point(pair[1], &p)];
-        let default_axis = plane.map_or(Vector3::new(0.0, 0.0, 1.0), |p| p.0);
-        let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or(default_axis);
+        let p = placed.point;
+        let points = [layout.local_point(pair[0], &p), layout.local_point(pair[1], &p)];
+        let axis = placed.axis;
         // In a plane, the joint's in-plane directions (for point coincidence).
         let in_plane = plane;
         let f = perpendicular(&axis);
         let g = axis.cross(&f);
-        let (a1, f1, g1) = (bld.local_dir(pair[0], &axis), bld.local_dir(pair[0], &f), bld.local_dir(pair[0], &g));
-        let (a2, f2, g2) = (bld.local_dir(pair[1], &axis), bld.local_dir(pair[1], &f), bld.local_dir(pair[1], &g));
+        let (a1, f1, g1) = (unit_in(pair[0], &axis), unit_in(pair[0], &f), unit_in(pair[0], &g));
+        let (a2, f2, g2) = (unit_in(pair[1], &axis), unit_in(pair[1], &f), unit_in(pair[1], &g));
         let fixed = |slot: usize, local: Vector3<f64>| Vector::Fixed { slot, local };
         let between = Vector::Between { local1: points[0], local2: points[1] };
         let unit = |k: usize| Vector::Constant(Vector3::ith(k, 1.0));
@@ -191,7 +135,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             (JointKind::Translational, Some((n, _, _))) => {
                 // No offset across the axis within the plane, no relative rotation.
                 let across = n.cross(&axis);
-                let (across1, across2) = (bld.local_dir(pair[0], &across), bld.local_dir(pair[1], &across));
+                let (across1, across2) = (unit_in(pair[0], &across), unit_in(pair[1], &across));
                 (
                     vec![fixed(0, across1), between.clone(), fixed(0, a1), fixed(1, across2)],
                     vec![Term::Dot(0, 1), Term::Dot(2, 3)],
@@ -217,8 +161,8 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             }
             (JointKind::Universal, _) => {
                 let (mut v, mut t) = coincidence();
-                let u1 = bld.local_dir(pair[0], &v3(&j.axis1.expect("validated")));
-                let u2 = bld.local_dir(pair[1], &v3(&j.axis2.expect("validated")));
+                let u1 = unit_in(pair[0], &v3(&j.axis1.expect("validated")));
+                let u2 = unit_in(pair[1], &v3(&j.axis2.expect("validated")));
                 v.extend([fixed(0, u1), fixed(1, u2)]);
                 t.push(Term::Dot(4, 5));
                 (v, t, vec![0.0; 4])
@@ -241,7 +185,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
                         "{label}: point1 and point2 coincide, the distance must be positive"
                     )));
                 }
-                points_out = [bld.local_point(pair[0], &p1), bld.local_point(pair[1], &p2)];
+                points_out = [layout.local_point(pair[0], &p1), layout.local_point(pair[1], &p2)];
                 (
                     vec![Vector::Between { local1: points_out[0], local2: points_out[1] }],
                     vec![Term::Dot(0, 0)],
@@ -288,7 +232,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         drivers.push(DriverInfo { name: dr.name.clone(), joint: ji, rotation, motion: dr.motion.clone(), row, input });
     }
 
-    let forces = crate::elements::compile(d, &bld);
+    let forces = std::mem::take(&mut layout.elements);
 
     let drive_values = d
         .drivers
@@ -301,12 +245,12 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
     let hydraulics = super::hydraulics::MechanismCircuit::compile(
         d,
         |name| d.body_or_node_index(name),
-        |b, p| bld.local_point(b, p),
+        |b, p| layout.local_point(b, p),
     );
     let n_c = constraints.len();
     let initial = MechState {
         t: d.experiment.start,
-        bodies: bld.initial,
+        bodies: initial,
         lambda: vec![0.0; n_c],
         drive_values,
         angles: vec![0.0; joints.len()],

@@ -5,8 +5,8 @@
 
 use super::cuts::{Cut, CutKind};
 use crate::hydraulics::{Attachment, Circuit};
-use crate::rotation::{exp, orthonormalize};
-use mbfmu_model::format::{AngularVelocity, Description, JointKind, Orientation, GROUND};
+use crate::layout::{JointLayout, Layout};
+use mbfmu_model::format::{Description, JointKind};
 use nalgebra::{Matrix3, Vector3};
 use std::fmt;
 
@@ -90,30 +90,6 @@ pub type BodyPoint = (Option<usize>, Vector3<f64>);
 
 /// Force elements, on tree bodies.
 pub type Element = crate::elements::Element;
-
-/// Bodies and frames of the description for [`crate::elements::compile`]: description body
-/// indices, body frames at the initial poses.
-struct PoseFrames<'a> {
-    d: &'a Description,
-    pose: &'a [(Vector3<f64>, Matrix3<f64>)],
-}
-
-impl crate::elements::Frames for PoseFrames<'_> {
-    fn body(&self, name: &str) -> usize {
-        self.d.body_index(name).expect("validated body")
-    }
-
-    fn local_point(&self, b: Option<usize>, p: &Vector3<f64>) -> Vector3<f64> {
-        match b {
-            Some(i) => self.pose[i].1.transpose() * (p - self.pose[i].0),
-            None => *p,
-        }
-    }
-
-    fn centre(&self, b: usize) -> Vector3<f64> {
-        self.pose[b].0
-    }
-}
 
 /// How a description joint appears in the tree.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,23 +176,11 @@ impl Tree {
             )));
         }
         let nb = d.bodies.len();
-        let mut pose = Vec::with_capacity(nb);
-        let mut velocity = Vec::with_capacity(nb);
-        for b in &d.bodies {
-            let rot = match &b.orientation {
-                Orientation::Matrix(m) => orthonormalize(&Matrix3::from_fn(|r, c| m[r][c])),
-                Orientation::AxisAngle { axis, angle } => exp(&(v3(axis).normalize() * *angle)),
-            };
-            let w = match &b.angular_velocity {
-                AngularVelocity::Global(w) => v3(w),
-                AngularVelocity::Body { body } => rot * v3(body),
-            };
-            pose.push((v3(&b.position), rot));
-            velocity.push((v3(&b.velocity), w));
-        }
-        let body = |name: &str| (name != GROUND).then(|| d.body_index(name).expect("validated body"));
-        let plane = d.plane.as_ref().map(|p| v3(&p.normal).normalize());
-        let default_axis = plane.unwrap_or(Vector3::z());
+        let layout = Layout::of(d);
+        let pose: Vec<(Vector3<f64>, Matrix3<f64>)> = layout.parts.iter().map(|p| (p.position, p.rot)).collect();
+        let velocity: Vec<(Vector3<f64>, Vector3<f64>)> =
+            layout.parts.iter().map(|p| (p.velocity, p.omega_global)).collect();
+        let plane = layout.plane;
 
         // Spanning tree from ground (breadth first); description body -> tree position.
         let mut order: Vec<usize> = Vec::new();
@@ -229,7 +193,7 @@ impl Tree {
                 if j.cut || tree_joint[ji] || !matches!(j.kind, JointKind::Revolute | JointKind::Translational) {
                     continue;
                 }
-                let (b1, b2) = (body(&j.body1), body(&j.body2));
+                let [b1, b2] = layout.joints[ji].bodies;
                 let other = if b1 == current {
                     b2
                 } else if b2 == current {
@@ -259,14 +223,8 @@ impl Tree {
             tree_index[b] = t;
         }
         let tbody = |b: Option<usize>| b.map(|b| tree_index[b]);
-        let local_point = |b: Option<usize>, p: &Vector3<f64>| match b {
-            Some(i) => pose[i].1.transpose() * (p - pose[i].0),
-            None => *p,
-        };
-        let local_dir = |b: Option<usize>, a: &Vector3<f64>| match b {
-            Some(i) => pose[i].1.transpose() * a,
-            None => *a,
-        };
+        let local_point = |b: Option<usize>, p: &Vector3<f64>| layout.local_point(b, p);
+        let local_dir = |b: Option<usize>, a: &Vector3<f64>| layout.local_dir(b, a);
 
         let mut bodies: Vec<TreeBody> = Vec::with_capacity(nb);
         let mut roles = vec![JointRole::Tree { body: 0 }; d.joints.len()];
@@ -276,10 +234,8 @@ impl Tree {
             if j.friction.is_some() {
                 return Err(CompileError(format!("joint '{}': joint friction is not supported", j.name)));
             }
-            let (b1, b2) = (body(&j.body1), body(&j.body2));
+            let JointLayout { bodies: [b1, b2], point: p, axis, .. } = layout.joints[ji];
             let (parent, sign) = if b2 == Some(b) { (b1, 1.0) } else { (b2, -1.0) };
-            let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or(default_axis);
-            let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
             let parent_rot = parent.map_or(Matrix3::identity(), |q| pose[q].1);
             let parent_t = tbody(parent);
             let mut path = parent_t.map_or(Vec::new(), |q| bodies[q].path.clone());
@@ -319,10 +275,8 @@ impl Tree {
             if j.friction.is_some() {
                 return Err(CompileError(format!("joint '{}': joint friction is not supported", j.name)));
             }
-            let (b1, b2) = (body(&j.body1), body(&j.body2));
+            let JointLayout { bodies: [b1, b2], point: p, axis, .. } = layout.joints[ji];
             let pair = [tbody(b1), tbody(b2)];
-            let p = j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros);
-            let axis = j.axis.map(|a| v3(&a).normalize()).unwrap_or(default_axis);
             let first = cuts.len();
             let mut points = [local_point(b1, &p), local_point(b2, &p)];
             let reference_dir = perpendicular(&axis);
@@ -384,8 +338,7 @@ impl Tree {
             });
         }
 
-        let elements =
-            crate::elements::compile(d, &PoseFrames { d, pose: &pose }).iter().map(|e| e.map_bodies(tbody)).collect();
+        let elements = layout.elements.iter().map(|e| e.map_bodies(tbody)).collect();
 
         let circuit = Circuit::from_description(d);
         let cylinder_ends = circuit
