@@ -95,7 +95,7 @@ fn design_orders_on_a_smooth_unconstrained_mechanism() {
     let ref_b = run(&settings(&d, Method::Esdirk325L2Sa, 0.0, 2.5e-4, tol), &times).0;
     let ref_diff = distance(&ref_a, &ref_b);
     assert!(ref_diff < 1e-10, "references differ by {ref_diff:e}");
-    for &m in Method::SEED_000 {
+    for &m in Method::ZHANG2022 {
         let reference = if m == Method::Esdirk436L2Sa2 { &ref_b } else { &ref_a };
         // Step pairs (h, h/2) in the asymptotic range, with errors well above the references'.
         let (h, want, slack) = match m.order() {
@@ -138,7 +138,7 @@ fn index3_positions_converge_at_order_two_for_every_method() {
             .map(|(b, e)| ((b[1].r[1] - e[0]).powi(2) + (b[1].r[2] - e[1]).powi(2)).sqrt())
             .fold(0.0, f64::max)
     };
-    for &m in Method::SEED_000.iter().chain(&[Method::Trapezoidal]) {
+    for &m in Method::ZHANG2022.iter().chain(&[Method::Trapezoidal]) {
         let (e1, e2) = (error(m, 0.005), error(m, 0.0025));
         let p = order(e1, e2);
         assert!((p - 2.0).abs() <= 0.2, "{}: observed order {p:.2} (errors {e1:.2e}, {e2:.2e})", m.paper_name());
@@ -256,7 +256,7 @@ fn changing_and_tiny_steps_are_handled() {
     }
     let t_end = t;
     let (fine, _) = run(&settings(&d, Method::Esdirk436L2Sa2, 0.0, 1.25e-4, 1e-11), &times);
-    for &m in Method::SEED_000.iter().chain(&[Method::Trapezoidal, Method::Bdf1]) {
+    for &m in Method::ZHANG2022.iter().chain(&[Method::Trapezoidal, Method::Bdf1]) {
         let error = |h: f64| distance(&run(&settings(&d, m, default_rho(m), h, 1e-11), &times).0, &fine);
         let (e1, e2) = (error(2e-3), error(1e-3));
         let (constant, _) = run(&settings(&d, m, default_rho(m), 1e-3, 1e-11), &[t_end]);
@@ -280,7 +280,7 @@ fn untabulated_rho_inf_is_refused_for_mssth4_and_mssth5() {
         assert!(Simulation::new(&settings(&d, m, 0.7, 1e-3, 1e-10)).is_ok());
     }
     // Every other tunable method takes any rho_inf in [0, 1].
-    for &m in Method::SEED_000.iter().filter(|m| m.uses_rho_inf() && m.tabulated_rho_inf().is_none()) {
+    for &m in Method::ZHANG2022.iter().filter(|m| m.uses_rho_inf() && m.tabulated_rho_inf().is_none()) {
         assert!(Simulation::new(&settings(&d, m, 0.65, 1e-3, 1e-10)).is_ok(), "{}", m.item_name());
     }
 }

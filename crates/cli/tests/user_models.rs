@@ -174,3 +174,41 @@ fn a_flexible_boom_on_a_valve_fed_cylinder_packages_and_runs() {
     }
     assert_eq!(tables[0], tables[1], "FMI 2.0 and FMI 3.0 rows differ");
 }
+
+/// A Newton failure in a step of the index-3 formulation whose iteration holds the circuit's
+/// pressures with the boom (a solver step far too large once the valve opens) is a Discard:
+/// the FMU stays at its last successful time, which the importer is told, and the rows up to
+/// it are kept.
+#[test]
+fn a_newton_failure_of_the_coupled_boom_and_circuit_is_a_discard_at_the_last_successful_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/examples/flexible_boom_cylinder.json");
+    let out = dir.path().join("fmus");
+    let run = mbfmu(&["package", "--model", json, "--out", out.to_str().unwrap()]);
+    assert!(run.status.success(), "{}{}", text(&run.stdout), text(&run.stderr));
+    for version in [2, 3] {
+        let fmu = out.join(format!("fmi{version}/FlexibleBoomCylinder.fmu"));
+        let csv = dir.path().join(format!("failed{version}.csv"));
+        let run = mbfmu(&[
+            "simulate",
+            fmu.to_str().unwrap(),
+            "--csv",
+            csv.to_str().unwrap(),
+            "--stop-time",
+            "1.5",
+            "--step",
+            "0.25",
+            "--set",
+            "solver.stepSize=0.25",
+            "--set",
+            "solver.maxIterations=3",
+        ]);
+        let err = text(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "fmi{version}: {err}");
+        assert!(err.contains("discarded") && err.contains("Newton iteration did not converge"), "fmi{version}: {err}");
+        assert!(err.contains("returned Discard") && err.contains("reached t = 0.5 (its last successful time)"), "{err}");
+        let rows = std::fs::read_to_string(&csv).unwrap();
+        let last = rows.lines().last().unwrap().split(',').next().unwrap().to_string();
+        assert_eq!(last, "0.5", "fmi{version}: the rows end at {last}");
+    }
+}

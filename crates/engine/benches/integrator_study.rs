@@ -65,11 +65,11 @@ const ELASTIC_TOP: &str = r#"{
 fn runs() -> Vec<(Method, f64)> {
     let mut v = Vec::new();
     for rho in [0.0, 0.6] {
-        for &m in Method::SEED_000.iter().filter(|m| m.order() == 2) {
+        for &m in Method::ZHANG2022.iter().filter(|m| m.order() == 2) {
             v.push((m, rho));
         }
     }
-    for &m in Method::SEED_000.iter().filter(|m| m.order() > 2) {
+    for &m in Method::ZHANG2022.iter().filter(|m| m.order() > 2) {
         v.push((m, 0.0));
     }
     v

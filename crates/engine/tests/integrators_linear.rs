@@ -97,7 +97,7 @@ fn consistent(t: f64, x: f64, u: f64, w: f64) -> OscState {
 /// spurious roots (multistep and single-step families).
 fn cases() -> Vec<(Method, Vec<f64>)> {
     let tunable = vec![0.0, 0.3, 0.6, 1.0];
-    let mut v: Vec<(Method, Vec<f64>)> = Method::SEED_000
+    let mut v: Vec<(Method, Vec<f64>)> = Method::ZHANG2022
         .iter()
         .map(|&m| {
             let rhos = if m.uses_rho_inf() { tunable.clone() } else { vec![0.0] };

@@ -165,11 +165,11 @@ pub fn lms4(divisor: u32) -> Source {
 pub fn rows() -> Vec<(Method, f64)> {
     let mut v = vec![(Method::Bdf1, 0.0), (Method::Trapezoidal, 1.0)];
     for rho in [0.0, 0.6] {
-        for &m in Method::SEED_000.iter().filter(|m| m.order() == 2) {
+        for &m in Method::ZHANG2022.iter().filter(|m| m.order() == 2) {
             v.push((m, rho));
         }
     }
-    for &m in Method::SEED_000.iter().filter(|m| m.order() > 2) {
+    for &m in Method::ZHANG2022.iter().filter(|m| m.order() > 2) {
         v.push((m, 0.0));
     }
     v

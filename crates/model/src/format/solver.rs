@@ -213,7 +213,7 @@ impl Method {
 
     /// The methods of Zhang et al. 2022 (the residual-form suite), in the order of its tables: the
     /// index-3 methods after half-implicit, BDF1 and trapezoidal.
-    pub const SEED_000: &'static [Method] = Self::INDEX3.split_at(3).1;
+    pub const ZHANG2022: &'static [Method] = Self::INDEX3.split_at(3).1;
 
     /// Enumeration value in the FMU (stable across releases).
     pub fn code(self) -> i32 {
@@ -537,8 +537,8 @@ mod tests {
     fn method_lists_partition_all() {
         assert_eq!(Method::INDEX3.first(), Some(&Method::HalfImplicit));
         assert_eq!(Method::INDEX3.last(), Some(&Method::Esdirk436L2Sa2));
-        assert_eq!(Method::SEED_000.first(), Some(&Method::Lms2));
-        assert_eq!(Method::SEED_000.len(), 16);
+        assert_eq!(Method::ZHANG2022.first(), Some(&Method::Lms2));
+        assert_eq!(Method::ZHANG2022.len(), 16);
         let mut both: Vec<Method> = Method::INDEX3.iter().chain(Method::STATE_SPACE).copied().collect();
         both.sort_by_key(|m| m.code());
         assert_eq!(both, Method::ALL);

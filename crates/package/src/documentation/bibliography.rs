@@ -182,7 +182,7 @@ pub fn cited(d: &Description, interface: &ModelInterface, text: &str) -> Vec<&'s
         Formulation::SemirecursiveDoubleStep | Formulation::SemirecursivePenalty => uses.push(&JAISWAL_2021),
     }
     let offers = |m: &[Method]| interface.methods.iter().any(|x| m.contains(x));
-    if offers(Method::SEED_000) {
+    if offers(Method::ZHANG2022) {
         uses.push(&ZHANG_2022);
     }
     if offers(&[Method::Esdirk324L2Sa, Method::Esdirk325L2Sa, Method::Esdirk436L2Sa2]) {
