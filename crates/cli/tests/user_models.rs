@@ -206,7 +206,10 @@ fn a_newton_failure_of_the_coupled_boom_and_circuit_is_a_discard_at_the_last_suc
         let err = text(&run.stderr);
         assert_eq!(run.status.code(), Some(1), "fmi{version}: {err}");
         assert!(err.contains("discarded") && err.contains("Newton iteration did not converge"), "fmi{version}: {err}");
-        assert!(err.contains("returned Discard") && err.contains("reached t = 0.5 (its last successful time)"), "{err}");
+        assert!(
+            err.contains("returned Discard") && err.contains("reached t = 0.5 (its last successful time)"),
+            "{err}"
+        );
         let rows = std::fs::read_to_string(&csv).unwrap();
         let last = rows.lines().last().unwrap().split(',').next().unwrap().to_string();
         assert_eq!(last, "0.5", "fmi{version}: the rows end at {last}");

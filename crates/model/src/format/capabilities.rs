@@ -36,6 +36,12 @@ pub const CAPABILITIES: &[Capability] = &[
         semirecursive: "yes",
     },
     Capability {
+        feature: "force elements (every type: spring-dampers, forces, torques, actuators, end stops)",
+        index3: "yes",
+        state_space: "yes",
+        semirecursive: "yes",
+    },
+    Capability {
         feature: "prescribed motions (drivers)",
         index3: "yes",
         state_space: "yes",
@@ -78,9 +84,14 @@ pub fn capability_table() -> String {
     s
 }
 
+/// The table's row of `feature`.
+fn row(feature: &str) -> &'static Capability {
+    CAPABILITIES.iter().find(|c| c.feature == feature).expect("a row of the table")
+}
+
 /// The refusal of row `feature` for the description's formulation.
 fn refuse(d: &Description, feature: &str) -> DescriptionError {
-    let row = CAPABILITIES.iter().find(|c| c.feature == feature).expect("a row of the table");
+    let row = row(feature);
     invalid(
         "solver.formulation",
         format!(
@@ -110,7 +121,7 @@ impl Description {
                 if self.solver.method == Method::HalfImplicit {
                     return Err(invalid(
                         "solver.method",
-                        format!("the halfImplicit method cannot hold a hydraulic circuit (index3: {}); choose another solver.method, e.g. \"bdf1\" or \"esdirk324L2SA\"", CAPABILITIES[1].index3),
+                        format!("the halfImplicit method cannot hold a hydraulic circuit (index3: {}); choose another solver.method, e.g. \"bdf1\" or \"esdirk324L2SA\"", row("hydraulic circuit with cylinders on bodies or beam nodes").index3),
                     ));
                 }
                 if h.cylinders.iter().any(|c| !c.attached()) {
@@ -137,7 +148,7 @@ impl Description {
                         "a {} joint: '{}' holds the joints {} (docs/modelling.md, 'What each formulation supports'); use the index3 or stateSpace formulation",
                         format!("{:?}", j.kind).to_lowercase(),
                         f.name(),
-                        CAPABILITIES[5].semirecursive
+                        row("joints").semirecursive
                     ),
                 ));
             }
