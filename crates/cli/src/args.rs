@@ -110,7 +110,9 @@ pub struct PackageArgs {
     pub library: Option<PathBuf>,
 
     /// Package this mechanism description (JSON) instead of the catalog (repeatable); it is
-    /// validated first, and errors name the item at fault
+    /// validated first, and errors name the item at fault. Sizes far outside machine scale (a
+    /// likely unit mistake: millimetres, bar) are warned of; its top-level "plausibility":
+    /// {"ignore": [...]} silences the kinds it lists
     #[arg(long, value_name = "FILE.json")]
     pub model: Vec<PathBuf>,
 
