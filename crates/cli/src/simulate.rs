@@ -182,13 +182,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     // Check every name before loading the binary, so mistakes fail fast.
     let overrides = resolve_overrides(&info, &args.set)?;
-    let inputs = match &args.input_file {
-        Some(path) => Some(InputTable::read(path, &info, args.input_interpolation)?),
-        None => None,
-    };
-    if let Some(clash) =
-        inputs.iter().flat_map(|t| t.variables()).find(|v| overrides.iter().any(|(o, _)| o.vr == v.vr && o.ty == v.ty))
-    {
+    let inputs = InputTable::from_args(&args.inputs, &info)?;
+    if let Some(clash) = inputs.as_ref().and_then(|t| t.also_given(overrides.iter().map(|(v, _)| *v))) {
         return Err(Error::msg(format!("'{}' is given both by --set and by --input-file; keep one", clash.name)));
     }
     let (columns, skipped) = if args.outputs.is_empty() {
@@ -230,11 +225,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     // Inputs at time t, before the step from t (and before initialization at the start).
     let set_inputs = |slave: &mut dyn fmu::Slave, t: f64| -> Result<()> {
-        let Some(table) = &inputs else { return Ok(()) };
-        for (var, value) in table.values_at(t) {
-            slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
-        }
-        Ok(())
+        inputs.as_ref().map_or(Ok(()), |table| table.apply(slave, t))
     };
     set_inputs(&mut *slave, grid.start)?;
     slave.enter_initialization(tolerance, grid.start, grid.stop)?;

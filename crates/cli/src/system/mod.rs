@@ -30,7 +30,7 @@ fn refuse_fmu_options(args: &SimulateArgs) -> Result<()> {
     let given = [
         (args.fmi.is_some(), "--fmi"),
         (
-            args.input_file.is_some(),
+            args.inputs.input_file.is_some(),
             "--input-file (systems take parameter values and --set; their inputs come from connections)",
         ),
     ];
