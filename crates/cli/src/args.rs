@@ -174,7 +174,9 @@ pub struct SimulateArgs {
     pub plot: Option<PathBuf>,
 
     /// Comma-separated variables to plot (repeatable; needs --plot). They need not be among the
-    /// CSV outputs. Default: the first four CSV outputs that change during the run
+    /// CSV outputs. Default: the four CSV outputs that change most over the run, by their range
+    /// relative to the largest magnitude among the outputs of their unit (equal changes in CSV
+    /// order); a constant output is never chosen, unless every output is constant
     #[arg(long, value_name = "A,B,...", requires = "plot")]
     pub plot_vars: Vec<String>,
 
