@@ -60,7 +60,8 @@ pub enum Command {
     #[command(long_about = "Run many simulations of one FMU over parameter sets, in parallel, into one table.\n\n\
         The parameter sets come from a CSV file (--parameters), a full grid (--grid, repeatable)\n\
         or random samples (--samples with --uniform / --normal and --seed). Every run is a new\n\
-        instance, simulated as `mbfmu simulate` does (same time grid and calls) on --jobs threads.\n\
+        instance, simulated as `mbfmu simulate` does (same time grid and calls) on --jobs threads;\n\
+        with --input-file every run follows the same table of time-varying inputs.\n\
         Names, values (within the variables' min and max) and output paths are checked before\n\
         any run starts.\n\n\
         The table (Parquet or CSV, by --output's extension) has one row per run, in parameter-set\n\
@@ -110,7 +111,9 @@ pub struct PackageArgs {
     pub library: Option<PathBuf>,
 
     /// Package this mechanism description (JSON) instead of the catalog (repeatable); it is
-    /// validated first, and errors name the item at fault
+    /// validated first, and errors name the item at fault. Sizes far outside machine scale (a
+    /// likely unit mistake: millimetres, bar) are warned of; its top-level "plausibility":
+    /// {"ignore": [...]} silences the kinds it lists
     #[arg(long, value_name = "FILE.json")]
     pub model: Vec<PathBuf>,
 
@@ -151,17 +154,8 @@ pub struct SimulateArgs {
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
 
-    /// Time-varying inputs from a CSV file, as FMPy reads them: a header `time,<input>,...`
-    /// and one row per time (non-decreasing; two rows at one time make a jump). Real inputs
-    /// follow --input-interpolation, Integer, Boolean and Enumeration inputs hold each row's
-    /// value; the first and last rows hold before and after the table. Each input is set at
-    /// every communication point, before the step from it
-    #[arg(long, value_name = "FILE.csv")]
-    pub input_file: Option<PathBuf>,
-
-    /// How Real inputs of --input-file vary between rows
-    #[arg(long, value_enum, value_name = "KIND", default_value = "linear")]
-    pub input_interpolation: crate::inputs::Interpolation,
+    #[command(flatten)]
+    pub inputs: InputArgs,
 
     /// Comma-separated output variables to write (repeatable). Default: every variable with
     /// causality "output"; any other scalar numeric variable may also be named. In a system,
@@ -180,7 +174,9 @@ pub struct SimulateArgs {
     pub plot: Option<PathBuf>,
 
     /// Comma-separated variables to plot (repeatable; needs --plot). They need not be among the
-    /// CSV outputs. Default: the first four CSV outputs that change during the run
+    /// CSV outputs. Default: the four CSV outputs that change most over the run, by their range
+    /// relative to the largest magnitude among the outputs of their unit (equal changes in CSV
+    /// order); a constant output is never chosen, unless every output is constant
     #[arg(long, value_name = "A,B,...", requires = "plot")]
     pub plot_vars: Vec<String>,
 
@@ -253,6 +249,9 @@ pub struct SweepArgs {
     #[arg(long = "set", value_name = "NAME=VALUE", value_parser = parse_assignment)]
     pub set: Vec<(String, String)>,
 
+    #[command(flatten)]
+    pub inputs: InputArgs,
+
     /// Comma-separated output variables to summarize (repeatable). Default: every variable
     /// with causality "output" that is a numeric scalar
     #[arg(long, value_name = "A,B,...")]
@@ -300,6 +299,24 @@ pub struct ExperimentArgs {
     /// ignore it). Default: the FMU's DefaultExperiment tolerance, else none
     #[arg(long, value_name = "TOL")]
     pub tolerance: Option<f64>,
+}
+
+// Time-varying inputs from a table (simulate and sweep); a plain comment for the reason
+// given at ExperimentArgs.
+#[derive(Args, Debug)]
+pub struct InputArgs {
+    /// Time-varying inputs from a CSV file, as FMPy reads them: a header `time,<input>,...`
+    /// and one row per time (non-decreasing; two rows at one time make a jump). Real inputs
+    /// follow --input-interpolation, Integer, Boolean and Enumeration inputs hold each row's
+    /// value; the first and last rows hold before and after the table. Each input is set at
+    /// every communication point, before the step from it. In a sweep every run follows the
+    /// same table
+    #[arg(long, value_name = "FILE.csv")]
+    pub input_file: Option<PathBuf>,
+
+    /// How Real inputs of --input-file vary between rows
+    #[arg(long, value_enum, value_name = "KIND", default_value = "linear")]
+    pub input_interpolation: crate::inputs::Interpolation,
 }
 
 #[derive(Args, Debug)]

@@ -3,9 +3,11 @@
 //! linearly (or held, with `--input-interpolation step`); Integer, Boolean and Enumeration
 //! inputs are always held. Before the first row the first value holds, after the last row
 //! the last; two rows with the same time make a jump (the later row holds from that time on).
+//! `sweep --input-file` plays the same table in every run.
 
+use crate::args::InputArgs;
 use crate::error::{Context, Error, Result};
-use crate::fmu::Value;
+use crate::fmu::{Slave, Value};
 use crate::modeldesc::{Causality, ModelInfo, VarType, Variable};
 use std::path::Path;
 
@@ -26,6 +28,11 @@ pub struct InputTable<'a> {
 }
 
 impl<'a> InputTable<'a> {
+    /// The table of --input-file, if given, checked against the FMU's inputs.
+    pub fn from_args(args: &InputArgs, info: &'a ModelInfo) -> Result<Option<InputTable<'a>>> {
+        args.input_file.as_deref().map(|path| Self::read(path, info, args.input_interpolation)).transpose()
+    }
+
     /// Reads and checks `path` against the FMU's inputs; errors name the file, line and column.
     pub fn read(path: &Path, info: &'a ModelInfo, interpolation: Interpolation) -> Result<InputTable<'a>> {
         let text = std::fs::read_to_string(path).context(format!("--input-file {}", path.display()))?;
@@ -93,6 +100,20 @@ impl<'a> InputTable<'a> {
 
     pub fn variables(&self) -> impl Iterator<Item = &'a Variable> + '_ {
         self.columns.iter().map(|(v, _)| *v)
+    }
+
+    /// The first of `others` that the table gives too: an input cannot come from two places.
+    pub fn also_given<'v>(&self, others: impl IntoIterator<Item = &'v Variable>) -> Option<&'v Variable> {
+        others.into_iter().find(|o| self.variables().any(|v| v.vr == o.vr && v.ty == o.ty))
+    }
+
+    /// Sets every input to its value at `t`: before initialization at the start, and before
+    /// the step from each communication point.
+    pub fn apply(&self, slave: &mut dyn Slave, t: f64) -> Result<()> {
+        for (var, value) in self.values_at(t) {
+            slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
+        }
+        Ok(())
     }
 
     /// Every input's value at `t`, converted to its type.

@@ -4,6 +4,7 @@
 use crate::args::PackageArgs;
 use crate::error::{Context, Error, Result};
 use mbfmu_model::catalog::CATALOG;
+use mbfmu_model::format::{Keyword, PlausibilityWarning};
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::{
     checked_in_path, model_description, package_catalog_with, package_model_with, write_model_descriptions, Binaries,
@@ -161,6 +162,7 @@ fn package_descriptions(files: &[PathBuf], binaries: &Binaries, out: &Path) -> R
         let json = std::fs::read_to_string(file).context(format!("cannot read {}", file.display()))?;
         let content =
             FmuContent::from_description(&json).map_err(|e| Error::msg(format!("{}: {e}", file.display())))?;
+        warn_implausible(file, &json, &content.warnings);
         if let Some(entry) = mbfmu_model::catalog::find(&content.name) {
             if entry.json != json {
                 eprintln!(
@@ -181,6 +183,27 @@ fn package_descriptions(files: &[PathBuf], binaries: &Binaries, out: &Path) -> R
         }
     }
     Ok(())
+}
+
+/// Prints the plausibility warnings of a description, and how to silence them if meant.
+fn warn_implausible(file: &Path, json: &str, warnings: &[PlausibilityWarning]) {
+    for w in warnings {
+        eprintln!("warning: {}: {}", file.display(), mbfmu_model::format::plausibility::located(w, json));
+    }
+    let mut kinds: Vec<&str> = Vec::new();
+    for w in warnings {
+        if !kinds.contains(&w.check.word()) {
+            kinds.push(w.check.word());
+        }
+    }
+    if !kinds.is_empty() {
+        let list = kinds.iter().map(|k| format!("\"{k}\"")).collect::<Vec<_>>().join(", ");
+        eprintln!(
+            "note: {} is packaged as it is; if these sizes are meant, add \"plausibility\": {{\"ignore\": [{list}]}} \
+             to it to silence the warnings",
+            file.display()
+        );
+    }
 }
 
 #[cfg(test)]

@@ -182,13 +182,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
 
     // Check every name before loading the binary, so mistakes fail fast.
     let overrides = resolve_overrides(&info, &args.set)?;
-    let inputs = match &args.input_file {
-        Some(path) => Some(InputTable::read(path, &info, args.input_interpolation)?),
-        None => None,
-    };
-    if let Some(clash) =
-        inputs.iter().flat_map(|t| t.variables()).find(|v| overrides.iter().any(|(o, _)| o.vr == v.vr && o.ty == v.ty))
-    {
+    let inputs = InputTable::from_args(&args.inputs, &info)?;
+    if let Some(clash) = inputs.as_ref().and_then(|t| t.also_given(overrides.iter().map(|(v, _)| *v))) {
         return Err(Error::msg(format!("'{}' is given both by --set and by --input-file; keep one", clash.name)));
     }
     let (columns, skipped) = if args.outputs.is_empty() {
@@ -230,11 +225,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     // Inputs at time t, before the step from t (and before initialization at the start).
     let set_inputs = |slave: &mut dyn fmu::Slave, t: f64| -> Result<()> {
-        let Some(table) = &inputs else { return Ok(()) };
-        for (var, value) in table.values_at(t) {
-            slave.set(var, &value).map_err(|e| e.context(format!("--input-file: setting {} at t = {t}", var.name)))?;
-        }
-        Ok(())
+        inputs.as_ref().map_or(Ok(()), |table| table.apply(slave, t))
     };
     set_inputs(&mut *slave, grid.start)?;
     slave.enter_initialization(tolerance, grid.start, grid.stop)?;
@@ -307,8 +298,8 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
     if let Some(png) = &args.plot {
         let plotted: Vec<usize> = if explicit_plot.is_empty() {
-            let names: Vec<&str> = columns.iter().map(|v| v.name.as_str()).collect();
-            default_plot_columns(&history, &names)
+            let units: Vec<Option<&str>> = columns.iter().map(|v| v.unit.as_deref()).collect();
+            default_plot_columns(&history, &units)
         } else {
             explicit_plot
                 .iter()
@@ -351,44 +342,39 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     }
 }
 
-/// Outputs that change during the run by more than 1e-9 (relative to their size, at least
-/// 1), taken in turn from each owner (the name before the first '.': bar1, bar2, pivot, ...)
-/// so that the plot shows the whole machine, not the first body's coordinates. A constant is
-/// a poor default plot; if none change, the first outputs.
-pub(crate) fn default_plot_columns(history: &[Vec<f64>], names: &[&str]) -> Vec<usize> {
-    let varies = |c: &usize| {
-        let finite = history[*c].iter().filter(|v| v.is_finite());
+/// The outputs plotted without --plot-vars: the DEFAULT_PLOT_VARS that change most over the
+/// run, ranked by their range (max - min) relative to the scale of their quantity, the largest
+/// magnitude any output of the same unit reaches (so a body swinging by a metre outranks one
+/// creeping by a millimetre, whatever their distance from the origin). Ties keep the CSV order.
+/// An output whose range is below 1e-9 of that scale (and of 1) is constant, round-off on a
+/// quantity that is zero by symmetry included, and never chosen; only if every output is
+/// constant are the first ones plotted, there being nothing else to show.
+pub(crate) fn default_plot_columns(history: &[Vec<f64>], units: &[Option<&str>]) -> Vec<usize> {
+    let range = |c: usize| {
+        let finite = history[c].iter().filter(|v| v.is_finite());
         let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        // Round-off noise on a quantity that is zero by symmetry is not a change.
-        hi - lo > 1e-9 * lo.abs().max(hi.abs()).max(1.0)
+        (lo <= hi).then_some((lo, hi))
     };
-    let mut owners: Vec<(&str, Vec<usize>)> = Vec::new();
-    for c in (0..names.len()).filter(varies) {
-        let owner = names[c].split('.').next().unwrap_or("");
-        match owners.iter_mut().find(|(o, _)| *o == owner) {
-            Some((_, columns)) => columns.push(c),
-            None => owners.push((owner, vec![c])),
-        }
+    let ranges: Vec<Option<(f64, f64)>> = (0..units.len()).map(range).collect();
+    let scale = |c: usize| {
+        (0..units.len())
+            .filter(|&k| units[k] == units[c])
+            .filter_map(|k| ranges[k].map(|(lo, hi)| lo.abs().max(hi.abs())))
+            .fold(0.0, f64::max)
+    };
+    let mut changing: Vec<(usize, f64)> = (0..units.len())
+        .filter_map(|c| {
+            let (lo, hi) = ranges[c]?;
+            let scale = scale(c);
+            (hi - lo > 1e-9 * scale.max(1.0)).then(|| (c, (hi - lo) / scale))
+        })
+        .collect();
+    // A stable sort: equal changes stay in CSV order.
+    changing.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if changing.is_empty() {
+        return (0..units.len().min(DEFAULT_PLOT_VARS)).collect();
     }
-    let mut chosen = Vec::new();
-    for round in 0.. {
-        let before = chosen.len();
-        for (_, columns) in &owners {
-            if let Some(&c) = columns.get(round) {
-                if chosen.len() < DEFAULT_PLOT_VARS {
-                    chosen.push(c);
-                }
-            }
-        }
-        if chosen.len() == before || chosen.len() == DEFAULT_PLOT_VARS {
-            break;
-        }
-    }
-    if chosen.is_empty() {
-        (0..names.len().min(DEFAULT_PLOT_VARS)).collect()
-    } else {
-        chosen
-    }
+    changing.into_iter().take(DEFAULT_PLOT_VARS).map(|(c, _)| c).collect()
 }
 
 #[cfg(test)]
@@ -396,14 +382,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_plot_prefers_changing_outputs_of_every_owner() {
-        let h = vec![vec![0.0, 1e-17], vec![1.0, 2.0], vec![3.0, 3.0], vec![f64::NAN, 1.0], vec![1e8, 1e8 + 1e-2]];
-        let names = ["a.x", "a.y", "b.x", "b.y", "c"];
-        assert_eq!(default_plot_columns(&h, &names), vec![1]);
-        let constant = vec![vec![0.0, 0.0], vec![1.0, 1.0]];
-        assert_eq!(default_plot_columns(&constant, &names[..2]), vec![0, 1]);
-        let moving = vec![vec![0.0, 1.0]; 7];
-        let names = ["bar1.p.x", "bar1.p.y", "bar1.v.x", "bar2.p.x", "bar2.p.y", "pivot.angle", "elbow.angle"];
-        assert_eq!(default_plot_columns(&moving, &names), vec![0, 3, 5, 6], "one of each owner first");
+    fn default_plot_ranks_outputs_by_their_change_and_leaves_constants_out() {
+        let m = Some("m");
+        // A coordinate that stays constant, round-off around zero, a NaN that is skipped, a
+        // body swinging by 2 m, one creeping by 1 mm far from the origin, and a velocity.
+        let h = vec![
+            vec![60.0, 60.0, 60.0],
+            vec![0.0, 1e-17, -1e-17],
+            vec![f64::NAN, 0.0, 1.0],
+            vec![1.0, -1.0, 0.5],
+            vec![59.0, 59.001, 59.0],
+            vec![0.0, 3.0, -3.0],
+        ];
+        let units = [m, m, m, m, m, Some("m/s")];
+        assert_eq!(default_plot_columns(&h, &units), vec![5, 3, 2, 4], "largest relative change first");
+        assert!(!default_plot_columns(&h, &units).contains(&0), "the constant coordinate is never chosen");
+        assert_eq!(default_plot_columns(&h[..2], &units[..2]), vec![0, 1], "all constant: the first ones");
+        // Equal changes keep the CSV order; only four are chosen.
+        let moving = vec![vec![0.0, 1.0]; 6];
+        assert_eq!(default_plot_columns(&moving, &[None; 6]), vec![0, 1, 2, 3]);
     }
 }

@@ -97,6 +97,87 @@ fn every_run_equals_simulate_with_its_parameters() {
     }
 }
 
+/// `--input-file` plays the same schedule in every run: each run's series equals `simulate
+/// --input-file` of its parameters bit for bit, and differs from the run without the table
+/// once the input has changed.
+#[test]
+fn every_run_follows_the_input_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("load.csv");
+    // A ramp, then a jump at 0.3 s, held to the end.
+    std::fs::write(&inputs, "time,load_force\n0,0\n0.3,200\n0.3,-100\n1,-100\n").unwrap();
+    // The crank is driven: the load shows in the driver's effort, the friction and the reaction.
+    let outputs = "slide.position,crank_drive.effort,slide.friction_force";
+    for version in [2, 3] {
+        let fmu = fmu(version, "SliderCrankFriction");
+        let sweep = |name: &str, extra: &[&str]| {
+            let (table, series) = (
+                dir.path().join(format!("{name}{version}.parquet")),
+                dir.path().join(format!("{name}{version}_s.parquet")),
+            );
+            let mut args = vec![
+                "sweep",
+                s(&fmu),
+                "--grid",
+                "friction_coefficient=0.1:0.3:2",
+                "--stop-time",
+                "0.5",
+                "--step",
+                "0.01",
+                "--outputs",
+                outputs,
+                "-o",
+                s(&table),
+                "--series",
+                s(&series),
+                "-q",
+            ];
+            args.extend_from_slice(extra);
+            ok(&args);
+            (read_parquet(&table), read_parquet(&series))
+        };
+        let (results, series) = sweep("inputs", &["--input-file", s(&inputs)]);
+        let (_, plain) = sweep("plain", &[]);
+        assert_eq!(series.rows.len(), 2 * 51);
+        for run in 0..2 {
+            assert_eq!(results.text(run, "status"), "ok");
+            let mu = results.real(run, "friction_coefficient").unwrap();
+            let csv = dir.path().join(format!("simulate{version}_{run}.csv"));
+            let mu_set = format!("friction_coefficient={mu}");
+            ok(&[
+                "simulate",
+                s(&fmu),
+                "--set",
+                &mu_set,
+                "--input-file",
+                s(&inputs),
+                "--stop-time",
+                "0.5",
+                "--step",
+                "0.01",
+                "--outputs",
+                outputs,
+                "--csv",
+                s(&csv),
+                "-q",
+            ]);
+            let (header, rows) = read_simulate_csv(&csv);
+            assert_eq!(rows.len(), 51);
+            for (i, row) in rows.iter().enumerate() {
+                let r = run * 51 + i;
+                assert_eq!(series.long(r, "run"), run as i64);
+                for (k, name) in header.iter().enumerate() {
+                    assert_eq!(series.real(r, name), Some(row[k]), "fmi{version} run {run} t = {} {name}", row[0]);
+                }
+            }
+            let effort = |t: &Table, i: usize| t.real(run * 51 + i, "crank_drive.effort").unwrap();
+            assert_eq!(effort(&series, 0), effort(&plain, 0), "the input starts at zero");
+            let changed = (1..51).filter(|&i| effort(&series, i) != effort(&plain, i)).count();
+            assert!(changed > 45, "the load changes the crank's effort: {changed} of 50 points");
+        }
+    }
+}
+
 /// The CSV table is the Parquet table in text: same columns, same numbers (shortest
 /// round-trip text), empty cells where Parquet has nulls; and the thread count changes nothing.
 #[test]
@@ -230,6 +311,26 @@ fn bad_input_is_refused_before_any_run() {
     assert!(e.contains("no parameter sets"), "{e}");
     let e = sweep(&["--grid", "oil_bulk_modulus=1e9:2e9:2", "--set", "oil_bulk_modulus=1e9"]);
     assert!(e.contains("both swept and given by --set"), "{e}");
+    // --input-file: checked as `simulate` checks it, and an input comes from one place only.
+    let table = dir.path().join("in.csv");
+    let slider = sweep_common::fmu(3, "SliderCrankFriction");
+    let with_table = |text: &str, extra: &[&str]| {
+        std::fs::write(&table, text).unwrap();
+        let mut args = vec!["sweep", s(&slider), "-o", s(&out), "--input-file", s(&table)];
+        args.extend_from_slice(extra);
+        let err = refused(&args);
+        assert!(!out.exists(), "{args:?}: nothing written before the checks pass");
+        err
+    };
+    let grid = ["--grid", "friction_coefficient=0:0.2:2"];
+    let e = with_table("time,load_forse\n0,1\n", &grid);
+    assert!(e.contains("in.csv, line 1") && e.contains("did you mean 'load_force'"), "{e}");
+    let e = with_table("time,load_force\n0,1\n0.5,abc\n", &grid);
+    assert!(e.contains("line 3") && e.contains("'abc' is not a number"), "{e}");
+    let e = with_table("time,load_force\n0,1\n", &["--grid", "load_force=0:1:2"]);
+    assert!(e.contains("'load_force' is both swept and given by --input-file"), "{e}");
+    let e = with_table("time,load_force\n0,1\n", &[&grid[..], &["--set", "load_force=2"]].concat());
+    assert!(e.contains("'load_force' is given both by --set and by --input-file"), "{e}");
     let params = dir.path().join("p.csv");
     for (content, expected) in [
         ("oil_bulk_modulus\n1e9\nabc\n", "line 3"),

@@ -53,6 +53,7 @@ fn a_user_description_becomes_fmus_that_run_in_an_importer() {
     let out = dir.path().join("fmus");
     let run = mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]);
     assert!(run.status.success(), "{}{}", text(&run.stdout), text(&run.stderr));
+    assert!(!text(&run.stderr).contains("warning"), "a plausible description: {}", text(&run.stderr));
 
     // Closed form: T = 2 pi sqrt(J_O / (m g d)), J_O = J_cm + m d^2; the amplitude
     // (5e-3 rad) lengthens it by 1 + theta0^2/16 ~ 2e-6, the method by (omega h)^2/24 ~ 6e-7.
@@ -100,6 +101,37 @@ fn a_wrong_description_is_refused_before_anything_is_written() {
     let err = text(&run.stderr);
     assert!(err.contains("bad.json") && err.contains("bar") && err.contains("mass"), "{err}");
     assert!(!out.exists(), "nothing is written");
+}
+
+/// The pendulum written in millimetres is packaged, with a warning that names the file, the
+/// field, its line and the likely mistake, and how to silence it; the silencing field does.
+#[test]
+fn a_description_in_millimetres_is_packaged_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("millimetres.json");
+    let millimetres = PENDULUM.replace("\"position\": [0.0, 0.0, -0.5]", "\"position\": [0.0, 0.0, -500.0]").replace(
+        "\"inertia\": [0.001, 0.16666666666666666, 0.16666666666666666]",
+        "\"inertia\": [1000.0, 166666.7, 166666.7]",
+    );
+    std::fs::write(&json, &millimetres).unwrap();
+    let out = dir.path().join("fmus");
+    let run = mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    let err = text(&run.stderr);
+    assert!(run.status.success(), "a warning, not an error: {err}");
+    assert!(out.join("fmi3/UserPendulum.fmu").is_file());
+    let position = format!(
+        "warning: {}: bodies[0].position: body 'bar': position 500 m from the origin is over 100 m: is the \
+         description in millimetres? The format is in SI units (m, kg, s, Pa) (line 7, column 19)",
+        json.display()
+    );
+    assert!(err.contains(&position), "{err}");
+    assert!(err.contains("bodies[0].inertia: body 'bar': the radius of gyration"), "{err}");
+    assert!(err.contains("\"plausibility\": {\"ignore\": [\"lengths\", \"inertias\"]}"), "{err}");
+
+    let silenced = millimetres.replacen('{', "{\n  \"plausibility\": { \"ignore\": [\"lengths\", \"inertias\"] },", 1);
+    std::fs::write(&json, silenced).unwrap();
+    let run = mbfmu(&["package", "--model", json.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert!(run.status.success() && !text(&run.stderr).contains("warning"), "{}", text(&run.stderr));
 }
 
 #[test]

@@ -71,6 +71,9 @@ pub struct FmuContent {
     pub resource_description: Option<String>,
     /// The icon (PNG), the same for both FMI versions; `None` only if rasterizing failed.
     pub icon: Option<Vec<u8>>,
+    /// Sizes of a user's description far outside machine scale (likely unit mistakes), for
+    /// the packager to show; none for the catalog.
+    pub warnings: Vec<mbfmu_model::format::PlausibilityWarning>,
 }
 
 /// Where the icon goes in the archive: FMI 2.0 reads `model.png` at the root, FMI 3.0
@@ -94,6 +97,7 @@ impl FmuContent {
             documentation3: page(FmiVersion::V3),
             resource_description: None,
             icon: icon::png(&model.description).ok(),
+            warnings: Vec::new(),
         }
     }
 
@@ -119,6 +123,7 @@ impl FmuContent {
             documentation3: page(FmiVersion::V3),
             resource_description: Some(json.to_string()),
             icon: Some(icon::png(&model.description)?),
+            warnings: model.description.plausibility_warnings(),
         })
     }
 

@@ -13,6 +13,7 @@ mod table;
 use crate::args::{split_names, SweepArgs};
 use crate::error::{Error, Result};
 use crate::fmu::{self, read_groups};
+use crate::inputs::InputTable;
 use crate::simulate::{default_outputs, file_stem, resolve_overrides, resolve_recorded};
 use plan::Plan;
 use run::{RunSpec, Status};
@@ -29,6 +30,15 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let plan = Plan::from_args(&args, &info)?;
     if let Some(clash) = plan.variables.iter().find(|v| fixed.iter().any(|(f, _)| f.vr == v.vr && f.ty == v.ty)) {
         return Err(Error::msg(format!("'{}' is both swept and given by --set; keep one", clash.name)));
+    }
+    let inputs = InputTable::from_args(&args.inputs, &info)?;
+    if let Some(table) = &inputs {
+        if let Some(clash) = table.also_given(fixed.iter().map(|(v, _)| *v)) {
+            return Err(Error::msg(format!("'{}' is given both by --set and by --input-file; keep one", clash.name)));
+        }
+        if let Some(clash) = table.also_given(plan.variables.iter().copied()) {
+            return Err(Error::msg(format!("'{}' is both swept and given by --input-file; keep one", clash.name)));
+        }
     }
     let (outputs, skipped) = if args.outputs.is_empty() {
         default_outputs(&info)
@@ -59,6 +69,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
         grid: &grid,
         tolerance,
         fixed: &fixed,
+        inputs: inputs.as_ref(),
         outputs: outputs.len(),
         groups: &groups,
         keep_series: series_sink.is_some(),

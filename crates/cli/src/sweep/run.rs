@@ -3,6 +3,7 @@
 
 use crate::error::{Error, Result};
 use crate::fmu::{Fmu, ReadGroup, Slave, Value};
+use crate::inputs::InputTable;
 use crate::modeldesc::{ModelInfo, Variable};
 use crate::stepping::{step_failure, step_through, termination_note, Ending, Grid};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,6 +15,8 @@ pub struct RunSpec<'a> {
     pub tolerance: Option<f64>,
     /// --set values, set first in every run.
     pub fixed: &'a [(&'a Variable, Value)],
+    /// --input-file: the same schedule of inputs in every run, set as `simulate` sets it.
+    pub inputs: Option<&'a InputTable<'a>>,
     pub outputs: usize,
     pub groups: &'a [ReadGroup],
     /// Keep the time series (--series).
@@ -158,6 +161,7 @@ fn start(fmu: &Fmu, spec: &RunSpec, index: usize, params: &[&Variable], values: 
     for (var, value) in spec.fixed.iter().map(|(v, x)| (*v, x)).chain(params.iter().copied().zip(values)) {
         slave.set(var, value)?;
     }
+    set_inputs(spec, &mut *slave, spec.grid.start)?;
     slave.enter_initialization(spec.tolerance, spec.grid.start, spec.grid.stop)?;
     slave.exit_initialization()?;
     Ok(slave)
@@ -183,8 +187,8 @@ fn advance(
         }
     };
     keep(spec.grid.start, &row);
-    let no_inputs = |_: &mut dyn Slave, _: f64| Ok(());
-    let (ending, reached) = step_through(slave, spec.grid, spec.groups, &mut row, no_inputs, |_, t, row| {
+    let inputs = |slave: &mut dyn Slave, t: f64| set_inputs(spec, slave, t);
+    let (ending, reached) = step_through(slave, spec.grid, spec.groups, &mut row, inputs, |_, t, row| {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::msg("interrupted"));
         }
@@ -196,6 +200,11 @@ fn advance(
     });
     result.end_time = reached;
     (Some(stats), ending)
+}
+
+/// The --input-file values at `t`, if there is a table.
+fn set_inputs(spec: &RunSpec, slave: &mut dyn Slave, t: f64) -> Result<()> {
+    spec.inputs.map_or(Ok(()), |table| table.apply(slave, t))
 }
 
 fn failed(mut result: RunResult, status: Status, why: String) -> RunResult {

@@ -30,7 +30,7 @@ fn refuse_fmu_options(args: &SimulateArgs) -> Result<()> {
     let given = [
         (args.fmi.is_some(), "--fmi"),
         (
-            args.input_file.is_some(),
+            args.inputs.input_file.is_some(),
             "--input-file (systems take parameter values and --set; their inputs come from connections)",
         ),
     ];
@@ -298,9 +298,13 @@ fn plot(
     history: &[Vec<f64>],
     png: &std::path::Path,
 ) -> Result<()> {
+    let unit = |c: usize| {
+        let (k, v) = recorded[c];
+        system.components[k].variable(v).unit.as_deref()
+    };
     let chosen: Vec<usize> = if args.plot_vars.is_empty() {
-        let labels: Vec<&str> = names.iter().map(String::as_str).collect();
-        crate::simulate::default_plot_columns(history, &labels)
+        let units: Vec<Option<&str>> = (0..names.len()).map(unit).collect();
+        crate::simulate::default_plot_columns(history, &units)
     } else {
         split_names(&args.plot_vars)
             .iter()
@@ -313,14 +317,7 @@ fn plot(
     };
     let series: Vec<crate::plot::Series> = chosen
         .iter()
-        .map(|&c| {
-            let (k, v) = recorded[c];
-            crate::plot::Series {
-                label: names[c].clone(),
-                unit: system.components[k].variable(v).unit.as_deref(),
-                values: history[c].clone(),
-            }
-        })
+        .map(|&c| crate::plot::Series { label: names[c].clone(), unit: unit(c), values: history[c].clone() })
         .collect();
     let panels = crate::plot::write_png(png, &format!("{} (SSP system)", system.name), "time [s]", times, &series)?;
     if !args.quiet {

@@ -26,6 +26,7 @@ pub(crate) mod keyword;
 mod locate;
 pub mod parametric;
 mod path;
+pub mod plausibility;
 mod quantity;
 mod schema;
 mod solver;
@@ -47,6 +48,7 @@ pub use interface::{
 };
 pub use keyword::Keyword;
 pub use path::{get_number, set_number, PathError};
+pub use plausibility::{Plausibility, PlausibilityCheck, PlausibilityWarning};
 pub use quantity::Quantity;
 pub use schema::{json_schema, json_schema_text};
 pub use solver::{Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
@@ -117,6 +119,11 @@ pub struct Description {
     /// Defaults of the `solver.*` parameters.
     #[serde(default)]
     pub solver: SolverDefaults,
+    /// Plausibility checks of sizes to skip: `mbfmu package` warns of values far outside
+    /// machine scale, a likely unit mistake (`{"ignore": ["lengths"]}` for a description whose
+    /// sizes are meant).
+    #[serde(default, skip_serializing_if = "Plausibility::is_default")]
+    pub plausibility: Plausibility,
 }
 
 /// Planar motion: each body keeps its offset along `normal` and rotates only about it, and
