@@ -217,6 +217,18 @@ impl Force {
         }
     }
 
+    /// The lengths among the law's numbers, by field name (for the plausibility checks).
+    pub fn lengths(&self) -> Vec<(&'static str, f64)> {
+        match self {
+            Force::Tsda { rest_length, .. } => rest_length.iter().map(|l| ("rest_length", *l)).collect(),
+            Force::EndStop { min_length, max_length, .. } => [("min_length", min_length), ("max_length", max_length)]
+                .into_iter()
+                .filter_map(|(field, l)| l.map(|l| (field, l)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The symbol of a line element in the drawings.
     pub fn line_symbol(&self) -> LineSymbol {
         match self {

@@ -18,7 +18,7 @@
 //!   bulk modulus below 1 MPa (oil and hoses have 0.1 to 2 GPa, steel walls more).
 
 use super::keyword::keyword;
-use super::{Description, Force, Inertia, Valve};
+use super::{Description, ForcePlace, Inertia, Valve};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -264,27 +264,16 @@ impl Description {
         }
         for (i, f) in self.forces.iter().enumerate() {
             let item = format!("force '{}'", f.name());
-            match f {
-                Force::Tsda { point1, point2, .. }
-                | Force::Actuator { point1, point2, .. }
-                | Force::EndStop { point1, point2, .. } => {
-                    w.point(&item, format!("forces[{i}].point1"), "point1", point1);
-                    w.point(&item, format!("forces[{i}].point2"), "point2", point2);
+            match f.place() {
+                ForcePlace::Line { points, .. } => {
+                    w.point(&item, format!("forces[{i}].point1"), "point1", points[0]);
+                    w.point(&item, format!("forces[{i}].point2"), "point2", points[1]);
                 }
-                Force::Load { point: Some(p), .. } => w.point(&item, format!("forces[{i}].point"), "point", p),
+                ForcePlace::Point { point: Some(p), .. } => w.point(&item, format!("forces[{i}].point"), "point", p),
                 _ => {}
             }
-            let lengths = match f {
-                Force::Tsda { rest_length, .. } => vec![("rest_length", *rest_length)],
-                Force::EndStop { min_length, max_length, .. } => {
-                    vec![("min_length", *min_length), ("max_length", *max_length)]
-                }
-                _ => Vec::new(),
-            };
-            for (field, l) in lengths {
-                if let Some(l) = l {
-                    w.length(&item, format!("forces[{i}].{field}"), field, l);
-                }
+            for (field, l) in f.lengths() {
+                w.length(&item, format!("forces[{i}].{field}"), field, l);
             }
         }
         for (i, b) in self.beams.iter().enumerate() {
