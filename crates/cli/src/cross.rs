@@ -87,6 +87,7 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
 
     let target_dir = repo.join("target/cross").join(triple);
     let mut cargo = Command::new(CARGO);
+    cargo.current_dir(repo);
     // The Debian tools first; the repository's .venv holds zig, cargo-zigbuild and rust-objcopy.
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut dirs = vec![venv.clone(), PathBuf::from("/usr/bin")];
@@ -107,7 +108,10 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
         Platform::Aarch64Linux | Platform::X86_64Darwin | Platform::Aarch64Darwin => {
             require(venv.join("cargo-zigbuild").is_file(), platform, "cargo-zigbuild and ziglang in .venv")?;
             cargo = retarget(cargo, venv.join("cargo-zigbuild"));
-            cargo.arg("zigbuild");
+            // zig reports its include directories relative to the working directory when they
+            // lie below it, and cargo-zigbuild hands them to bindgen (fmi-sys), whose build
+            // script runs elsewhere: started outside the repository, zig gives them whole.
+            cargo.arg("zigbuild").arg("--manifest-path").arg(repo.join("Cargo.toml")).current_dir(std::env::temp_dir());
             match platform {
                 Platform::Aarch64Linux => {
                     cargo.args(["--target", &format!("{triple}.2.17")]);
@@ -135,7 +139,6 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     cargo
         .args(["--release", "--lib", "-p", "mbfmu", "-Zbuild-std=std,panic_unwind", "--target-dir"])
         .arg(&target_dir)
-        .current_dir(repo)
         .env("RUSTC", RUSTC)
         .env("RUSTC_BOOTSTRAP", "1")
         .env("CARGO", CARGO);
