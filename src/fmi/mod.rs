@@ -37,7 +37,7 @@ use mbfmu_model::Model;
 use mbfmu_model::RESOURCE_DESCRIPTION;
 use std::ffi::{c_char, CStr};
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError, TryLockError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 /// A C string as Rust text (lossy), `None` for NULL.
 ///
@@ -114,12 +114,17 @@ fn recent_models() -> MutexGuard<'static, RecentModels> {
 
 /// Run by the dynamic loader when the library is unloaded (and at exit): statics are never
 /// dropped, so a host that loads and unloads the FMU for every run (FMPy's `simulate_fmu`)
-/// would otherwise keep each load's models allocated in its heap.
+/// would otherwise keep each load's models allocated in its heap. An ELF section: Mach-O
+/// refuses the name and PE ignores it, so on macOS and Windows the cache (at most
+/// [`RECENT_MODELS`] models) lives until the process ends.
+#[cfg(all(unix, not(target_vendor = "apple")))]
 #[used]
 #[link_section = ".fini_array"]
 static EMPTY_RECENT_MODELS_ON_UNLOAD: extern "C" fn() = empty_recent_models;
 
+#[cfg(all(unix, not(target_vendor = "apple")))]
 extern "C" fn empty_recent_models() {
+    use std::sync::TryLockError;
     // Never waits: if a thread is inside the cache, the process is ending around it.
     let models = match RECENT.try_lock() {
         Ok(mut recent) => std::mem::take(&mut recent.0),
