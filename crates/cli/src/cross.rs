@@ -115,6 +115,9 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
             match platform {
                 Platform::Aarch64Linux => {
                     cargo.args(["--target", &format!("{triple}.2.17")]);
+                    // zig's linker ignores rustc's version script here too (8 563 exports).
+                    let flags = format!("CARGO_TARGET_{}_RUSTFLAGS", triple.to_uppercase().replace('-', "_"));
+                    cargo.env(flags, "-Zdefault-visibility=hidden");
                 }
                 _ => {
                     require(venv.join("rust-objcopy").exists(), platform, "rust-objcopy (llvm) in .venv/bin")?;
