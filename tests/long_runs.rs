@@ -156,8 +156,8 @@ fn every_state_space_and_semirecursive_family_runs_ten_default_experiments() {
     all(cases);
 }
 
-/// FourLink, the model of the issue, in FMI 3 for 120 s with logging: no Discard, and the
-/// Newton solves accepted at the round-off floor are reported at logNonlinearSystems.
+/// FourLink in FMI 3 for 120 s with logging: no Discard, and the Newton solves accepted at
+/// the round-off floor are reported at logNonlinearSystems.
 #[test]
 #[ignore = "slow: minutes of simulated time of every catalog model (about 2 min of CPU); the full tier runs it"]
 fn four_link_runs_120_s_in_fmi_3_and_reports_the_round_off_floor() {

@@ -2,8 +2,8 @@
 //! 1. time per step of the rotating shaft against its element count (8 to 256 elements),
 //!    with the exponent of a least-squares fit t ~ n^p (goal p <= 1.1: the iteration matrix
 //!    is sparse and every element couples two nodes);
-//! 2. wall time of each benchmark of Bauchau et al. 2016 at the settings of Zhang et al.
-//!    2022, Sect. 5.2-5.4, against targets five times below the reference code's (MBDyn's):
+//! 2. wall time of each benchmark of \[Bauchau2016\] at the settings of [Zhang2022, Sect.
+//!    5.2-5.4], against targets five times below the reference code's (MBDyn's):
 //!    four-bar (Dt = 4e-3 from -2T to 12 s) 2 s, lateral buckling (Dt = 5e-4, 0.8 s) 0.3 s,
 //!    rotating shaft (Dt = 1e-3, 3.5 s: the benchmark's 1 s of settling plus 2.5 s) 2 s.
 //!

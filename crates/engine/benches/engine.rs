@@ -52,13 +52,13 @@ fn run(d: &Description, method: Method, h: f64, tol: f64, stop: f64, repeat: usi
     row
 }
 
-/// The issue-17 rows: the catalog model with its default solver settings and the
+/// The speed-target rows: the catalog model with its default solver settings and the
 /// half-implicit method, h = 1e-3, over `span` seconds, and the engine instructions per step
 /// to aim for (the FMI layer adds its own on top).
 const PROFILE_CASES: [(&str, &str, f64, f64); 2] =
     [("dp", "DoublePendulum", 8.0, 9e3), ("chain", "NLinkChain32", 3.0, 115e3)];
 
-/// Wall-time targets of the issue-17 rows [ms] (the whole doStep loop, FMI layer included).
+/// Wall-time targets of the speed-target rows [ms] (the whole doStep loop, FMI layer included).
 const WALL_TARGETS: [f64; 2] = [8.0, 30.0];
 
 /// Steps `sim` to `stop` in 1 ms calls, as a host calling doStep does; kept out of line so
@@ -71,7 +71,7 @@ fn profile_stepping(sim: &mut Simulation, stop: f64) {
     }
 }
 
-/// The simulation of an issue-17 row, built and assembled.
+/// The simulation of a speed-target row, built and assembled.
 fn profile_simulation(model: &str) -> Simulation {
     let mut d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
     d.solver.method = Method::HalfImplicit;
@@ -79,7 +79,7 @@ fn profile_simulation(model: &str) -> Simulation {
     Simulation::new(&d).expect("catalog models build")
 }
 
-/// `--profile dp|chain`: one run of an issue-17 row, for callgrind
+/// `--profile dp|chain`: one run of a speed-target row, for callgrind
 /// (`valgrind --tool=callgrind --dump-instr=no target/release/deps/engine-* --profile chain`).
 fn profile(which: &str) {
     let (_, model, span, _) = PROFILE_CASES.iter().find(|c| c.0 == which).unwrap_or(&PROFILE_CASES[1]);
@@ -94,7 +94,7 @@ fn profile(which: &str) {
 
 /// `--instructions`: runs every profile case under callgrind (valgrind must be installed),
 /// counting only the stepping, and prints instructions per step against the aim; then the
-/// stepping's wall time (best of 7) against the issue's targets.
+/// stepping's wall time (best of 7) against their targets.
 fn instructions() {
     let exe = std::env::current_exe().expect("own path");
     println!("| case | steps | instructions/step | aim | ratio to aim |");

@@ -1,5 +1,5 @@
-//! The qualitative findings of the three flexible benchmarks of Bauchau et al. 2016 as run in
-//! Zhang et al. 2022, Sect. 5.2-5.4, each against an independent reference where one exists:
+//! The qualitative findings of the three flexible benchmarks of \[Bauchau2016\] as run in
+//! [Zhang2022, Sect. 5.2-5.4], each against an independent reference where one exists:
 //! closed-form statics of the shaft, the critical speed of a clamped-clamped shaft with a
 //! disk, mirror symmetry of the lateral-buckling model, and the planar four-bar without the
 //! hinge defect.

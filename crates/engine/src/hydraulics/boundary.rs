@@ -1,6 +1,6 @@
 //! The boundary of a circuit split between FMUs: the flow the orifices deliver into a source
-//! node (Jaiswal et al. 2021 eqs. 24 and 26), which a volume at that node in the other FMU
-//! receives as its inflow input (one term of the sum in eq. 22), and its time derivative.
+//! node ([Jaiswal2021, eqs. 24 and 26]), which a volume at that node in the other FMU
+//! receives as its inflow input (one term of the sum in [Jaiswal2021, eq. 22]), and its time derivative.
 
 use super::{laws, Circuit, Node};
 

@@ -5,7 +5,7 @@ use mbfmu_model::format::Description;
 use mbfmu_model::variables::event_indicator_names;
 use std::fmt::Write;
 
-/// Model Exchange of a semirecursive model (Jaiswal et al. 2021): states, events, penalty.
+/// Model Exchange of a semirecursive model (\[Jaiswal2021\]): states, events, penalty.
 pub fn semirecursive_notes(out: &mut String, d: &Description) {
     let indicators = event_indicator_names(d).len();
     let _ = writeln!(
