@@ -24,7 +24,7 @@ fn old_forms() -> Regex {
         r"\b[Ss]eeds?[ -]?\d{3}\b|\b[Ss]eed\d{3}|\b[Tt]he seed's\b|\bseeds'",
         r"|\b(?:integrators|benchmarks|flexible|hydraulic-machines|importers|rust-fmi|cross-targets|bibliography)\.md\b",
         r"|ARCHITECTURE\.md|shared/reference|\.\./shared|/work/shared",
-        r"|\b[Ii]ssues? #?\d|\bprinciples? \d|\bNLD-20\d\d|\bMSD-20\d\d",
+        r"|\b[Ii]ssues?[ -]#?\d|\bprinciples? \d|\bNLD-20\d\d|\bMSD-20\d\d",
     ))
     .unwrap()
 }
@@ -127,6 +127,7 @@ fn the_pattern_catches_the_old_forms_and_spares_plain_words() {
         "shared/reference/importers.md",
         "../shared/reference/cross-targets.md",
         "(issue 15 item 2)",
+        "the issue-17 rows",
         "ARCHITECTURE.md principle 9",
         "NLD-2020 Table 2",
     ] {
