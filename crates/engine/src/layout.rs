@@ -8,7 +8,7 @@
 
 use crate::elements::{self, Element, Frames};
 use crate::rotation::{exp, orthonormalize};
-use mbfmu_model::format::{AngularVelocity, Beam, Description, Friction, JointKind, Orientation, GROUND};
+use mbfmu_model::format::{AngularVelocity, Beam, Description, Orientation, GROUND};
 use nalgebra::{Matrix3, Vector3};
 
 /// A rigid body or a structural node of a beam.
@@ -28,21 +28,16 @@ pub struct Part {
     pub omega_body: Vector3<f64>,
 }
 
-/// A joint with its bodies resolved and its point and axis defaulted.
+/// The geometry of a joint: its bodies resolved, its point and axis defaulted (its kind,
+/// coordinate and friction are the description's).
 #[derive(Clone, Debug)]
 pub struct JointLayout {
-    pub name: String,
-    pub kind: JointKind,
     /// body1 and body2 (part indices; None: ground).
     pub bodies: [Option<usize>; 2],
     /// The joint point, global at the initial configuration (the origin if none is given).
     pub point: Vector3<f64>,
     /// The joint axis, a global unit vector (default: the plane's normal, else z).
     pub axis: Vector3<f64>,
-    pub initial_coordinate: f64,
-    /// Marked as a cut joint of a closed loop.
-    pub cut: bool,
-    pub friction: Option<Friction>,
 }
 
 /// Parts, joints and force elements of a description.
@@ -163,14 +158,9 @@ impl Layout {
             .joints
             .iter()
             .map(|j| JointLayout {
-                name: j.name.clone(),
-                kind: j.kind,
                 bodies: [part(&j.body1), part(&j.body2)],
                 point: j.point.map(|p| v3(&p)).unwrap_or_else(Vector3::zeros),
                 axis: j.axis.map(|a| v3(&a).normalize()).unwrap_or(default_axis),
-                initial_coordinate: j.initial_coordinate,
-                cut: j.cut,
-                friction: j.friction.clone(),
             })
             .collect();
         let mut layout = Layout { parts, first_node, joints, elements: Vec::new(), plane, gravity: v3(&d.gravity) };

@@ -273,7 +273,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         forces,
         beams,
         hydraulics,
-        gravity: v3(&d.gravity),
+        gravity: layout.gravity,
         inputs: crate::inputs::InputSignals::held(
             d.interface.inputs.iter().map(|i| i.start).collect(),
             d.experiment.start,

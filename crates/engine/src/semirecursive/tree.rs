@@ -383,7 +383,7 @@ impl Tree {
             cut_joints,
             roles,
             elements,
-            gravity: v3(&d.gravity),
+            gravity: layout.gravity,
             circuit,
             cylinder_ends,
             initial_pose,
