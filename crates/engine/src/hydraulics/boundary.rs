@@ -7,7 +7,7 @@ use super::{laws, Circuit, Node};
 impl Circuit {
     /// Net flow the throttles and valves deliver into source `k` (positive into the node) at
     /// pressures `p`, spools `spools` and input values `input(i)`.
-    pub fn source_flow(&self, k: usize, p: &[f64], spools: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {
+    pub fn source_flow(&self, k: usize, t: f64, p: &[f64], spools: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {
         let node = Node::Source(k);
         let mut q = 0.0;
         self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| {
@@ -17,15 +17,20 @@ impl Circuit {
                 q += if to == node { flow } else { -flow };
             }
         });
+        if !self.components.is_empty() {
+            q += self.component_source_flow(k, t, p, input, &|_| 0.0, &|_| 0.0).0;
+        }
         q
     }
 
     /// d [`Circuit::source_flow`] / d u_`by`: how each orifice's pressure drop moves with the
     /// input (+-1 at an end whose pressure is that input) through the slope of its law (eqs.
     /// 24, 26). The direct feed-through of a pressure input to the flow.
+    #[allow(clippy::too_many_arguments)]
     pub fn source_flow_by_input(
         &self,
         k: usize,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         input: &dyn Fn(usize) -> f64,
@@ -35,7 +40,7 @@ impl Circuit {
             Node::Source(i) => f64::from(u8::from(self.source_inputs[i] == Some(by))),
             Node::Volume(_) => 0.0,
         };
-        self.source_flow_change(k, p, spools, None, input, &moves)
+        self.source_flow_change(k, t, p, None, spools, None, input, &moves)
     }
 
     /// Time derivative of [`Circuit::source_flow`] with the volumes' pressure rates `pd`, the
@@ -44,6 +49,7 @@ impl Circuit {
     pub fn source_flow_rate(
         &self,
         k: usize,
+        t: f64,
         p: &[f64],
         pd: &[f64],
         spools: &[f64],
@@ -56,17 +62,20 @@ impl Circuit {
             Node::Volume(i) => pd[i],
             Node::Source(i) => self.source_inputs[i].map_or(0.0, input_rate),
         };
-        self.source_flow_change(k, p, spools, Some(spool_rates), input, &pressure_rate)
+        self.source_flow_change(k, t, p, Some(pd), spools, Some(spool_rates), input, &pressure_rate)
     }
 
     /// The change of [`Circuit::source_flow`] along a direction in which the spools move at
     /// `spool_rates` (none: fixed) and the nodes' pressures at `pressure_change(node)`:
     /// d(C U) f(dp) + C U f'(dp) d(dp) for every orifice at the node (f the orifice law of
     /// eqs. 24 and 26).
+    #[allow(clippy::too_many_arguments)]
     fn source_flow_change(
         &self,
         k: usize,
+        t: f64,
         p: &[f64],
+        pd: Option<&[f64]>,
         spools: &[f64],
         spool_rates: Option<&[f64]>,
         input: &dyn Fn(usize) -> f64,
@@ -83,6 +92,10 @@ impl Circuit {
                 change += if to == node { d } else { -d };
             }
         });
+        if !self.components.is_empty() {
+            let state_change = |j: usize| pd.map_or(0.0, |pd| pd[j]);
+            change += self.component_source_flow(k, t, p, input, pressure_change, &state_change).1;
+        }
         change
     }
 }

@@ -54,14 +54,14 @@ fn the_valve_and_the_rest_exchanging_port_flows_and_pressures_give_eq_44() {
     let (valve, rest) = (valve(), rest());
     for (p, u, stroke) in CASES {
         let (mut expected, mut f) = ([0.0; 3], [0.0]);
-        whole.evaluate(&p, &[u], &[stroke], &[], &mut expected, &mut f).unwrap();
+        whole.evaluate(0.0, &p, &[u], &[stroke], &[], &mut expected, &mut f).unwrap();
         // The valve at the port pressures p1 and p3 delivers Q_d1 into A and -Q_3d into B.
         let port = [p[0], p[2]];
         let input = |i: usize| port[i];
-        let flows = [valve.source_flow(2, &[], &[u], &input), valve.source_flow(3, &[], &[u], &input)];
+        let flows = [valve.source_flow(2, 0.0, &[], &[u], &input), valve.source_flow(3, 0.0, &[], &[u], &input)];
         let inputs = [stroke.length, stroke.velocity, flows[0], flows[1]];
         let (mut rates, mut g) = ([0.0; 3], [0.0]);
-        rest.evaluate(&p, &[], &[stroke], &inputs, &mut rates, &mut g).unwrap();
+        rest.evaluate(0.0, &p, &[], &[stroke], &inputs, &mut rates, &mut g).unwrap();
         for k in 0..3 {
             assert!(
                 (rates[k] - expected[k]).abs() <= 1e-9 * expected[k].abs().max(1.0),
@@ -73,7 +73,7 @@ fn the_valve_and_the_rest_exchanging_port_flows_and_pressures_give_eq_44() {
         }
         assert_eq!(f, g);
         // No flow into the pump or tank is lost: what the pump gives, the ports and tank take.
-        let total: f64 = (0..4).map(|k| valve.source_flow(k, &[], &[u], &input)).sum();
+        let total: f64 = (0..4).map(|k| valve.source_flow(k, 0.0, &[], &[u], &input)).sum();
         assert!(total.abs() < 1e-15, "{total:e}");
     }
 }
@@ -86,11 +86,11 @@ fn the_port_flow_rates_match_central_differences_along_a_trajectory() {
         let (rates, spool_rate) = ([3e6, -2e6], 50.0);
         let flow = |k: usize, t: f64| {
             let port = [p[0] + rates[0] * t, p[2] + rates[1] * t];
-            valve.source_flow(k, &[], &[u + spool_rate * t], &|i| port[i])
+            valve.source_flow(k, 0.0, &[], &[u + spool_rate * t], &|i| port[i])
         };
         let port = [p[0], p[2]];
         for k in [2, 3] {
-            let exact = valve.source_flow_rate(k, &[], &[], &[u], &[spool_rate], &|i| port[i], &|i| rates[i]);
+            let exact = valve.source_flow_rate(k, 0.0, &[], &[], &[u], &[spool_rate], &|i| port[i], &|i| rates[i]);
             let h = 1e-7;
             let central = (flow(k, h) - flow(k, -h)) / (2.0 * h);
             assert!(
@@ -107,8 +107,8 @@ fn closed_form_jacobians_with_inflows_match_forward_differences() {
     for (p, _, stroke) in CASES {
         let inputs = [stroke.length, stroke.velocity, 2.5e-4, -2e-4];
         let (mut a, mut f) = (CircuitJacobian::default(), CircuitJacobian::default());
-        rest.jacobian(&p, &[], &[stroke], &inputs, &mut a).unwrap();
-        rest.jacobian_fd(&p, &[], &[stroke], &inputs, &mut f).unwrap();
+        rest.jacobian(0.0, &p, &[], &[stroke], &inputs, &mut a).unwrap();
+        rest.jacobian_fd(0.0, &p, &[], &[stroke], &inputs, &mut f).unwrap();
         for (k, (x, y)) in a
             .dp_dp
             .iter()

@@ -82,9 +82,11 @@ impl Circuit {
 
     /// Net flows Q into every volume (eqs. 24, 26, 28, and the inflow inputs) into `flows`,
     /// and the cylinder forces.
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     fn flows(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -112,6 +114,9 @@ impl Circuit {
             *f = Self::cylinder_force(c, p, s)?;
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
+        }
+        if !self.components.is_empty() {
+            self.component_flows(t, p, inputs, flows);
         }
         // A flow another FMU delivers (the boundary of a split circuit).
         for (i, v) in self.volumes.iter().enumerate() {
@@ -169,8 +174,10 @@ impl Circuit {
     /// Pressure rates p' ([Jaiswal2021, eqs. 22-28]; eq. 44 for the circuit of Sect. 5) into
     /// `rates` and cylinder forces F_s (eq. 29) into `forces`; `inputs` are the model's input
     /// values (source pressures and inflows that inputs give).
+    #[allow(clippy::too_many_arguments)]
     pub fn evaluate(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -178,11 +185,15 @@ impl Circuit {
         rates: &mut [f64],
         forces: &mut [f64],
     ) -> Result<(), CircuitError> {
-        self.flows(p, spools, strokes, inputs, rates, forces)?;
+        self.flows(t, p, spools, strokes, inputs, rates, forces)?;
         let mut finite = true;
         for (i, r) in rates.iter_mut().enumerate().take(self.volumes.len()) {
             *r *= self.stiffness(i, strokes);
             finite &= r.is_finite();
+        }
+        if !self.components.faces.is_empty() {
+            self.face_rates(p, inputs, rates);
+            finite &= rates[self.volumes.len()..].iter().all(|r| r.is_finite());
         }
         if !(finite && forces.iter().all(|x| x.is_finite())) {
             return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
@@ -192,8 +203,10 @@ impl Circuit {
 
     /// The Jacobians of [`Circuit::evaluate`] in closed form (derivatives of the orifice law,
     /// of B_e/V in the chamber lengths and of the seal friction).
+    #[allow(clippy::too_many_arguments)]
     pub fn jacobian(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -201,14 +214,16 @@ impl Circuit {
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
         j.resize(self.n_pressures(), self.n_cylinders());
-        self.flows(p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
-        self.jacobian_from_flows(p, spools, strokes, inputs, false, j)
+        self.flows(t, p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
+        self.jacobian_from_flows(t, p, spools, strokes, inputs, false, j)
     }
 
     /// As [`Circuit::jacobian`] at a point where `rates` are [`Circuit::evaluate`]'s pressure
     /// rates (the net flows follow as rates / (B_e/V) instead of being evaluated again).
+    #[allow(clippy::too_many_arguments)]
     pub fn jacobian_at_rates(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -218,13 +233,15 @@ impl Circuit {
     ) -> Result<(), CircuitError> {
         j.resize(self.n_pressures(), self.n_cylinders());
         j.rates.copy_from_slice(rates);
-        self.jacobian_from_flows(p, spools, strokes, inputs, true, j)
+        self.jacobian_from_flows(t, p, spools, strokes, inputs, true, j)
     }
 
     /// The Jacobians with the net flows of the point in `j.rates`, or the pressure rates
     /// (flows times B_e/V) if `scaled`.
+    #[allow(clippy::too_many_arguments)]
     fn jacobian_from_flows(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -249,6 +266,9 @@ impl Circuit {
                 }
             }
         });
+        if !self.components.is_empty() {
+            self.component_slopes(t, p, inputs, np, dp_dp);
+        }
         let mut finite = true;
         for (c, cyl) in self.cylinders.iter().enumerate() {
             j.df_dp[c * np + cyl.piston_side] += cyl.area_piston;
@@ -257,7 +277,8 @@ impl Circuit {
             j.df_dv[c] = -cyl.friction.as_ref().map_or(0.0, |f| laws::seal_friction_slope(f, strokes[c].velocity));
             finite &= j.df_dv[c].is_finite();
         }
-        for i in 0..np {
+        let nv = self.volumes.len();
+        for i in 0..nv {
             let k = self.stiffness(i, strokes);
             let flow = if scaled { j.rates[i] / k } else { j.rates[i] };
             for a in 0..np {
@@ -284,6 +305,12 @@ impl Circuit {
                 finite &= ds.is_finite() && dv.is_finite();
             }
         }
+        // Line faces: their rates do not depend on the strokes.
+        for i in nv..np {
+            j.dp_ds[i * nc..(i + 1) * nc].fill(0.0);
+            j.dp_dv[i * nc..(i + 1) * nc].fill(0.0);
+        }
+        self.face_slopes(np, &mut j.dp_dp);
         if !finite {
             return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
         }
@@ -291,8 +318,10 @@ impl Circuit {
     }
 
     /// The Jacobians by forward differences ([Jaiswal2021, eqs. 40-41]), to check [`Circuit::jacobian`].
+    #[allow(clippy::too_many_arguments)]
     pub fn jacobian_fd(
         &self,
+        t: f64,
         p: &[f64],
         spools: &[f64],
         strokes: &[Stroke],
@@ -305,11 +334,11 @@ impl Circuit {
         j.p.extend_from_slice(p);
         j.strokes.clear();
         j.strokes.extend_from_slice(strokes);
-        self.evaluate(p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
+        self.evaluate(t, p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
         for (k, &pk) in p.iter().enumerate().take(np) {
             let eps = super::increment(pk);
             j.p[k] = pk + eps;
-            self.evaluate(&j.p, spools, strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
+            self.evaluate(t, &j.p, spools, strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
             j.p[k] = pk;
             for i in 0..np {
                 j.dp_dp[i * np + k] = (j.rates_plus[i] - j.rates[i]) / eps;
@@ -327,7 +356,7 @@ impl Circuit {
                 } else {
                     j.strokes[c].length = x + eps;
                 }
-                self.evaluate(p, spools, &j.strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
+                self.evaluate(t, p, spools, &j.strokes, inputs, &mut j.rates_plus, &mut j.forces_plus)?;
                 j.strokes[c] = strokes[c];
                 let (dp, df) = if velocity { (&mut j.dp_dv, &mut j.df_dv) } else { (&mut j.dp_ds, &mut j.df_ds) };
                 for i in 0..np {

@@ -12,6 +12,7 @@
 //! source node, the other FMU's inflow.
 
 mod boundary;
+pub mod components;
 mod evaluate;
 pub mod laws;
 mod switching;
@@ -160,6 +161,8 @@ pub struct Circuit {
     pub cylinders: Vec<CylinderSpec>,
     /// Spool index of each valve of the description (None for throttles).
     pub spool_of_valve: Vec<Option<usize>>,
+    /// Pressure valves, pumps, accumulators and lines (`components.rs`).
+    pub components: components::Components,
     /// Constants of the evaluation, derived once from the above (`evaluate.rs`).
     compiled: Compiled,
 }
@@ -294,6 +297,9 @@ impl Circuit {
                     });
                     spool_of_valve.push(None);
                 }
+                Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. } => {
+                    spool_of_valve.push(None);
+                }
                 Valve::Directional {
                     name,
                     pump,
@@ -351,7 +357,7 @@ impl Circuit {
                 initial_force: c.initial_force,
             })
             .collect();
-        let volumes: Vec<VolumeSpec> = h
+        let mut volumes: Vec<VolumeSpec> = h
             .volumes
             .iter()
             .map(|v| VolumeSpec {
@@ -362,6 +368,7 @@ impl Circuit {
                 inflow: v.inflow_input.as_deref().map(input),
             })
             .collect();
+        let components = components::Components::compile(h, &node, &input, &mut volumes);
         let compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders);
         Some(Circuit {
             oil_modulus: h.oil.bulk_modulus,
@@ -372,12 +379,15 @@ impl Circuit {
             valves,
             cylinders,
             spool_of_valve,
+            components,
             compiled,
         })
     }
 
+    /// The circuit's differential states besides the spools: the volumes' pressures (the
+    /// description's, then the line cells'), then the line faces' flow states.
     pub fn n_pressures(&self) -> usize {
-        self.volumes.len()
+        self.volumes.len() + self.components.faces.len()
     }
 
     pub fn n_spools(&self) -> usize {
@@ -450,11 +460,14 @@ impl Circuit {
                 break;
             }
         }
-        p.into_iter().map(|x| x.unwrap_or(0.0)).collect()
+        let faces = std::iter::repeat_n(0.0, self.components.faces.len());
+        p.into_iter().map(|x| x.unwrap_or(0.0)).chain(faces).collect()
     }
 }
 
 #[cfg(test)]
 mod boundary_tests;
+#[cfg(test)]
+mod component_tests;
 #[cfg(test)]
 mod tests;

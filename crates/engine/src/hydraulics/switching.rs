@@ -79,7 +79,7 @@ impl Circuit {
                 }
             }
         }
-        for i in 0..np {
+        for i in 0..self.n_volumes() {
             let stiffness = self.stiffness(i, strokes);
             for x in &mut out[i * ns..(i + 1) * ns] {
                 *x *= stiffness;
@@ -117,8 +117,8 @@ mod tests {
         for u in [3.7, -2.2] {
             c.rates_by_spool(&p, &[u], &strokes, &[], &mut exact).unwrap();
             let h = 1e-4;
-            c.evaluate(&p, &[u + h], &strokes, &[], &mut plus, &mut forces).unwrap();
-            c.evaluate(&p, &[u - h], &strokes, &[], &mut minus, &mut forces).unwrap();
+            c.evaluate(0.0, &p, &[u + h], &strokes, &[], &mut plus, &mut forces).unwrap();
+            c.evaluate(0.0, &p, &[u - h], &strokes, &[], &mut minus, &mut forces).unwrap();
             for i in 0..3 {
                 // The rates are linear in U on either side of zero: differences are exact.
                 let fd = (plus[i] - minus[i]) / (2.0 * h);

@@ -73,7 +73,7 @@ fn pressure_rates_follow_eq_44_in_every_flow_regime() {
     ];
     for (p, u, s, sd) in cases {
         let (mut rates, mut f) = ([0.0; 3], [0.0]);
-        c.evaluate(&p, &[u], &[Stroke { length: s, velocity: sd }], &[], &mut rates, &mut f).unwrap();
+        c.evaluate(0.0, &p, &[u], &[Stroke { length: s, velocity: sd }], &[], &mut rates, &mut f).unwrap();
         let (expected, force) = by_hand(p, u, s, sd);
         for k in 0..3 {
             assert!(
@@ -92,8 +92,9 @@ fn pressure_rates_follow_eq_44_in_every_flow_regime() {
 fn a_piston_at_the_end_of_its_stroke_is_an_error_not_a_crash() {
     let (_, c) = seed_circuit();
     let (mut rates, mut f) = ([0.0; 3], [0.0]);
-    let e =
-        c.evaluate(&[5e6; 3], &[0.0], &[Stroke { length: 2.0, velocity: 0.1 }], &[], &mut rates, &mut f).unwrap_err();
+    let e = c
+        .evaluate(0.0, &[5e6; 3], &[0.0], &[Stroke { length: 2.0, velocity: 0.1 }], &[], &mut rates, &mut f)
+        .unwrap_err();
     assert!(e.to_string().contains("cylinder 'cyl' reached the end of its stroke"), "{e}");
 }
 
@@ -103,10 +104,10 @@ fn forward_difference_jacobians_match_central_differences() {
     let p = [5.35e6, 5.1e6, 3.0e6];
     let strokes = [Stroke { length: 1.45, velocity: 0.04 }];
     let mut j = CircuitJacobian::default();
-    c.jacobian_fd(&p, &[7.0], &strokes, &[], &mut j).unwrap();
+    c.jacobian_fd(0.0, &p, &[7.0], &strokes, &[], &mut j).unwrap();
     let eval = |p: &[f64], s: Stroke| {
         let (mut r, mut f) = ([0.0; 3], [0.0]);
-        c.evaluate(p, &[7.0], &[s], &[], &mut r, &mut f).unwrap();
+        c.evaluate(0.0, p, &[7.0], &[s], &[], &mut r, &mut f).unwrap();
         (r, f[0])
     };
     for k in 0..3 {
@@ -154,12 +155,12 @@ fn closed_form_jacobians_match_forward_differences_in_every_regime() {
     ];
     for (p, u, stroke) in cases {
         let (mut a, mut f) = (CircuitJacobian::default(), CircuitJacobian::default());
-        c.jacobian(&p, &[u], &[stroke], &[], &mut a).unwrap();
-        c.jacobian_fd(&p, &[u], &[stroke], &[], &mut f).unwrap();
+        c.jacobian(0.0, &p, &[u], &[stroke], &[], &mut a).unwrap();
+        c.jacobian_fd(0.0, &p, &[u], &[stroke], &[], &mut f).unwrap();
         // The same from the pressure rates of the point (the engine's path).
         let (mut rates, mut forces, mut r) = ([0.0; 3], [0.0; 1], CircuitJacobian::default());
-        c.evaluate(&p, &[u], &[stroke], &[], &mut rates, &mut forces).unwrap();
-        c.jacobian_at_rates(&p, &[u], &[stroke], &[], &rates, &mut r).unwrap();
+        c.evaluate(0.0, &p, &[u], &[stroke], &[], &mut rates, &mut forces).unwrap();
+        c.jacobian_at_rates(0.0, &p, &[u], &[stroke], &[], &rates, &mut r).unwrap();
         for (x, y) in a.dp_ds.iter().chain(&a.dp_dp).zip(r.dp_ds.iter().chain(&r.dp_dp)) {
             assert!((x - y).abs() <= 1e-12 * x.abs().max(1.0), "from rates {y:e} vs {x:e}");
         }

@@ -265,6 +265,13 @@ impl DaeSystem for Index3Dae {
         self.mech.n_constraints()
     }
 
+    /// The pressure rows, where a circuit has valves or pumps that open along ramps.
+    fn damped_rows(&self) -> Option<std::ops::Range<usize>> {
+        let h = self.mech.hydraulics.as_ref()?;
+        let nb = 12 * self.mech.n_bodies();
+        h.circuit.components.has_openings().then(|| nb..nb + h.n_pressures())
+    }
+
     fn chart(&self, base: &MechState, state: &MechState, y: &mut [f64], yp: &mut [f64], lambda: &mut [f64]) {
         for (b, s) in state.bodies.iter().enumerate() {
             let o = 12 * b;

@@ -238,9 +238,10 @@ impl CircuitWork {
             *line = c.line(k, bodies);
             *stroke = Stroke { length: line.length, velocity: line.rate };
         }
-        c.circuit.evaluate(p, &self.spools, &self.strokes, &self.inputs, &mut self.rates, &mut self.forces)?;
+        c.circuit.evaluate(t, p, &self.spools, &self.strokes, &self.inputs, &mut self.rates, &mut self.forces)?;
         if jacobian {
             c.circuit.jacobian_at_rates(
+                t,
                 p,
                 &self.spools,
                 &self.strokes,
@@ -317,7 +318,7 @@ impl Mechanism {
             *s = Stroke { length: l.length, velocity: l.rate };
         }
         self.inputs.values_at(state.t, &mut inputs);
-        h.circuit.evaluate(&c.p, &c.spools, &strokes, &inputs, &mut c.pd, &mut forces)?;
+        h.circuit.evaluate(state.t, &c.p, &c.spools, &strokes, &inputs, &mut c.pd, &mut forces)?;
         for (k, &f) in forces.iter().enumerate() {
             h.add_load(k, &state.bodies, f, out);
         }
@@ -335,7 +336,7 @@ impl Mechanism {
         match q {
             Quantity::VolumePressure { volume } => c.p[volume],
             Quantity::SourceFlow { source } => {
-                circuit.source_flow(source, &c.p, &c.spools, &|i| self.inputs.at(i, state.t))
+                circuit.source_flow(source, state.t, &c.p, &c.spools, &|i| self.inputs.at(i, state.t))
             }
             Quantity::ValveSpool { valve } => spool(valve).map_or(f64::NAN, |k| c.spools[k]),
             Quantity::ValveReference { valve } => spool(valve).map_or(f64::NAN, |k| c.references[k]),

@@ -100,6 +100,12 @@ pub trait DaeSystem {
 
     /// Time of a state.
     fn time(&self, state: &Self::State) -> f64;
+
+    /// The residual rows whose growth rejects a full Newton correction (laws with kinks
+    /// that make full steps cycle); None: full corrections always.
+    fn damped_rows(&self) -> Option<std::ops::Range<usize>> {
+        None
+    }
 }
 
 /// What one step cost.

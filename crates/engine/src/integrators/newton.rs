@@ -20,6 +20,8 @@ pub struct NewtonStats {
     dlambda: Vec<f64>,
     /// y / b0, to measure the unknowns with the correction's own norm.
     scaled: Vec<f64>,
+    /// The residual at a trial point of a damped correction.
+    trial: Vec<f64>,
     /// Iterations of the last call.
     pub iterations: u32,
     /// Solves accepted at the round-off floor (cumulative).
@@ -68,7 +70,11 @@ pub fn correct<S: DaeSystem>(
         for (l, d) in lambda.iter_mut().zip(&ws.dlambda) {
             *l += d;
         }
+        // The convergence test measures the full Newton correction, not a damped one.
         norm = sys.correction_norm(b0, &ws.dyp, &ws.dlambda);
+        if let Some(rows) = sys.damped_rows() {
+            damp(sys, base, t, b0, rows, y, yp, lambda, ws)?;
+        }
         if !norm.is_finite() {
             return Err(StepError::NonFinite { time: t, what: "Newton correction".into() });
         }
@@ -94,4 +100,60 @@ pub fn correct<S: DaeSystem>(
         previous = norm;
     }
     Err(StepError::NotConverged { time: t, iterations: settings.max_iterations, norm, tolerance: settings.tolerance })
+}
+
+/// Most halvings of a damped correction.
+const MAX_HALVINGS: usize = 10;
+
+/// Backtracking on the full correction just applied (dy', dlambda in `ws`, the residual
+/// before it in `ws.r`): halves it while the largest residual of `rows` grows over the one
+/// before (Armijo's rule with a slope factor of 1e-4; Dennis and Schnabel, Numerical
+/// Methods for Unconstrained Optimization and Nonlinear Equations, 1983, Sect. 6.3). The
+/// correction left in `ws` is the one taken.
+#[allow(clippy::too_many_arguments)]
+fn damp<S: DaeSystem>(
+    sys: &mut S,
+    base: &S::State,
+    t: f64,
+    b0: f64,
+    rows: std::ops::Range<usize>,
+    y: &mut [f64],
+    yp: &mut [f64],
+    lambda: &mut [f64],
+    ws: &mut NewtonStats,
+) -> Result<(), StepError> {
+    let merit = |r: &[f64]| r[rows.clone()].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let before = merit(&ws.r);
+    ws.trial.resize(ws.r.len(), 0.0);
+    let mut lambda_step = 1.0;
+    for k in 0..=MAX_HALVINGS {
+        sys.residual(base, t, y, yp, lambda, &mut ws.trial)?;
+        if merit(&ws.trial) <= (1.0 - 1e-4 * lambda_step) * before {
+            break;
+        }
+        if k == MAX_HALVINGS {
+            // No decrease along the correction: take it whole (plain Newton).
+            let back = 1.0 / lambda_step - 1.0;
+            for (i, d) in ws.dyp.iter().enumerate() {
+                yp[i] += back * d;
+                y[i] += back * b0 * d;
+            }
+            for (l, d) in lambda.iter_mut().zip(&ws.dlambda) {
+                *l += back * d;
+            }
+            break;
+        }
+        // Take back half of the correction in place.
+        lambda_step *= 0.5;
+        for (i, d) in ws.dyp.iter_mut().enumerate() {
+            *d *= 0.5;
+            yp[i] -= *d;
+            y[i] -= b0 * *d;
+        }
+        for (l, d) in lambda.iter_mut().zip(ws.dlambda.iter_mut()) {
+            *d *= 0.5;
+            *l -= *d;
+        }
+    }
+    Ok(())
 }

@@ -411,7 +411,7 @@ impl Semirecursive {
         self.inputs.values_at(t, &mut w.u);
         if let Some(c) = &self.tree.circuit {
             if wrenches {
-                c.evaluate(&w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
+                c.evaluate(t, &w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
             } else {
                 c.forces(&w.p, &w.strokes, &mut w.forces)
             }

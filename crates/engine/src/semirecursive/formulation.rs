@@ -159,7 +159,7 @@ impl Formulation for Semirecursive {
             // The orifices at a source follow its and its neighbours' pressure inputs.
             Quantity::SourceFlow { source } => self.tree.circuit.as_ref().map_or(0.0, |c| {
                 let (inputs, t) = (&self.inputs, self.state.t);
-                c.source_flow_by_input(source, &self.state.p, &self.state.spools, &|i| inputs.at(i, t), input)
+                c.source_flow_by_input(source, t, &self.state.p, &self.state.spools, &|i| inputs.at(i, t), input)
             }),
             _ => 0.0,
         }

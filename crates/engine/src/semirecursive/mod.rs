@@ -161,6 +161,8 @@ struct Work {
     /// Length-N and length-m temporaries.
     tmp_n: Vec<f64>,
     tmp_n2: Vec<f64>,
+    /// The unknowns before a damped Newton correction (`step.rs`).
+    x_before: Vec<f64>,
     tmp_m: Vec<f64>,
     tmp_m2: Vec<f64>,
     /// Best and current partition (independent columns) while re-choosing.
@@ -271,6 +273,7 @@ impl Semirecursive {
             jl: vec![0.0; tree.elements.len() * n],
             tmp_n: vec![0.0; n.max(nx)],
             tmp_n2: vec![0.0; n.max(nx)],
+            x_before: vec![0.0; nx],
             tmp_m: vec![0.0; m],
             tmp_m2: vec![0.0; m],
             dep_best: Vec::with_capacity(m),

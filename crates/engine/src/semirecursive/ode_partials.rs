@@ -100,7 +100,7 @@ impl Semirecursive {
         if i < l.spool() {
             let q = i - l.pressure();
             let w = &mut self.w;
-            circuit.jacobian(&st.p, &st.spools, &self.strokes, &w.u, &mut w.jac).map_err(model)?;
+            circuit.jacobian(t, &st.p, &st.spools, &self.strokes, &w.u, &mut w.jac).map_err(model)?;
             for r in 0..np {
                 out[l.pressure() + r] = w.jac.dp_dp[r * np + q];
             }

@@ -144,7 +144,7 @@ impl Semirecursive {
         scratch.inputs.resize(self.inputs.len(), 0.0);
         self.inputs.values_at(st.t, &mut scratch.inputs);
         let (rates, forces) = (&mut scratch.pressure_rates, &mut scratch.forces);
-        if circuit.evaluate(&st.p, &st.spools, &self.strokes, &scratch.inputs, rates, forces).is_err() {
+        if circuit.evaluate(st.t, &st.p, &st.spools, &self.strokes, &scratch.inputs, rates, forces).is_err() {
             scratch.pressure_rates.fill(0.0);
         }
         scratch.spool_rates.resize(circuit.n_spools(), 0.0);
@@ -234,6 +234,7 @@ impl Semirecursive {
                     let (t, u) = (st.t, &self.inputs);
                     let rate = c.source_flow_rate(
                         source,
+                        t,
                         &st.p,
                         &scratch.pressure_rates,
                         &st.spools,

@@ -40,7 +40,7 @@ impl Semirecursive {
             Quantity::VolumePressure { volume } => st.p[volume],
             Quantity::SourceFlow { source } => self.tree.circuit.as_ref().map_or(f64::NAN, |c| {
                 let (inputs, t) = (&self.inputs, st.t);
-                c.source_flow(source, &st.p, &st.spools, &|i| inputs.at(i, t))
+                c.source_flow(source, t, &st.p, &st.spools, &|i| inputs.at(i, t))
             }),
             Quantity::ValveSpool { valve } => self.spool(valve).map_or(f64::NAN, |k| st.spools[k]),
             Quantity::ValveReference { valve } => self.spool(valve).map_or(f64::NAN, |k| st.references[k]),

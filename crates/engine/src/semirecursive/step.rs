@@ -17,6 +17,9 @@ use crate::integrators::{Convergence, StepError, StepStats};
 use crate::linalg::{constant_size, copy_small, full_pivoting, zero_small};
 use mbfmu_model::format::Tangent;
 
+/// Most halvings of a damped Newton correction.
+const MAX_HALVINGS: usize = 10;
+
 /// A partition is re-chosen when the smallest pivot of Phi_z^d falls below this fraction of
 /// the smallest pivot full pivoting achieves (hysteresis against switching back and forth).
 pub(super) const REPARTITION: f64 = 0.5;
@@ -78,6 +81,10 @@ impl Semirecursive {
         let mut worst = f64::INFINITY;
         let mut previous = f64::INFINITY;
         let reuse = self.settings.tangent == Tangent::Analytic;
+        // Pressure-controlled valves and compensated pumps open along ramps whose corners
+        // make full Newton steps cycle between the closed and the open branch: their
+        // circuits take damped steps.
+        let damped = self.tree.circuit.as_ref().is_some_and(|c| c.components.has_openings());
         // On the correction over its scaled tolerance, the larger of the two blocks.
         let mut test = Convergence::new(1.0);
         // A closed-form tangent kept from the last step stands for the one at the predictor,
@@ -108,7 +115,14 @@ impl Semirecursive {
             let tangent = if formed { &w.tangent } else { &self.state.tangent.lu };
             tangent.solve(&mut w.tmp_n, &mut w.tmp_n2);
             // x += dx (`w.x` is scratch: a failed step leaves the state alone).
+            if damped {
+                w.x_before[..nx].copy_from_slice(&w.x[..nx]);
+            }
+            // The convergence test measures the full Newton correction, not a damped one.
             let norms = correct(&mut w.x[..nx], &w.tmp_n[..nx], nm);
+            if damped {
+                self.damp(s, nm, nx)?;
+            }
             let (dz, dp) = (norms.dz, norms.dp);
             if !(dz.is_finite() && dp.is_finite()) {
                 return Err(StepError::NonFinite { time: t1, what: "Newton correction".into() });
@@ -146,6 +160,32 @@ impl Semirecursive {
         };
         self.finalize(s, keep)?;
         Ok(StepStats { iterations, stages: 1 })
+    }
+
+    /// Backtracking on the full Newton correction just applied (`w.x_before` + dx in `w.x`,
+    /// dx in `w.tmp_n`): halves it while the pressure rows' residual (in Pa) grows over the
+    /// one at `w.x_before` (Armijo's rule with a slope factor of 1e-4; Dennis and Schnabel,
+    /// Numerical Methods for Unconstrained Optimization and Nonlinear Equations, 1983,
+    /// Sect. 6.3); with no decrease after [`MAX_HALVINGS`], the full correction.
+    fn damp(&mut self, s: Step, nm: usize, nx: usize) -> Result<(), StepError> {
+        let merit = |f: &[f64]| f[nm..nx].iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        let before = merit(&self.w.f);
+        let mut lambda = 1.0;
+        for k in 0..=MAX_HALVINGS {
+            self.residual(s, false, super::eval::Residual::Base)?;
+            if merit(&self.w.f) <= (1.0 - 1e-4 * lambda) * before {
+                break;
+            }
+            lambda = if k == MAX_HALVINGS - 1 { 1.0 } else { 0.5 * lambda };
+            if k == MAX_HALVINGS {
+                break;
+            }
+            let w = &mut self.w;
+            for i in 0..nx {
+                w.x[i] = w.x_before[i] + lambda * w.tmp_n[i];
+            }
+        }
+        Ok(())
     }
 
     /// Spool positions and references for the step (held reference, trapezoidal rule).

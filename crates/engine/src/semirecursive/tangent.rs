@@ -31,9 +31,9 @@ impl Semirecursive {
         let w = &mut self.w;
         if let Some(c) = &self.tree.circuit {
             if at_residual {
-                c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.u, &w.h, &mut w.jac)
+                c.jacobian_at_rates(s.t, &w.p, &w.spools, &w.strokes, &w.u, &w.h, &mut w.jac)
             } else {
-                c.jacobian(&w.p, &w.spools, &w.strokes, &w.u, &mut w.jac)
+                c.jacobian(s.t, &w.p, &w.spools, &w.strokes, &w.u, &mut w.jac)
             }
             .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
@@ -164,7 +164,7 @@ impl Semirecursive {
         } else if let Some(c) = &self.tree.circuit {
             // At the point of the last residual, whose pressure rates are in `w.h`.
             let w = &mut self.w;
-            c.jacobian_at_rates(&w.p, &w.spools, &w.strokes, &w.u, &w.h, &mut w.jac)
+            c.jacobian_at_rates(s.t, &w.p, &w.spools, &w.strokes, &w.u, &w.h, &mut w.jac)
                 .map_err(|e| StepError::Model { time: s.t, what: e.to_string() })?;
         }
         let (h2, h4, two_over_dt) = (0.5 * s.dt, 0.25 * s.dt * s.dt, 2.0 / s.dt);

@@ -8,6 +8,7 @@
 //!
 //! Compiled into build.rs as part of the description module: serde only.
 
+use super::hydraulic_components::{Line, Pump};
 use super::tagged::{tagged, Kinds};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -33,6 +34,12 @@ pub struct Hydraulics {
     /// Double-acting cylinders.
     #[serde(default)]
     pub cylinders: Vec<Cylinder>,
+    /// Pumps: flow sources driven by a shaft.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pumps: Vec<Pump>,
+    /// Long lines (hoses, pipes) with the oil's inertia: segmented into volumes and flows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<Line>,
 }
 
 /// The hydraulic fluid.
@@ -83,8 +90,12 @@ pub struct Volume {
     pub inflow_input: Option<String>,
 }
 
-const VALVES: Kinds =
-    Kinds { what: "valve type", tag: Some("type"), words: &["throttle", "directional"], hint: |_| None };
+const VALVES: Kinds = Kinds {
+    what: "valve type",
+    tag: Some("type"),
+    words: &["throttle", "directional", "relief", "check", "counterbalance"],
+    hint: |_| None,
+};
 
 tagged! {
     /// Valves (Jaiswal et al. 2021 Sect. 3.1).
@@ -134,7 +145,104 @@ tagged! {
             /// The spool reference U_ref.
             reference: Reference,
         },
+        /// Direct-acting pressure relief valve from `from` to `to`: the opening grows linearly
+        /// (with rounded ends) from `cracking_pressure` to `full_open_pressure` of the pressure
+        /// drop p_from - p_to; flow Q = C_max (leakage + (1 - leakage) x) sgn(dp) sqrt|dp|.
+        Relief {
+            /// Unique name (a C identifier).
+            name: String,
+            /// Protected node (the pump line).
+            from: String,
+            /// Where it relieves to (the tank, or a volume with a path to one).
+            to: String,
+            /// Pressure drop at which it starts to open \[Pa\].
+            cracking_pressure: f64,
+            /// Pressure drop at which it is fully open \[Pa\].
+            full_open_pressure: f64,
+            /// Flow through the fully open valve at `rated_pressure_drop` [m3/s].
+            rated_flow: f64,
+            /// The pressure drop of `rated_flow` \[Pa\].
+            rated_pressure_drop: f64,
+            /// Opening of the closed valve as a fraction of the full opening [-].
+            #[serde(default = "default_leakage")]
+            leakage: f64,
+            /// Pressure difference below which the flow is laminar (linear) \[Pa\].
+            #[serde(default = "default_laminar_limit")]
+            laminar_limit: f64,
+        },
+        /// Check (non-return) valve: passes flow from `from` to `to` once p_from - p_to exceeds
+        /// `cracking_pressure`, fully open at `full_open_pressure`; the same law as `relief`.
+        Check {
+            /// Unique name (a C identifier).
+            name: String,
+            /// Inlet node.
+            from: String,
+            /// Outlet node.
+            to: String,
+            /// Pressure drop at which it starts to open \[Pa\].
+            cracking_pressure: f64,
+            /// Pressure drop at which it is fully open \[Pa\].
+            full_open_pressure: f64,
+            /// Flow through the fully open valve at `rated_pressure_drop` [m3/s].
+            rated_flow: f64,
+            /// The pressure drop of `rated_flow` \[Pa\].
+            rated_pressure_drop: f64,
+            /// Opening of the closed valve as a fraction of the full opening [-].
+            #[serde(default = "default_leakage")]
+            leakage: f64,
+            /// Pressure difference below which the flow is laminar (linear) \[Pa\].
+            #[serde(default = "default_laminar_limit")]
+            laminar_limit: f64,
+        },
+        /// Counterbalance (load-holding, over-centre) valve: a relief stage from `load` to
+        /// `back` opened by (p_load - p_back) + pilot_ratio (p_pilot - p_back) between
+        /// `cracking_pressure` and `full_open_pressure`, and a check stage passing free flow
+        /// from `back` to `load`.
+        Counterbalance {
+            /// Unique name (a C identifier).
+            name: String,
+            /// The cylinder-side node whose load the valve holds.
+            load: String,
+            /// The valve-side node (to the directional valve).
+            back: String,
+            /// The pilot node (usually the opposite cylinder line).
+            pilot: String,
+            /// Pilot area ratio [-] (3 to 10 is usual).
+            pilot_ratio: f64,
+            /// Opening pressure of the relief stage \[Pa\].
+            cracking_pressure: f64,
+            /// Pressure at which the relief stage is fully open \[Pa\].
+            full_open_pressure: f64,
+            /// Flow through a fully open stage at `rated_pressure_drop` [m3/s].
+            rated_flow: f64,
+            /// The pressure drop of `rated_flow` \[Pa\].
+            rated_pressure_drop: f64,
+            /// Cracking pressure of the check stage \[Pa\].
+            #[serde(default = "default_check_cracking")]
+            check_cracking_pressure: f64,
+            /// Pressure drop at which the check stage is fully open \[Pa\].
+            #[serde(default = "default_check_full_open")]
+            check_full_open_pressure: f64,
+            /// Opening of each closed stage as a fraction of its full opening [-].
+            #[serde(default = "default_leakage")]
+            leakage: f64,
+            /// Pressure difference below which the flow is laminar (linear) \[Pa\].
+            #[serde(default = "default_laminar_limit")]
+            laminar_limit: f64,
+        },
     }
+}
+
+fn default_leakage() -> f64 {
+    1e-6
+}
+
+fn default_check_cracking() -> f64 {
+    1e5
+}
+
+fn default_check_full_open() -> f64 {
+    2e5
 }
 
 fn default_laminar_limit() -> f64 {
@@ -142,9 +250,39 @@ fn default_laminar_limit() -> f64 {
 }
 
 impl Valve {
+    /// Every node the valve connects or reads (its ports and its pilot), the pressures its
+    /// flows depend on.
+    pub fn nodes(&self) -> Vec<&str> {
+        match self {
+            Valve::Throttle { from, to, .. } | Valve::Relief { from, to, .. } | Valve::Check { from, to, .. } => {
+                vec![from, to]
+            }
+            Valve::Directional { pump, tank, port_a, port_b, .. } => vec![pump, tank, port_a, port_b],
+            Valve::Counterbalance { load, back, pilot, .. } => vec![load, back, pilot],
+        }
+    }
+
+    /// The field names of [`Valve::nodes`], in its order.
+    pub fn node_fields(&self) -> Vec<&'static str> {
+        match self {
+            Valve::Throttle { .. } | Valve::Relief { .. } | Valve::Check { .. } => vec!["from", "to"],
+            Valve::Directional { .. } => vec!["pump", "tank", "port_a", "port_b"],
+            Valve::Counterbalance { .. } => vec!["load", "back", "pilot"],
+        }
+    }
+
+    /// True for a valve whose opening follows pressures (relief, check, counterbalance).
+    pub fn is_pressure_controlled(&self) -> bool {
+        matches!(self, Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. })
+    }
+
     pub fn name(&self) -> &str {
         match self {
-            Valve::Throttle { name, .. } | Valve::Directional { name, .. } => name,
+            Valve::Throttle { name, .. }
+            | Valve::Directional { name, .. }
+            | Valve::Relief { name, .. }
+            | Valve::Check { name, .. }
+            | Valve::Counterbalance { name, .. } => name,
         }
     }
 }

@@ -20,6 +20,7 @@ mod drivers;
 mod errors;
 pub mod expression;
 mod forces;
+mod hydraulic_components;
 mod hydraulics;
 mod interface;
 pub(crate) mod keyword;
@@ -32,6 +33,7 @@ mod schema;
 mod solver;
 pub(crate) mod tagged;
 mod validate;
+mod validate_components;
 mod validate_drivers;
 mod validate_hydraulics;
 mod validate_interface;
@@ -41,6 +43,7 @@ pub use beam::{Beam, BeamInertia, NodeRef, Section};
 pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::{Force, ForcePlace, LineSymbol};
+pub use hydraulic_components::{Compensator, Line, Pump};
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
 pub use interface::{
     BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface, JointQuantity, NodeQuantity,

@@ -17,7 +17,7 @@ impl Description {
         self.validate_motion(&loc, &d.motion)
     }
 
-    fn validate_motion(&self, loc: &str, m: &Motion) -> Result<(), DescriptionError> {
+    pub(super) fn validate_motion(&self, loc: &str, m: &Motion) -> Result<(), DescriptionError> {
         let finite = |xs: &[f64]| xs.iter().all(|x| x.is_finite());
         match m {
             Motion::ConstantRate { initial, rate } if !finite(&[*initial, *rate]) => {

@@ -47,18 +47,15 @@ impl Hydraulics {
     /// True if something connects to volume `name`: a throttle or valve port, a cylinder
     /// chamber or an inflow input.
     fn is_connected(&self, name: &str) -> bool {
-        let valves = self.valves.iter().any(|v| match v {
-            Valve::Throttle { from, to, .. } => from == name || to == name,
-            Valve::Directional { pump, tank, port_a, port_b, .. } => {
-                [pump, tank, port_a, port_b].iter().any(|n| *n == name)
-            }
-        });
+        let valves = self.valves.iter().any(|v| v.nodes().contains(&name));
         let chambers = self.cylinders.iter().any(|c| c.piston_side == name || c.rod_side == name);
         let inflow = self.volumes.iter().any(|v| v.name == name && v.inflow_input.is_some());
-        valves || chambers || inflow
+        let pumps = self.pumps.iter().any(|p| p.inlet == name || p.outlet == name);
+        let lines = self.lines.iter().any(|l| l.from == name || l.to == name);
+        valves || chambers || inflow || pumps || lines
     }
 
-    fn is_volume(&self, name: &str) -> bool {
+    pub(super) fn is_volume(&self, name: &str) -> bool {
         self.volumes.iter().any(|v| v.name == name)
     }
 
@@ -107,7 +104,9 @@ impl Description {
         let volumes = h.into_iter().flat_map(|h| h.volumes.iter().map(|v| ("hydraulic volume", v.name.as_str())));
         let valves = h.into_iter().flat_map(|h| h.valves.iter().map(|v| ("valve", v.name())));
         let cylinders = h.into_iter().flat_map(|h| h.cylinders.iter().map(|c| ("cylinder", c.name.as_str())));
-        sources.chain(volumes).chain(valves).chain(cylinders)
+        let pumps = h.into_iter().flat_map(|h| h.pumps.iter().map(|p| ("pump", p.name.as_str())));
+        let lines = h.into_iter().flat_map(|h| h.lines.iter().map(|l| ("line", l.name.as_str())));
+        sources.chain(volumes).chain(valves).chain(cylinders).chain(pumps).chain(lines)
     }
 
     fn input_ref(&self, loc: &str, field: &str, name: &str) -> Result<(), DescriptionError> {
@@ -186,6 +185,61 @@ impl Description {
                     positive(&loc, "diameter", *diameter)?;
                     positive(&loc, "laminar_limit", *laminar_limit)?;
                 }
+                Valve::Relief {
+                    cracking_pressure,
+                    full_open_pressure,
+                    rated_flow,
+                    rated_pressure_drop,
+                    leakage,
+                    laminar_limit,
+                    ..
+                }
+                | Valve::Check {
+                    cracking_pressure,
+                    full_open_pressure,
+                    rated_flow,
+                    rated_pressure_drop,
+                    leakage,
+                    laminar_limit,
+                    ..
+                }
+                | Valve::Counterbalance {
+                    cracking_pressure,
+                    full_open_pressure,
+                    rated_flow,
+                    rated_pressure_drop,
+                    leakage,
+                    laminar_limit,
+                    ..
+                } => {
+                    let nodes = v.nodes();
+                    for (field, name) in v.node_fields().into_iter().zip(&nodes) {
+                        node(field, name)?;
+                    }
+                    if nodes[0] == nodes[1] {
+                        return Err(invalid(
+                            &loc,
+                            format!("{} and {} are the same node", v.node_fields()[0], v.node_fields()[1]),
+                        ));
+                    }
+                    non_negative(&loc, "cracking_pressure", *cracking_pressure)?;
+                    if !(full_open_pressure.is_finite() && full_open_pressure > cracking_pressure) {
+                        return Err(invalid(
+                            &loc,
+                            format!("full_open_pressure {full_open_pressure} Pa must be above cracking_pressure {cracking_pressure} Pa"),
+                        ));
+                    }
+                    positive(&loc, "rated_flow", *rated_flow)?;
+                    positive(&loc, "rated_pressure_drop", *rated_pressure_drop)?;
+                    positive(&loc, "laminar_limit", *laminar_limit)?;
+                    if !(leakage.is_finite() && (0.0..1.0).contains(leakage)) {
+                        return Err(invalid(
+                            &loc,
+                            format!("leakage {leakage} must lie in [0, 1) (a fraction of the full opening)"),
+                        ));
+                    }
+                    self.validate_pressure_valve(h, v, &loc)?;
+                }
                 Valve::Directional {
                     pump,
                     tank,
@@ -226,6 +280,7 @@ impl Description {
         for c in &h.cylinders {
             self.validate_cylinder(h, c, &statics)?;
         }
+        self.validate_components(h)?;
         if let Some(v) = h.volumes.iter().find(|v| !h.is_connected(&v.name)) {
             return Err(invalid(
                 format!("hydraulic volume '{}'", v.name),

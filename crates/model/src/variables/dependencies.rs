@@ -121,10 +121,7 @@ fn pressure_inputs_next_to(d: &Description, node: &str) -> Vec<usize> {
     let Some(h) = &d.hydraulics else { return Vec::new() };
     let mut inputs = Vec::new();
     for v in &h.valves {
-        let nodes: Vec<&str> = match v {
-            Valve::Throttle { from, to, .. } => vec![from, to],
-            Valve::Directional { pump, tank, port_a, port_b, .. } => vec![pump, tank, port_a, port_b],
-        };
+        let nodes = v.nodes();
         if nodes.contains(&node) {
             inputs.extend(nodes.iter().filter_map(|n| pressure_input(d, n)));
         }
@@ -235,7 +232,7 @@ impl Me<'_> {
     fn reference_input(&self, valve: usize) -> Option<usize> {
         match self.d.hydraulics.as_ref()?.valves.get(valve)? {
             Valve::Directional { reference, .. } => reference.input.as_deref().and_then(|i| self.d.input_index(i)),
-            Valve::Throttle { .. } => None,
+            _ => None,
         }
     }
 
@@ -349,6 +346,13 @@ impl Me<'_> {
         for v in &h.valves {
             match v {
                 Valve::Throttle { from, to, .. } => pair(node(from), node(to), &mut volumes),
+                Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. } => {
+                    // Pressure-controlled: every node's pressure moves every port's flow.
+                    let nodes: Vec<Option<usize>> = v.nodes().into_iter().map(node).collect();
+                    if nodes.contains(&Some(volume)) {
+                        volumes.extend(nodes.iter().flatten());
+                    }
+                }
                 Valve::Directional { pump, tank, port_a, port_b, .. } => {
                     let nodes = [node(pump), node(tank), node(port_a), node(port_b)];
                     if nodes.contains(&Some(volume)) {
@@ -379,13 +383,11 @@ impl Me<'_> {
         let mut spool = 0;
         for v in &h.valves {
             match v {
-                Valve::Throttle { from, to, .. } => {
-                    if from == name || to == name {
+                Valve::Throttle { .. } | Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. } => {
+                    let nodes = v.nodes();
+                    if nodes.contains(&name) {
                         deps.extend(
-                            [volume(from), volume(to)]
-                                .into_iter()
-                                .flatten()
-                                .map(|i| dependent(Known::State(self.l.pressure(i)))),
+                            nodes.iter().filter_map(|n| volume(n)).map(|i| dependent(Known::State(self.l.pressure(i)))),
                         );
                     }
                 }

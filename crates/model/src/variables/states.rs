@@ -51,7 +51,7 @@ impl StateLayout {
         let h = d.hydraulics.as_ref();
         Ok(Some(StateLayout {
             dof,
-            pressures: h.map_or(0, |h| h.volumes.len()),
+            pressures: h.map_or(0, |h| h.pressure_states().len()),
             spools: h.map_or(0, |h| h.valves.iter().filter(|v| matches!(v, Valve::Directional { .. })).count()),
             work: usize::from(!d.bodies.is_empty()),
             cylinders: h.map_or(0, |h| h.cylinders.len()),
@@ -103,13 +103,7 @@ fn state_names(d: &Description, l: &StateLayout) -> Vec<(String, &'static str, S
         names.push((format!("independent.{field}[{i}]"), "", format!("{text} {i} {what}")));
     }
     if let Some(h) = &d.hydraulics {
-        for v in &h.volumes {
-            names.push((
-                format!("state.{}.pressure", v.name),
-                "Pa",
-                format!("Pressure of volume {} (Jaiswal et al. 2021, eq. 22)", v.name),
-            ));
-        }
+        names.extend(h.pressure_states());
         for v in &h.valves {
             if let Valve::Directional { name, .. } = v {
                 names.push((

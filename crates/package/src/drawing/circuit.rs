@@ -131,14 +131,11 @@ impl Circuit {
             let me = first_valve + k;
             let ends: Vec<(&str, P)> = match v {
                 Valve::Directional { pump, tank, port_a, port_b, .. } => {
-                    vec![(pump, p), (tank, t), (port_a, a), (port_b, b)]
+                    vec![(pump.as_str(), p), (tank.as_str(), t), (port_a.as_str(), a), (port_b.as_str(), b)]
                 }
-                // Which end of the throttle a line leaves from is decided when drawing.
-                Valve::Throttle { from, to, .. } => vec![(from, (0.0, 0.0)), (to, (0.0, 0.0))],
-            }
-            .into_iter()
-            .map(|(n, o)| (n.as_str(), o))
-            .collect();
+                // Which end of a two-port valve a line leaves from is decided when drawing.
+                _ => v.nodes().into_iter().map(|n| (n, (0.0, 0.0))).collect(),
+            };
             for (node, offset) in ends {
                 if let Some(&n) = nodes.get(node) {
                     lines.push(Line { from: (me, offset), to: n });
@@ -177,10 +174,12 @@ impl Circuit {
                             }
                         }
                     }
-                    Valve::Throttle { from, to, .. } => {
+                    _ => {
+                        let ends = v.nodes();
+                        let (from, to) = (ends[0], ends[1]);
                         let (lf, lt) = (level(from, &items), level(to, &items));
                         for (known, other) in [(lf, to), (lt, from)] {
-                            if let (Some(l), Some(&n)) = (known, nodes.get(other.as_str())) {
+                            if let (Some(l), Some(&n)) = (known, nodes.get(other)) {
                                 if items[n].level < 0 {
                                     items[n].level = l + 2;
                                     changed = true;

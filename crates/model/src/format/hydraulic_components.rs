@@ -1,0 +1,129 @@
+//! Hydraulic components beyond the lumped-fluid circuit of [Jaiswal2021, Sect. 3]: pumps
+//! (fixed displacement and pressure compensated) and long lines with the oil's inertia. Their laws are documented in docs/modelling.md; the engine's
+//! `hydraulics::components` evaluates them.
+//!
+//! Compiled into build.rs as part of the description module: serde only.
+
+use super::Motion;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A positive-displacement pump: a flow source from `inlet` to `outlet` driven by a shaft,
+/// Q = eps D omega / (2 pi) - C_l (p_outlet - p_inlet).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pump {
+    /// Unique name (a C identifier); outputs refer to it.
+    pub name: String,
+    /// Suction node (usually the tank).
+    pub inlet: String,
+    /// Delivery node: a volume.
+    pub outlet: String,
+    /// Displacement D [m3/rev] (the maximum displacement of a compensated pump).
+    pub displacement: f64,
+    /// Constant shaft speed [rad/s]; `speed_input` and `speed_profile` add to it.
+    #[serde(default)]
+    pub shaft_speed: f64,
+    /// An FMU input (in rad/s) added to the shaft speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_input: Option<String>,
+    /// A shaft speed profile omega(t) [rad/s] added to the shaft speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub speed_profile: Option<Motion>,
+    /// Internal leakage coefficient C_l [m3/(s.Pa)]: a volumetric efficiency eta_v at speed
+    /// omega_r and pressure rise dp_r is C_l = (1 - eta_v) D omega_r / (2 pi dp_r).
+    #[serde(default)]
+    pub leakage_coefficient: f64,
+    /// Hydromechanical efficiency eta_hm [-]: shaft torque T = D dp / (2 pi eta_hm).
+    #[serde(default = "one")]
+    pub hydromechanical_efficiency: f64,
+    /// Pressure compensator: the displacement falls from D to zero as the pressure rise
+    /// p_outlet - p_inlet goes from `setting` to `setting + regulation_range`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compensator: Option<Compensator>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// The pressure compensator of a variable-displacement pump.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Compensator {
+    /// Pressure rise at which the displacement starts to fall \[Pa\].
+    pub setting: f64,
+    /// Pressure rise above `setting` at which the displacement is zero \[Pa\].
+    pub regulation_range: f64,
+}
+
+/// A long line between two nodes, cut into `segments` cells: each cell a volume of the
+/// line's oil, each face a flow with the inertance rho l/A and the laminar resistance
+/// 128 mu l/(pi d^4) of its length (half a cell at the two ends).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Line {
+    /// Unique name (a C identifier); outputs refer to it.
+    pub name: String,
+    /// Node at the start.
+    pub from: String,
+    /// Node at the end.
+    pub to: String,
+    /// Length \[m\].
+    pub length: f64,
+    /// Inner diameter \[m\].
+    pub diameter: f64,
+    /// Number of cells N (the line's modes up to about N c / (4 l) are resolved).
+    pub segments: usize,
+    /// Kinematic viscosity of the oil [m2/s].
+    pub kinematic_viscosity: f64,
+    /// Bulk modulus of the line's wall \[Pa\] (in series with the oil's).
+    pub wall_bulk_modulus: f64,
+    /// Pressure of the line's cells at the start \[Pa\].
+    pub initial_pressure: f64,
+}
+
+impl Line {
+    /// Flow area A \[m2\].
+    pub fn area(&self) -> f64 {
+        std::f64::consts::FRAC_PI_4 * self.diameter * self.diameter
+    }
+}
+
+impl super::Hydraulics {
+    /// The circuit's differential states besides the spools, in the engine's order, as
+    /// (name, unit, description): the volumes' pressures, the line cells' pressures, then the
+    /// line faces' flow states (the flow times the line's impedance sqrt(rho B)/A, in Pa).
+    pub fn pressure_states(&self) -> Vec<(String, &'static str, String)> {
+        let mut states: Vec<(String, &'static str, String)> = self
+            .volumes
+            .iter()
+            .map(|v| {
+                (
+                    format!("state.{}.pressure", v.name),
+                    "Pa",
+                    format!("Pressure of volume {} (Jaiswal et al. 2021, eq. 22)", v.name),
+                )
+            })
+            .collect();
+        for l in &self.lines {
+            for k in 1..=l.segments {
+                states.push((
+                    format!("state.{}.cell[{k}].pressure", l.name),
+                    "Pa",
+                    format!("Pressure of cell {k} of line {}", l.name),
+                ));
+            }
+        }
+        for l in &self.lines {
+            for k in 0..=l.segments {
+                states.push((
+                    format!("state.{}.face[{k}].flow", l.name),
+                    "Pa",
+                    format!("Flow through face {k} of line {} times the line's impedance sqrt(rho B)/A", l.name),
+                ));
+            }
+        }
+        states
+    }
+}

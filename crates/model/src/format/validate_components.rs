@@ -1,0 +1,169 @@
+//! Checks of the hydraulic components beyond the lumped-fluid circuit: pressure valves,
+//! pumps and long lines. Errors name the component, the field and the reason.
+
+use super::validate::{invalid, DescriptionError};
+use super::{Description, Hydraulics, Motion, Valve};
+
+fn check(loc: &str, what: &str, v: f64, ok: bool, rule: &str) -> Result<(), DescriptionError> {
+    if v.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(invalid(loc, format!("{what} {v} {rule}")))
+    }
+}
+
+impl Hydraulics {
+    fn is_source(&self, name: &str) -> bool {
+        self.sources.iter().any(|s| s.name == name)
+    }
+
+    /// True if the node `start` is a source or reaches one through valves, lines or pumps
+    /// (the path a relief valve's flow takes to the tank).
+    pub(super) fn reaches_source(&self, start: &str) -> bool {
+        let mut seen = vec![start.to_string()];
+        let mut k = 0;
+        while k < seen.len() {
+            let n = seen[k].clone();
+            if self.is_source(&n) {
+                return true;
+            }
+            let mut next: Vec<&str> = Vec::new();
+            for v in &self.valves {
+                let nodes = v.nodes();
+                if nodes.contains(&n.as_str()) {
+                    next.extend(nodes);
+                }
+            }
+            for l in &self.lines {
+                if l.from == n || l.to == n {
+                    next.extend([l.from.as_str(), l.to.as_str()]);
+                }
+            }
+            for x in next {
+                if !seen.iter().any(|s| s == x) {
+                    seen.push(x.to_string());
+                }
+            }
+            k += 1;
+        }
+        false
+    }
+}
+
+impl Description {
+    /// The rules of the pressure-controlled valves beyond their numbers.
+    pub(super) fn validate_pressure_valve(&self, h: &Hydraulics, v: &Valve, loc: &str) -> Result<(), DescriptionError> {
+        match v {
+            Valve::Relief { to, .. } if !h.reaches_source(to) => Err(invalid(
+                loc,
+                format!("to '{to}' has no path to a tank: a relief valve must relieve into a source or a volume connected to one (through valves or lines)"),
+            )),
+            Valve::Check { cracking_pressure, leakage, .. } if *cracking_pressure == 0.0 && *leakage == 0.0 => {
+                Err(invalid(
+                    loc,
+                    "cracking_pressure and leakage are both 0: the valve's opening would switch at zero pressure drop and chatter; give a cracking pressure or a leakage > 0",
+                ))
+            }
+            Valve::Counterbalance { pilot_ratio, check_cracking_pressure, check_full_open_pressure, .. } => {
+                check(loc, "pilot_ratio", *pilot_ratio, *pilot_ratio >= 0.0, "must be finite and >= 0")?;
+                check(loc, "check_cracking_pressure", *check_cracking_pressure, *check_cracking_pressure >= 0.0, "must be finite and >= 0")?;
+                check(
+                    loc,
+                    "check_full_open_pressure",
+                    *check_full_open_pressure,
+                    check_full_open_pressure > check_cracking_pressure,
+                    "must be above check_cracking_pressure",
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Pumps and lines.
+    pub(super) fn validate_components(&self, h: &Hydraulics) -> Result<(), DescriptionError> {
+        for p in &h.pumps {
+            let loc = format!("pump '{}'", p.name);
+            let loc = loc.as_str();
+            if !h.is_volume(&p.outlet) {
+                return Err(invalid(
+                    loc,
+                    format!("outlet '{}' is not a hydraulic volume (a pump delivers into a volume)", p.outlet),
+                ));
+            }
+            if !h.is_volume(&p.inlet) && !h.is_source(&p.inlet) {
+                return Err(invalid(loc, format!("inlet '{}' is not a hydraulic volume or source", p.inlet)));
+            }
+            check(loc, "displacement", p.displacement, p.displacement > 0.0, "must be positive and finite")?;
+            check(loc, "shaft_speed", p.shaft_speed, true, "must be finite")?;
+            check(
+                loc,
+                "leakage_coefficient",
+                p.leakage_coefficient,
+                p.leakage_coefficient >= 0.0,
+                "must be finite and >= 0",
+            )?;
+            let eta = p.hydromechanical_efficiency;
+            check(loc, "hydromechanical_efficiency", eta, eta > 0.0 && eta <= 1.0, "must lie in (0, 1]")?;
+            if let Some(input) = &p.speed_input {
+                if self.input_index(input).is_none() {
+                    return Err(invalid(loc, format!("speed_input '{input}' is not declared in interface.inputs")));
+                }
+            }
+            if let Some(m) = &p.speed_profile {
+                if matches!(m, Motion::InputRate { .. }) {
+                    return Err(invalid(
+                        loc,
+                        "speed_profile cannot be input_rate (use speed_input for a speed from an input)",
+                    ));
+                }
+                self.validate_motion(loc, m)?;
+            }
+            if p.shaft_speed == 0.0 && p.speed_input.is_none() && p.speed_profile.is_none() {
+                return Err(invalid(loc, "the shaft never turns: give shaft_speed, speed_input or speed_profile"));
+            }
+            if let Some(c) = &p.compensator {
+                check(loc, "compensator setting", c.setting, c.setting > 0.0, "must be positive and finite")?;
+                check(
+                    loc,
+                    "compensator regulation_range",
+                    c.regulation_range,
+                    c.regulation_range > 0.0,
+                    "must be positive and finite",
+                )?;
+            }
+        }
+        for l in &h.lines {
+            let loc = format!("line '{}'", l.name);
+            let loc = loc.as_str();
+            for (field, name) in [("from", &l.from), ("to", &l.to)] {
+                if !h.is_volume(name) && !h.is_source(name) {
+                    return Err(invalid(loc, format!("{field} '{name}' is not a hydraulic volume or source")));
+                }
+            }
+            if l.from == l.to {
+                return Err(invalid(loc, "from and to are the same node"));
+            }
+            check(loc, "length", l.length, l.length > 0.0, "must be positive and finite")?;
+            check(loc, "diameter", l.diameter, l.diameter > 0.0, "must be positive and finite")?;
+            if !(1..=200).contains(&l.segments) {
+                return Err(invalid(loc, format!("segments {} must lie in 1..=200", l.segments)));
+            }
+            check(
+                loc,
+                "kinematic_viscosity",
+                l.kinematic_viscosity,
+                l.kinematic_viscosity > 0.0,
+                "must be positive and finite",
+            )?;
+            check(
+                loc,
+                "wall_bulk_modulus",
+                l.wall_bulk_modulus,
+                l.wall_bulk_modulus > 0.0,
+                "must be positive and finite",
+            )?;
+            check(loc, "initial_pressure", l.initial_pressure, true, "must be finite")?;
+        }
+        Ok(())
+    }
+}
