@@ -180,3 +180,50 @@ fn a_long_line_rings_at_its_quarter_wave_frequency_and_drops_pressure_by_hagen_p
     let drop = 128.0 * 4e-5 * 850.0 * 20.0 * q / (std::f64::consts::PI * 0.012f64.powi(4));
     assert!(((1e7 - end) - drop).abs() < 1e-3 * drop, "drop {} vs {drop} at Q = {q}", 1e7 - end);
 }
+
+/// The message of the error reading `circuit`.
+fn refusal(circuit: Value) -> String {
+    let d = json!({
+        "name": "circuit", "bodies": [], "hydraulics": circuit,
+        "experiment": {"stop": 1.0, "step": 1e-3},
+        "solver": {"formulation": "index3", "method": "bdf1", "step_size": 1e-3}
+    });
+    format::parse(&d.to_string()).expect_err("refused").to_string()
+}
+
+#[test]
+fn bad_components_are_refused_with_the_element_the_field_and_the_reason() {
+    // A relief valve whose outlet has no path to a tank.
+    let mut c = pump_and_relief();
+    c["volumes"].as_array_mut().unwrap().push(json!({"name": "dead", "hose_volume": 1e-4,
+        "hose_bulk_modulus": 1e9, "initial_pressure": 0.0}));
+    c["valves"][0]["to"] = json!("dead");
+    let e = refusal(c);
+    assert!(e.contains("valve 'rv'") && e.contains("to 'dead'") && e.contains("no path to a tank"), "{e}");
+    // A check valve with zero cracking pressure and zero leakage.
+    let mut c = pump_and_relief();
+    c["valves"].as_array_mut().unwrap().push(json!({"type": "check", "name": "cv", "from": "line", "to": "tank",
+        "cracking_pressure": 0.0, "full_open_pressure": 1e5, "rated_flow": 1e-4, "rated_pressure_drop": 1e5,
+        "leakage": 0.0}));
+    let e = refusal(c);
+    assert!(e.contains("valve 'cv'") && e.contains("cracking_pressure and leakage are both 0"), "{e}");
+    // A full-open pressure not above the cracking pressure.
+    let mut c = pump_and_relief();
+    c["valves"][0]["full_open_pressure"] = json!(0.9e7);
+    let e = refusal(c);
+    assert!(e.contains("valve 'rv'") && e.contains("full_open_pressure"), "{e}");
+    // A pump whose shaft never turns, and one delivering into a source.
+    let mut c = pump_and_relief();
+    c["pumps"][0]["shaft_speed"] = json!(0.0);
+    let e = refusal(c);
+    assert!(e.contains("pump 'pump'") && e.contains("never turns"), "{e}");
+    let mut c = pump_and_relief();
+    c["pumps"][0]["outlet"] = json!("tank");
+    let e = refusal(c);
+    assert!(e.contains("pump 'pump'") && e.contains("outlet 'tank'"), "{e}");
+    // A line with no cells.
+    let mut c = line_circuit(4e-5, false);
+    c["lines"][0]["segments"] = json!(0);
+    let e = refusal(c);
+    assert!(e.contains("line 'hose'") && e.contains("segments"), "{e}");
+}
