@@ -416,7 +416,15 @@ impl Me<'_> {
         }
         let h = self.d.hydraulics.as_ref();
         let mut deps = Vec::new();
-        if (l.pressure(0)..l.pressure(l.pressures)).contains(&k) {
+        let pumps_or_lines = h.is_some_and(|h| !h.pumps.is_empty() || !h.lines.is_empty());
+        if (l.pressure(0)..l.pressure(l.pressures)).contains(&k) && pumps_or_lines {
+            // Pumps (speed inputs) and lines (cell and flow states) couple the circuit more
+            // widely than its orifices: every state, input and velocity, a superset.
+            deps.extend((l.pressure(0)..l.pressure(l.pressures)).map(|j| dependent(Known::State(j))));
+            deps.extend((0..l.spools).map(|s| dependent(Known::State(l.spool(s)))));
+            deps.extend((0..self.d.interface.inputs.len()).map(|i| dependent(Known::Input(i))));
+            deps.extend(self.velocities());
+        } else if (l.pressure(0)..l.pressure(l.pressures)).contains(&k) {
             let volume = k - l.pressure(0);
             let (volumes, spools) = self.circuit_neighbours(volume);
             deps.extend(volumes.into_iter().map(|v| dependent(Known::State(l.pressure(v)))));

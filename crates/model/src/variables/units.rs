@@ -1,7 +1,7 @@
 //! SI unit definitions for modelDescription.xml (FMI 2.0.4 Sect. 2.2.2, FMI 3.0 Sect. 2.4.3).
 
 /// Every unit [`unit_definition`] knows, for messages.
-pub const KNOWN_UNITS: [&str; 28] = [
+pub const KNOWN_UNITS: [&str; 29] = [
     "s",
     "m",
     "kg",
@@ -29,6 +29,7 @@ pub const KNOWN_UNITS: [&str; 28] = [
     "kg/m",
     "kg.m",
     "N.m2",
+    "m2/s",
     "V",
 ];
 
@@ -61,6 +62,7 @@ pub fn unit_definition(unit: &str) -> Option<[(&'static str, i32); 5]> {
         "kg/m" => e(1, -1, 0, 0, 0),
         "kg.m" => e(1, 1, 0, 0, 0),
         "N.m2" => e(1, 3, -2, 0, 0),
+        "m2/s" => e(0, 2, -1, 0, 0),
         "V" => e(1, 2, -3, -1, 0),
         _ => return None,
     })
