@@ -105,83 +105,41 @@ impl Components {
     ) -> Components {
         let mut valves = Vec::new();
         for (k, v) in h.valves.iter().enumerate() {
-            let c_max = |q: f64, dp: f64| q / dp.sqrt();
+            let Some(o) = v.opening() else { continue };
+            let stage = |from: Node, to: Node, control: Vec<(Node, f64)>, crack: f64, full: f64| PressureValve {
+                from,
+                to,
+                coefficient: o.coefficient(),
+                leakage: o.leakage,
+                laminar: o.laminar_limit,
+                control,
+                crack,
+                full,
+                valve: k,
+            };
+            let (crack, full) = (o.cracking_pressure, o.full_open_pressure);
             match v {
-                Valve::Relief {
-                    from,
-                    to,
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
-                    leakage,
-                    laminar_limit,
-                    ..
-                }
-                | Valve::Check {
-                    from,
-                    to,
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
-                    leakage,
-                    laminar_limit,
-                    ..
-                } => valves.push(PressureValve {
-                    from: node(from),
-                    to: node(to),
-                    coefficient: c_max(*rated_flow, *rated_pressure_drop),
-                    leakage: *leakage,
-                    laminar: *laminar_limit,
-                    control: vec![(node(from), 1.0), (node(to), -1.0)],
-                    crack: *cracking_pressure,
-                    full: *full_open_pressure,
-                    valve: k,
-                }),
                 Valve::Counterbalance {
                     load,
                     back,
                     pilot,
                     pilot_ratio,
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
                     check_cracking_pressure,
                     check_full_open_pressure,
-                    leakage,
-                    laminar_limit,
                     ..
                 } => {
-                    let coefficient = c_max(*rated_flow, *rated_pressure_drop);
                     let (l, b, x) = (node(load), node(back), node(pilot));
                     // Relief stage: (p_L - p_B) + k (p_X - p_B) opens it.
-                    valves.push(PressureValve {
-                        from: l,
-                        to: b,
-                        coefficient,
-                        leakage: *leakage,
-                        laminar: *laminar_limit,
-                        control: vec![(l, 1.0), (x, *pilot_ratio), (b, -1.0 - pilot_ratio)],
-                        crack: *cracking_pressure,
-                        full: *full_open_pressure,
-                        valve: k,
-                    });
+                    valves.push(stage(l, b, vec![(l, 1.0), (x, *pilot_ratio), (b, -1.0 - pilot_ratio)], crack, full));
                     // Check stage: free flow back -> load.
-                    valves.push(PressureValve {
-                        from: b,
-                        to: l,
-                        coefficient,
-                        leakage: *leakage,
-                        laminar: *laminar_limit,
-                        control: vec![(b, 1.0), (l, -1.0)],
-                        crack: *check_cracking_pressure,
-                        full: *check_full_open_pressure,
-                        valve: k,
-                    });
+                    let control = vec![(b, 1.0), (l, -1.0)];
+                    valves.push(stage(b, l, control, *check_cracking_pressure, *check_full_open_pressure));
                 }
-                Valve::Throttle { .. } | Valve::Directional { .. } => {}
+                _ => {
+                    let ends = v.nodes();
+                    let (from, to) = (node(ends[0]), node(ends[1]));
+                    valves.push(stage(from, to, vec![(from, 1.0), (to, -1.0)], crack, full));
+                }
             }
         }
         let pumps = h

@@ -233,6 +233,24 @@ tagged! {
     }
 }
 
+/// The numbers of a pressure-controlled valve's opening law (see [`Valve::opening`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Opening {
+    pub cracking_pressure: f64,
+    pub full_open_pressure: f64,
+    pub rated_flow: f64,
+    pub rated_pressure_drop: f64,
+    pub leakage: f64,
+    pub laminar_limit: f64,
+}
+
+impl Opening {
+    /// C_max = rated flow / sqrt(rated pressure drop) of the fully open valve.
+    pub fn coefficient(&self) -> f64 {
+        self.rated_flow / self.rated_pressure_drop.sqrt()
+    }
+}
+
 fn default_leakage() -> f64 {
     1e-6
 }
@@ -271,9 +289,46 @@ impl Valve {
         }
     }
 
-    /// True for a valve whose opening follows pressures (relief, check, counterbalance).
-    pub fn is_pressure_controlled(&self) -> bool {
-        matches!(self, Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. })
+    /// The opening law of a pressure-controlled valve (relief, check, counterbalance; for
+    /// the counterbalance valve its relief stage), None for the others.
+    pub fn opening(&self) -> Option<Opening> {
+        match self {
+            Valve::Relief {
+                cracking_pressure,
+                full_open_pressure,
+                rated_flow,
+                rated_pressure_drop,
+                leakage,
+                laminar_limit,
+                ..
+            }
+            | Valve::Check {
+                cracking_pressure,
+                full_open_pressure,
+                rated_flow,
+                rated_pressure_drop,
+                leakage,
+                laminar_limit,
+                ..
+            }
+            | Valve::Counterbalance {
+                cracking_pressure,
+                full_open_pressure,
+                rated_flow,
+                rated_pressure_drop,
+                leakage,
+                laminar_limit,
+                ..
+            } => Some(Opening {
+                cracking_pressure: *cracking_pressure,
+                full_open_pressure: *full_open_pressure,
+                rated_flow: *rated_flow,
+                rated_pressure_drop: *rated_pressure_drop,
+                leakage: *leakage,
+                laminar_limit: *laminar_limit,
+            }),
+            Valve::Throttle { .. } | Valve::Directional { .. } => None,
+        }
     }
 
     pub fn name(&self) -> &str {

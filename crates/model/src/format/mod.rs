@@ -44,7 +44,7 @@ pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::{Force, ForcePlace, LineSymbol};
 pub use hydraulic_components::{Compensator, Line, Pump};
-pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Reference, SealFriction, Source, Valve, Volume};
+pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume};
 pub use interface::{
     BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface, JointQuantity, NodeQuantity,
     OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity, ValveQuantity, VolumeQuantity,

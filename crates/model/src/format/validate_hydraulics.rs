@@ -2,7 +2,7 @@
 //! and cylinder strokes). Errors name the component and the field.
 
 use super::validate::{check_vector, invalid, norm3, DescriptionError};
-use super::{Cylinder, Description, Hydraulics, Valve, GROUND};
+use super::{Cylinder, Description, Hydraulics, Opening, Valve, GROUND};
 
 fn positive(loc: &str, what: &str, v: f64) -> Result<(), DescriptionError> {
     if v.is_finite() && v > 0.0 {
@@ -185,33 +185,15 @@ impl Description {
                     positive(&loc, "diameter", *diameter)?;
                     positive(&loc, "laminar_limit", *laminar_limit)?;
                 }
-                Valve::Relief {
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
-                    leakage,
-                    laminar_limit,
-                    ..
-                }
-                | Valve::Check {
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
-                    leakage,
-                    laminar_limit,
-                    ..
-                }
-                | Valve::Counterbalance {
-                    cracking_pressure,
-                    full_open_pressure,
-                    rated_flow,
-                    rated_pressure_drop,
-                    leakage,
-                    laminar_limit,
-                    ..
-                } => {
+                Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. } => {
+                    let Opening {
+                        cracking_pressure,
+                        full_open_pressure,
+                        rated_flow,
+                        rated_pressure_drop,
+                        leakage,
+                        laminar_limit,
+                    } = v.opening().expect("a pressure valve");
                     let nodes = v.nodes();
                     for (field, name) in v.node_fields().into_iter().zip(&nodes) {
                         node(field, name)?;
@@ -222,17 +204,17 @@ impl Description {
                             format!("{} and {} are the same node", v.node_fields()[0], v.node_fields()[1]),
                         ));
                     }
-                    non_negative(&loc, "cracking_pressure", *cracking_pressure)?;
+                    non_negative(&loc, "cracking_pressure", cracking_pressure)?;
                     if !(full_open_pressure.is_finite() && full_open_pressure > cracking_pressure) {
                         return Err(invalid(
                             &loc,
                             format!("full_open_pressure {full_open_pressure} Pa must be above cracking_pressure {cracking_pressure} Pa"),
                         ));
                     }
-                    positive(&loc, "rated_flow", *rated_flow)?;
-                    positive(&loc, "rated_pressure_drop", *rated_pressure_drop)?;
-                    positive(&loc, "laminar_limit", *laminar_limit)?;
-                    if !(leakage.is_finite() && (0.0..1.0).contains(leakage)) {
+                    positive(&loc, "rated_flow", rated_flow)?;
+                    positive(&loc, "rated_pressure_drop", rated_pressure_drop)?;
+                    positive(&loc, "laminar_limit", laminar_limit)?;
+                    if !(leakage.is_finite() && (0.0..1.0).contains(&leakage)) {
                         return Err(invalid(
                             &loc,
                             format!("leakage {leakage} must lie in [0, 1) (a fraction of the full opening)"),
