@@ -15,12 +15,13 @@ use mbfmu_engine::integrators::NewtonSettings;
 use mbfmu_model::format;
 
 /// The catalog models the detection must find planar, and spatial ones it must not.
-const PLANAR: [&str; 7] = [
+const PLANAR: [&str; 8] = [
     "DoublePendulum",
     "AndrewsSqueezer",
     "HydraulicFourBar",
     "HydraulicFourBarMechanism",
     "HydraulicQuickReturn",
+    "PatuLiftBoom",
     "StiffDoublePendulum",
     "StiffDoublePendulumSpin",
 ];

@@ -84,6 +84,18 @@ pub const RAHIKAINEN_2020: Reference = Reference {
     note: None,
 };
 
+pub const KHADIM_2023: Reference = Reference {
+    id: "ref-khadim2023",
+    short: "Khadim et al. 2023",
+    marks: &["Khadim et al. 2023"],
+    authors: "Q. Khadim et al.",
+    title: "Experimental investigation into the state estimation of a forestry crane using the unscented Kalman filter and a multiphysics model",
+    venue: "Mechanism and Machine Theory 189, 105405",
+    year: Some("2023"),
+    doi: None,
+    note: Some("the machine's data come from the authors' public code; the paper's text was not read"),
+};
+
 pub const BAUCHAU_2016: Reference = Reference {
     id: "ref-bauchau2016",
     short: "Bauchau et al. 2016",
@@ -163,6 +175,7 @@ pub const ALL: &[&Reference] = &[
     &NEGRUT,
     &JAISWAL_2021,
     &RAHIKAINEN_2020,
+    &KHADIM_2023,
     &KENNEDY_CARPENTER_2019,
     &HAIRER_WANNER_1996,
     &BAUCHAU_2016,
