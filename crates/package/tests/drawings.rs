@@ -156,3 +156,136 @@ fn beams_alone_and_circuits_alone_are_drawn() {
     let (_, _, rgba) = icon::decode_png(&png).unwrap();
     assert!(icon::ink_fraction(&rgba) > 0.005);
 }
+
+/// Points an SVG fragment's shapes pass through: polyline and polygon points, path end
+/// points, circle and rectangle extremes (enough for a bounding box).
+fn shape_points(svg: &str) -> Vec<(f64, f64)> {
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        let start = tag.find(&key).map(|i| i + key.len()).unwrap_or_else(|| panic!("{name} in {tag}"));
+        tag[start..].split('"').next().unwrap().parse().unwrap()
+    };
+    let numbers = |text: &str| -> Vec<f64> {
+        text.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).filter_map(|t| t.parse().ok()).collect()
+    };
+    let mut points = Vec::new();
+    for tag in svg.split('<').filter(|t| !t.starts_with('/')) {
+        if tag.starts_with("polyline") || tag.starts_with("polygon") {
+            let list = tag.split("points=\"").nth(1).unwrap().split('"').next().unwrap();
+            points.extend(numbers(list).chunks(2).map(|p| (p[0], p[1])));
+        } else if tag.starts_with("circle") {
+            let (x, y, r) = (attr(tag, "cx"), attr(tag, "cy"), attr(tag, "r"));
+            points.extend([(x - r, y - r), (x + r, y + r)]);
+        } else if tag.starts_with("rect") {
+            let (x, y) = (attr(tag, "x"), attr(tag, "y"));
+            points.extend([(x, y), (x + attr(tag, "width"), y + attr(tag, "height"))]);
+        } else if tag.starts_with("path") {
+            // Every command here ends with its end point.
+            let d = tag.split(" d=\"").nth(1).unwrap().split('"').next().unwrap();
+            for command in d.split(['M', 'L', 'A']).filter(|c| !c.trim().is_empty()) {
+                let n = numbers(command);
+                points.push((n[n.len() - 2], n[n.len() - 1]));
+            }
+        }
+    }
+    points
+}
+
+/// The inner SVG of the group of the component named `name`.
+fn component<'a>(svg: &'a str, name: &str) -> &'a str {
+    let start = svg.find(&format!("data-name=\"{name}\">")).unwrap_or_else(|| panic!("no group for {name}"));
+    let inner = &svg[start..];
+    &inner[..inner.find("</g>").unwrap()]
+}
+
+#[test]
+fn pumps_pressure_valves_and_long_lines_get_their_own_symbols_and_connections() {
+    let d = description(&format!(
+        r#"{{"name": "components", "bodies": [], "hydraulics": {{"oil": {{"bulk_modulus": 1.5e9, "density": 850}},
+            "sources": [{{"name": "tank", "pressure": 1e5}}],
+            "volumes": [
+                {{"name": "S", "hose_volume": 1e-4, "hose_bulk_modulus": 1e12, "initial_pressure": 1e7}},
+                {{"name": "P", "hose_volume": 1e-4, "hose_bulk_modulus": 1e12, "initial_pressure": 1e7}},
+                {{"name": "A", "hose_volume": 5e-5, "hose_bulk_modulus": 7e8, "initial_pressure": 8e6}},
+                {{"name": "B", "hose_volume": 5e-5, "hose_bulk_modulus": 7e8, "initial_pressure": 2e6}},
+                {{"name": "A2", "hose_volume": 5e-5, "hose_bulk_modulus": 7e8, "initial_pressure": 8e6}},
+                {{"name": "L", "hose_volume": 2e-5, "hose_bulk_modulus": 7e8, "initial_pressure": 9e6}}],
+            "valves": [
+                {{"type": "relief", "name": "rv", "from": "S", "to": "tank", "cracking_pressure": 1.5e7,
+                  "full_open_pressure": 1.6e7, "rated_flow": 1e-3, "rated_pressure_drop": 1.6e7}},
+                {{"type": "check", "name": "cv", "from": "S", "to": "P", "cracking_pressure": 2e5,
+                  "full_open_pressure": 4e5, "rated_flow": 5e-4, "rated_pressure_drop": 1e6}},
+                {{"type": "directional", "name": "dv", "pump": "P", "tank": "tank", "port_a": "A", "port_b": "B",
+                  "flow_constant": 1e-8, "time_constant": 0.01, "reference": {{"input": "u"}}}},
+                {{"type": "counterbalance", "name": "cbv", "load": "L", "back": "B", "pilot": "A2",
+                  "pilot_ratio": 4.0, "cracking_pressure": 2e7, "full_open_pressure": 2.2e7,
+                  "rated_flow": 5e-4, "rated_pressure_drop": 1e6}}],
+            "pumps": [{{"name": "pump", "inlet": "tank", "outlet": "S", "displacement": 2e-5, "shaft_speed": 150.0,
+                        "compensator": {{"setting": 1.4e7, "regulation_range": 1e6}}}}],
+            "lines": [{{"name": "hose", "from": "A", "to": "A2", "length": 5.0, "diameter": 0.012, "segments": 4,
+                        "kinematic_viscosity": 4e-5, "wall_bulk_modulus": 7e8, "initial_pressure": 8e6}}],
+            "cylinders": [{{"name": "cyl", "piston_side": "A2", "rod_side": "L", "piston_diameter": 0.08,
+                "rod_diameter": 0.035, "stroke": 1.0, "wall_bulk_modulus": 3.15e10,
+                "length_input": "s", "velocity_input": "v"}}]}},
+          "interface": {{"inputs": [{{"name": "s", "start": 1.4}}, {{"name": "v"}}, {{"name": "u"}}]}},
+          "solver": {{"formulation": "doubleStep"}}, {EXPERIMENT}}}"#
+    ));
+    let h = d.hydraulics.as_ref().unwrap();
+    let circuit = Circuit::new(Some(h)).unwrap();
+    let svg = circuit.svg(true, None, &d.name);
+    finite_numbers_only(&svg);
+    // Well-formed: the rasterizer parses it as XML.
+    icon::png_of_svg(&svg).unwrap();
+    // 1 source, 6 volumes, 4 valves, 1 pump, 1 line, 1 cylinder; connections: pump 2, relief 2,
+    // check 2, directional 4, counterbalance 3, line 2, cylinder 2.
+    assert_eq!(circuit.counts(), (14, 17));
+    assert_eq!(groups(&svg, "hydraulic valve"), 4);
+    assert_eq!(groups(&svg, "hydraulic pump"), 1);
+    assert_eq!(groups(&svg, "hydraulic line"), 1);
+
+    for (name, symbol) in [
+        ("pump", "symbol pump variable"),
+        ("rv", "symbol relief-valve"),
+        ("cv", "symbol check-valve"),
+        ("cbv", "symbol counterbalance-valve"),
+        ("hose", "symbol hose"),
+    ] {
+        assert!(component(&svg, name).contains(&format!("class=\"{symbol}\"")), "{name}: {}", component(&svg, name));
+    }
+    assert!(component(&svg, "pump").contains("class=\"compensator\""));
+    // The relief valve's own pilot and the counterbalance valve's pilot port are dashed.
+    assert!(component(&svg, "rv").contains("stroke-dasharray"));
+
+    // Each connection ends on the symbol of its component: count the line ends inside each
+    // symbol's box (grown by a pixel).
+    let lines_group = &svg[svg.find("id=\"lines\"").unwrap()..];
+    let lines_group = &lines_group[..lines_group.find("</g>").unwrap()];
+    let ends: Vec<((f64, f64), bool)> = lines_group
+        .split("<polyline")
+        .skip(1)
+        .flat_map(|l| {
+            let pts = shape_points(&format!("polyline{l}"));
+            let pilot = l.contains("class=\"line pilot\"");
+            [(pts[0], pilot), (pts[pts.len() - 1], pilot)]
+        })
+        .collect();
+    assert_eq!(ends.len(), 34);
+    let ends_at = |name: &str| {
+        let pts = shape_points(component(&svg, name));
+        let (x0, x1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        let (y0, y1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+        let inside = |p: &(f64, f64)| p.0 >= x0 - 1.0 && p.0 <= x1 + 1.0 && p.1 >= y0 - 1.0 && p.1 <= y1 + 1.0;
+        let plain = ends.iter().filter(|(p, pilot)| !pilot && inside(p)).count();
+        let pilot = ends.iter().filter(|(p, pilot)| *pilot && inside(p)).count();
+        (plain, pilot)
+    };
+    assert_eq!(ends_at("pump"), (2, 0), "pump: outlet and inlet");
+    assert_eq!(ends_at("rv"), (2, 0), "relief valve: from and to");
+    assert_eq!(ends_at("cv"), (2, 0), "check valve: from and to");
+    assert_eq!(ends_at("cbv"), (2, 1), "counterbalance valve: load and back, and the dashed pilot");
+    assert_eq!(ends_at("hose"), (2, 0), "line: from and to");
+    // The nodes' ends: the tank takes the pump's suction, the relief's return and the
+    // directional valve's return; the pilot line ends at A2.
+    assert_eq!(ends_at("tank"), (3, 0));
+    assert_eq!(ends_at("A2").1, 1);
+}
