@@ -1,4 +1,4 @@
-//! The hydraulically driven flexible beam of Makinen, Ellman and Piche (the example
+//! The hydraulically driven flexible beam of [Makinen1997] (the example
 //! `docs/examples/hydraulic_flexible_beam.json`) against the closed forms of its data: the beam's final angle for
 //! the injected volume, the piston following the flow, the first bending mode ringing after
 //! the flow stops, and the orifice's pressure drop at the piston's flow.

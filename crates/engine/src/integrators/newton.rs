@@ -107,8 +107,7 @@ const MAX_HALVINGS: usize = 10;
 
 /// Backtracking on the full correction just applied (dy', dlambda in `ws`, the residual
 /// before it in `ws.r`): halves it while the largest residual of `rows` grows over the one
-/// before (Armijo's rule with a slope factor of 1e-4; Dennis and Schnabel, Numerical
-/// Methods for Unconstrained Optimization and Nonlinear Equations, 1983, Sect. 6.3). The
+/// before (Armijo's rule with a slope factor of 1e-4, [DennisSchnabel1983, Sect. 6.3]). The
 /// correction left in `ws` is the one taken.
 #[allow(clippy::too_many_arguments)]
 fn damp<S: DaeSystem>(

@@ -164,9 +164,8 @@ impl Semirecursive {
 
     /// Backtracking on the full Newton correction just applied (`w.x_before` + dx in `w.x`,
     /// dx in `w.tmp_n`): halves it while the pressure rows' residual (in Pa) grows over the
-    /// one at `w.x_before` (Armijo's rule with a slope factor of 1e-4; Dennis and Schnabel,
-    /// Numerical Methods for Unconstrained Optimization and Nonlinear Equations, 1983,
-    /// Sect. 6.3); with no decrease after [`MAX_HALVINGS`], the full correction.
+    /// one at `w.x_before` (Armijo's rule with a slope factor of 1e-4,
+    /// [DennisSchnabel1983, Sect. 6.3]); with no decrease after [`MAX_HALVINGS`], the full correction.
     fn damp(&mut self, s: Step, nm: usize, nx: usize) -> Result<(), StepError> {
         let merit = |f: &[f64]| f[nm..nx].iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let before = merit(&self.w.f);
