@@ -87,6 +87,12 @@ fn packaged() -> &'static Packaged {
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         );
+        // The build time of each target and what the export rewriting did.
+        for line in String::from_utf8_lossy(&output.stdout).lines() {
+            if line.starts_with("built the library") || line.contains("exports limited") {
+                eprintln!("{line}");
+            }
+        }
         eprintln!("package --platforms {platforms}: {:.0} s", start.elapsed().as_secs_f64());
         Packaged { dir }
     })
