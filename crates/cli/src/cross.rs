@@ -209,16 +209,18 @@ impl Build {
         let platform = self.platform;
         let mut bytes = std::fs::read(&self.library).context(format!("cannot read {}", self.library.display()))?;
         let failed = |e: String| Error::msg(format!("cannot limit the exports of {}: {e}", self.library.display()));
-        let (keep, kept, note): (fn(&[u8]) -> bool, usize, String) = if platform == Platform::X86_64Windows {
-            let (kept, removed) = crate::exports::limit_pe_exports(&mut bytes, &is_fmi_function).map_err(failed)?;
-            (is_fmi_function, kept, format!("{removed} others removed"))
+        let windows = platform == Platform::X86_64Windows;
+        let keep: fn(&[u8]) -> bool = if windows { is_fmi_function } else { is_fmi_function_mach_o };
+        let (kept, note) = if windows {
+            let (kept, removed) = crate::exports::limit_pe_exports(&mut bytes, &keep).map_err(failed)?;
+            (kept, format!("{removed} others removed"))
         } else {
-            let limited = crate::exports::limit_mach_o_exports(&mut bytes, &is_fmi_function_mach_o).map_err(failed)?;
+            let limited = crate::exports::limit_mach_o_exports(&mut bytes, &keep).map_err(failed)?;
             let signed = match limited.pages_signed {
                 0 => String::new(),
                 pages => format!(", ad-hoc signature renewed over {pages} pages"),
             };
-            (is_fmi_function_mach_o, limited.kept, format!("{} others hidden{signed}", limited.removed))
+            (limited.kept, format!("{} others hidden{signed}", limited.removed))
         };
         // Read back by another reader: every export is an FMI function, and all of them are there.
         let file = object::File::parse(&*bytes).map_err(|e| failed(e.to_string()))?;
