@@ -7,4 +7,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-cross.sh
 export PATH="$PWD/.venv/bin:$PATH"
-cargo test --release -p mbfmu-cli --test platforms -- --include-ignored
+# --show-output: the build time of each target and the largest difference of each run.
+cargo test --release -p mbfmu-cli --test platforms -- --include-ignored --show-output

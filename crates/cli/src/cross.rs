@@ -4,8 +4,11 @@
 //! Every target is built with Debian's rustc and its std sources (`-Zbuild-std`), each in its
 //! own target directory (`target/cross/<rust target>`), so the host build is never touched.
 //! Windows links with mingw-w64's gcc; macOS and aarch64 Linux with zig through
-//! cargo-zigbuild (aarch64 against glibc 2.17, so that older distributions load it).
-//! scripts/setup-cross.sh installs all of it.
+//! cargo-zigbuild (aarch64 against glibc 2.17, so that older distributions load it). zig's
+//! Mach-O linker ignores rustc's list of exported symbols, and rustc lists a dependency's
+//! `#[no_mangle]` function in the DLL's export definitions, so the macOS and Windows libraries
+//! are rewritten after the link to export the FMI functions only (crate::exports), into a copy
+//! next to cargo's output. scripts/setup-cross.sh installs all of it.
 
 use crate::error::{Context, Error, Result};
 use mbfmu_package::Platform;
@@ -64,7 +67,11 @@ fn clang_resource_dir() -> Option<PathBuf> {
 pub struct Build {
     platform: Platform,
     command: Command,
+    /// cargo's output.
     library: PathBuf,
+    /// The library as it goes into the archives: cargo's output, or for macOS and Windows its
+    /// copy with the exports limited to the FMI functions.
+    output: PathBuf,
 }
 
 /// Checks the toolchain of `platform` and prepares its build (all are checked before the
@@ -125,9 +132,10 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
                     // otherwise stamp its own newest.
                     let minimum = if platform == Platform::X86_64Darwin { "10.12" } else { "11.0" };
                     cargo.env("MACOSX_DEPLOYMENT_TARGET", minimum).args(["--target", triple]);
-                    // zig's Mach-O linker ignores rustc's list of exported symbols; hidden
-                    // visibility keeps Rust's own symbols out of the export trie instead
-                    // (the `#[no_mangle]` C functions keep the default visibility).
+                    // zig's Mach-O linker ignores rustc's list of exported symbols: hidden
+                    // visibility keeps Rust's own symbols out of the export trie (the
+                    // `#[no_mangle]` C functions keep the default visibility), and `run`
+                    // hides what remains (assembly, C and zig's own symbols).
                     let flags = format!("CARGO_TARGET_{}_RUSTFLAGS", triple.to_uppercase().replace('-', "_"));
                     cargo.env(flags, "-Zdefault-visibility=hidden");
                 }
@@ -159,7 +167,23 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
         cargo.env_remove(var);
     }
     let library = target_dir.join(triple).join("release").join(platform.cargo_file_name());
-    Ok(Build { platform, command: cargo, library })
+    let output = match platform {
+        Platform::X86_64Darwin | Platform::Aarch64Darwin | Platform::X86_64Windows => {
+            target_dir.join(platform.cargo_file_name())
+        }
+        _ => library.clone(),
+    };
+    Ok(Build { platform, command: cargo, library, output })
+}
+
+/// The names a library of this project exports: the FMI 2.0 and 3.0 functions.
+fn is_fmi_function(name: &[u8]) -> bool {
+    name.starts_with(b"fmi2") || name.starts_with(b"fmi3")
+}
+
+/// The same in Mach-O's spelling, with the leading underscore of C names.
+fn is_fmi_function_mach_o(name: &[u8]) -> bool {
+    name.strip_prefix(b"_").is_some_and(is_fmi_function)
 }
 
 impl Build {
@@ -173,7 +197,45 @@ impl Build {
             return Err(Error::msg(format!("building the library for {platform} failed (cargo's messages above)")));
         }
         println!("built the library for {platform} in {:.0} s", start.elapsed().as_secs_f64());
-        Ok(self.library)
+        if self.output != self.library {
+            self.limit_exports()?;
+        }
+        Ok(self.output)
+    }
+
+    /// The macOS or Windows library with its exports limited to the FMI functions (a macOS one
+    /// re-signed) into `self.output`; cargo's own output stays as the linker wrote it.
+    fn limit_exports(&self) -> Result<()> {
+        let platform = self.platform;
+        let mut bytes = std::fs::read(&self.library).context(format!("cannot read {}", self.library.display()))?;
+        let failed = |e: String| Error::msg(format!("cannot limit the exports of {}: {e}", self.library.display()));
+        let windows = platform == Platform::X86_64Windows;
+        let keep: fn(&[u8]) -> bool = if windows { is_fmi_function } else { is_fmi_function_mach_o };
+        let (kept, note) = if windows {
+            let (kept, removed) = crate::exports::limit_pe_exports(&mut bytes, &keep).map_err(failed)?;
+            (kept, format!("{removed} others removed"))
+        } else {
+            let limited = crate::exports::limit_mach_o_exports(&mut bytes, &keep).map_err(failed)?;
+            let signed = match limited.pages_signed {
+                0 => String::new(),
+                pages => format!(", ad-hoc signature renewed over {pages} pages"),
+            };
+            (limited.kept, format!("{} others hidden{signed}", limited.removed))
+        };
+        // Read back by another reader: every export is an FMI function, and all of them are there.
+        let file = object::File::parse(&*bytes).map_err(|e| failed(e.to_string()))?;
+        let names = file
+            .exports()
+            .map_err(|e| failed(e.to_string()))?
+            .map(|e| e.map(|e| e.name().into_name().map(<[u8]>::to_vec)))
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| failed(e.to_string()))?;
+        if names.len() != kept || !names.iter().all(|n| n.as_deref().is_some_and(keep)) {
+            return Err(failed(format!("{} exports read back, {kept} expected", names.len())));
+        }
+        std::fs::write(&self.output, &bytes).context(format!("cannot write {}", self.output.display()))?;
+        println!("{platform}: exports limited to the {kept} FMI functions ({note})");
+        Ok(())
     }
 }
 

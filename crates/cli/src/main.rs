@@ -14,6 +14,7 @@ mod cross;
 mod csv;
 mod docs;
 mod error;
+mod exports;
 mod fmi3_slave;
 mod fmu;
 mod info;
