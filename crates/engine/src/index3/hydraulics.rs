@@ -13,11 +13,15 @@
 //! damping dF/ds' g g^T; the term of s' in the positions is dropped (quasi-Newton).
 
 use super::forces::{point, point_load, ElementJacobian, Wrench};
+use super::output_eval::CircuitRates;
+use super::output_rates::point as output_point;
 use super::{BodyState, MechState, Mechanism};
 use crate::hydraulics::{laws, Attachment, Circuit, CircuitError, CircuitJacobian, Stroke};
 use crate::inputs::InputSignals;
+use crate::rates::distance_rates;
 use crate::rotation::exp;
 use crate::state::CircuitState;
+use mbfmu_model::format::Quantity;
 use mbfmu_model::format::{Description, Formulation};
 use nalgebra::Vector3;
 
@@ -348,6 +352,110 @@ impl Mechanism {
             }
             Quantity::CylinderWork { cylinder } => c.cylinder_work[cylinder],
             _ => f64::NAN,
+        }
+    }
+}
+
+impl Mechanism {
+    /// Length, rate and acceleration of cylinder `c`'s line from the bodies' accelerations.
+    fn line_rates(&self, h: &MechanismCircuit, c: usize, bodies: &[BodyState]) -> (f64, [f64; 2]) {
+        let e = &h.ends[c];
+        let [p1, v1, a1] = output_point(bodies, e.pair[0], &e.points[0]);
+        let [p2, v2, a2] = output_point(bodies, e.pair[1], &e.points[1]);
+        let (l, rate, accel) = distance_rates(&(p2 - p1), &(v2 - v1), &(a2 - a1));
+        (l, [rate, accel])
+    }
+
+    /// The circuit's pressure, spool and cylinder-force rates at `state`, from the circuit
+    /// equations [Jaiswal2021, eqs. 22-29] (formed once per output call into `r`).
+    fn form_circuit_rates(&self, h: &MechanismCircuit, c: &CircuitState, state: &MechState, r: &mut CircuitRates) {
+        let circuit = &h.circuit;
+        let n = circuit.n_cylinders();
+        r.pressures.resize(circuit.n_pressures(), 0.0);
+        r.forces.resize(n, 0.0);
+        r.inputs.resize(self.inputs.len(), 0.0);
+        r.strokes.clear();
+        for k in 0..n {
+            let l = h.line(k, &state.bodies);
+            r.strokes.push(Stroke { length: l.length, velocity: l.rate });
+        }
+        self.inputs.values_at(state.t, &mut r.inputs);
+        if circuit.evaluate(state.t, &c.p, &c.spools, &r.strokes, &r.inputs, &mut r.pressures, &mut r.forces).is_err() {
+            r.pressures.fill(0.0);
+        }
+        r.spools.clear();
+        r.spools.extend((0..circuit.n_spools()).map(|k| circuit.spool_rates(k, c.spools[k], state.t, &self.inputs)[0]));
+        for (k, (cylinder, f)) in circuit.cylinders.iter().zip(r.forces.iter_mut()).enumerate() {
+            let accel = self.line_rates(h, k, &state.bodies).1[1];
+            let pd = &r.pressures;
+            *f = cylinder.force_rate(pd[cylinder.piston_side], pd[cylinder.rod_side], r.strokes[k].velocity, accel);
+        }
+        r.formed = true;
+    }
+
+    /// The power F_s s' of the cylinders on the mechanism at `state` (0 without a circuit),
+    /// the integrand of their work.
+    pub(super) fn cylinder_power(&self, state: &MechState) -> f64 {
+        let (Some(h), Some(c)) = (&self.hydraulics, &state.circuit) else { return 0.0 };
+        (0..h.circuit.n_cylinders())
+            .map(|k| {
+                let (cyl, l) = (&h.circuit.cylinders[k], h.line(k, &state.bodies));
+                cyl.force(c.p[cyl.piston_side], c.p[cyl.rod_side], l.rate) * l.rate
+            })
+            .sum()
+    }
+
+    /// First and second derivatives of a quantity of the coupled circuit at `state` (0 for a
+    /// model without one, and for an order the state does not determine).
+    pub(super) fn circuit_quantity_rates(&self, q: Quantity, state: &MechState, r: &mut CircuitRates) -> [f64; 2] {
+        let (Some(h), Some(c)) = (&self.hydraulics, &state.circuit) else { return [0.0; 2] };
+        let circuit = &h.circuit;
+        let spool = |valve: usize| circuit.spool_of_valve.get(valve).copied().flatten();
+        let needs_rates = matches!(
+            q,
+            Quantity::VolumePressure { .. }
+                | Quantity::SourceFlow { .. }
+                | Quantity::CylinderForce { .. }
+                | Quantity::CylinderWork { .. }
+        );
+        if needs_rates && !r.formed {
+            self.form_circuit_rates(h, c, state, r);
+        }
+        let t = state.t;
+        match q {
+            Quantity::VolumePressure { volume } => [r.pressures[volume], 0.0],
+            // The flow into a boundary node from the spools' and pressures' rates.
+            Quantity::SourceFlow { source } => {
+                let u = &self.inputs;
+                let rate = circuit.source_flow_rate(
+                    source,
+                    t,
+                    &c.p,
+                    &r.pressures,
+                    &c.spools,
+                    &r.spools,
+                    &|i| u.at(i, t),
+                    &|i| u.rate(i, t),
+                );
+                [rate, 0.0]
+            }
+            Quantity::ValveSpool { valve } => {
+                spool(valve).map_or([0.0; 2], |k| circuit.spool_rates(k, c.spools[k], t, &self.inputs))
+            }
+            Quantity::ValveReference { valve } => {
+                spool(valve).map_or([0.0; 2], |k| circuit.reference_rates(k, t, &self.inputs))
+            }
+            Quantity::CylinderLength { cylinder } => self.line_rates(h, cylinder, &state.bodies).1,
+            Quantity::CylinderVelocity { cylinder } => [self.line_rates(h, cylinder, &state.bodies).1[1], 0.0],
+            Quantity::CylinderForce { cylinder } => [r.forces[cylinder], 0.0],
+            // W = int F v dt: the cylinder's power and its rate.
+            Quantity::CylinderWork { cylinder } => {
+                let cyl = &circuit.cylinders[cylinder];
+                let [v, a] = self.line_rates(h, cylinder, &state.bodies).1;
+                let force = cyl.force(c.p[cyl.piston_side], c.p[cyl.rod_side], v);
+                [force * v, r.forces[cylinder] * v + force * a]
+            }
+            _ => [0.0; 2],
         }
     }
 }

@@ -31,6 +31,19 @@ pub(crate) struct OutputScratch {
     reactions: Vec<Option<Reaction>>,
     /// The planar kernels, for a planar mechanism stepped in its plane.
     planar: Option<PlanarOutputs>,
+    /// Rates of the coupled circuit's pressures, spools and cylinder forces.
+    pub(super) circuit: CircuitRates,
+}
+
+/// Time derivatives of the circuit's unknowns at an output state, formed once per call.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CircuitRates {
+    pub(super) formed: bool,
+    pub(super) pressures: Vec<f64>,
+    pub(super) spools: Vec<f64>,
+    pub(super) forces: Vec<f64>,
+    pub(super) inputs: Vec<f64>,
+    pub(super) strokes: Vec<crate::hydraulics::Stroke>,
 }
 
 impl OutputScratch {
@@ -42,6 +55,7 @@ impl OutputScratch {
             have_values: vec![false; m.groups.len()],
             reactions: vec![None; m.joints.len()],
             planar,
+            circuit: CircuitRates::default(),
         })
     }
 }

@@ -19,7 +19,7 @@ use mbfmu_model::format::Quantity;
 use nalgebra::Vector3;
 
 /// Position, velocity and acceleration of the body point `local` (global if ground).
-fn point(bodies: &[BodyState], b: Option<usize>, local: &Vector3<f64>) -> [Vector3<f64>; 3] {
+pub(super) fn point(bodies: &[BodyState], b: Option<usize>, local: &Vector3<f64>) -> [Vector3<f64>; 3] {
     match b {
         Some(i) => {
             let s = &bodies[i];
@@ -170,6 +170,8 @@ impl Mechanism {
         for (d, driver) in self.drivers.iter().enumerate() {
             power -= state.lambda[driver.row] * self.driver_motion(d, t, state).df;
         }
+        // The cylinders push with F_s(p, s') along their lines ([Jaiswal2021, eq. 29]).
+        power += self.cylinder_power(state);
         if !self.beams.elements.is_empty() {
             potential[1] = 0.0;
         }
@@ -227,7 +229,8 @@ impl Mechanism {
             Quantity::ForceRate { force } => [self.element_length_rates(force, state).1[1], 0.0],
             Quantity::ForceValue { force } => self.element_force_rates(force, state),
             // Accelerations (a jerk), multipliers and what they give (reactions, efforts,
-            // friction), solver health; hydraulic quantities do not occur here.
+            // friction), solver health; the circuit's quantities are formed apart
+            // ([`Mechanism::circuit_quantity_rates`]).
             _ => [0.0; 2],
         }
     }
@@ -244,6 +247,7 @@ pub(crate) fn mechanism_quantity_rates(
     scratch: &mut OutputScratch,
 ) {
     let mut energies: Option<EnergyRates> = None;
+    scratch.circuit.formed = false;
     for ((q, a), b) in quantities.iter().zip(first.iter_mut()).zip(second.iter_mut()) {
         let mut energy = || {
             *energies.get_or_insert_with(|| {
@@ -264,6 +268,14 @@ pub(crate) fn mechanism_quantity_rates(
                 let e = energy();
                 [e.kinetic + e.potential[0] - e.power, 0.0]
             }
+            Quantity::VolumePressure { .. }
+            | Quantity::SourceFlow { .. }
+            | Quantity::ValveSpool { .. }
+            | Quantity::ValveReference { .. }
+            | Quantity::CylinderLength { .. }
+            | Quantity::CylinderVelocity { .. }
+            | Quantity::CylinderForce { .. }
+            | Quantity::CylinderWork { .. } => m.circuit_quantity_rates(*q, state, &mut scratch.circuit),
             q => m.quantity_rates(*q, state),
         };
     }
