@@ -50,6 +50,8 @@ const EXPENSIVE: &[&str] = &[
     "FlexibleFourBar",
     "LateralBuckling",
     "RotatingShaft",
+    "HydraulicFlexibleBeam",
+    "PatuLiftBoomFlexible",
 ];
 
 /// Runs FMI 2 from the start for `span` seconds at the DefaultExperiment step with the given
@@ -125,7 +127,7 @@ fn every_index3_method_family_runs_ten_default_experiments() {
             cases.push((entry, vec![("solver.method", code_of(&model, family))], span));
         }
     }
-    assert_eq!(cases.len(), 9 * families.len());
+    assert_eq!(cases.len(), 11 * families.len());
     all(cases);
 }
 

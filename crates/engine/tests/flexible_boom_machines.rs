@@ -1,10 +1,12 @@
-//! The hydraulically driven flexible beam of [Makinen1997] (the example
-//! `docs/examples/hydraulic_flexible_beam.json`) against the closed forms of its data: the beam's final angle for
-//! the injected volume, the piston following the flow, the first bending mode ringing after
+//! The hydraulically driven flexible beam of [Makinen1997] (catalog `HydraulicFlexibleBeam`)
+//! against the closed forms of its data: the beam's final angle for the injected volume, the piston following the flow, the first bending mode ringing after
 //! the flow stops, and the orifice's pressure drop at the piston's flow.
 
+mod common;
+
+use common::catalog;
 use mbfmu_engine::Simulation;
-use mbfmu_model::format::{self, Description};
+use mbfmu_model::format::Description;
 use mbfmu_model::variables::{interface_of, Binding, Quantity};
 
 fn quantity(d: &Description, name: &str) -> Quantity {
@@ -30,7 +32,7 @@ fn run(d: &Description, names: &[&str]) -> Vec<Vec<f64>> {
 
 #[test]
 fn the_flexible_beam_lifts_to_the_angle_of_the_injected_volume_and_rings_at_its_first_mode() {
-    let d = format::parse(include_str!("../../../docs/examples/hydraulic_flexible_beam.json")).unwrap();
+    let d = catalog("HydraulicFlexibleBeam");
     let names = [
         "hinge.angle",
         "cylinder.velocity",

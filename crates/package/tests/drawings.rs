@@ -53,12 +53,20 @@ fn every_catalog_model_draws_each_of_its_elements_once() {
             let circuit = Circuit::new(Some(h)).unwrap().svg(true, None, &d.name);
             finite_numbers_only(&circuit);
             let inflows = h.volumes.iter().filter(|v| v.inflow_input.is_some()).count();
-            let components = h.sources.len() + h.volumes.len() + h.valves.len() + h.cylinders.len() + inflows;
+            let components = h.sources.len()
+                + h.volumes.len()
+                + h.valves.len()
+                + h.cylinders.len()
+                + inflows
+                + h.pumps.len()
+                + h.lines.len();
             assert_eq!(groups(&circuit, "hydraulic source"), h.sources.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic volume"), h.volumes.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic valve"), h.valves.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic cylinder"), h.cylinders.len(), "{}", d.name);
             assert_eq!(groups(&circuit, "hydraulic feed"), inflows, "{}", d.name);
+            assert_eq!(groups(&circuit, "hydraulic pump"), h.pumps.len(), "{}", d.name);
+            assert_eq!(groups(&circuit, "hydraulic line"), h.lines.len(), "{}", d.name);
             assert_eq!(circuit.matches("<g class=\"hydraulic ").count(), components);
         }
         // The icon is the mechanism without labels, or the circuit for a circuit alone.

@@ -175,6 +175,12 @@ impl Tree {
                 d.drivers[0].name
             )));
         }
+        if let Some(beam) = d.beams.first() {
+            return Err(CompileError(format!(
+                "beam '{}': beams need nodal coordinates, which the relative coordinates of this formulation do not have (use the index3 formulation)",
+                beam.name
+            )));
+        }
         let nb = d.bodies.len();
         let layout = Layout::of(d);
         let pose: Vec<(Vector3<f64>, Matrix3<f64>)> = layout.parts.iter().map(|p| (p.position, p.rot)).collect();
