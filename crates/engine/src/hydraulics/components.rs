@@ -53,8 +53,11 @@ pub struct PressureValve {
     control: Vec<(Node, f64)>,
     crack: f64,
     full: f64,
-    /// Index of the valve in the description.
+    /// Index of the valve in the description, and its name.
     pub valve: usize,
+    pub name: String,
+    /// A relief valve (to the tank), the one a pump line's pressure is limited by.
+    pub relief: bool,
 }
 
 /// A pump from `inlet` to `outlet`.
@@ -116,6 +119,8 @@ impl Components {
                 crack,
                 full,
                 valve: k,
+                name: v.name().to_string(),
+                relief: matches!(v, Valve::Relief { .. }),
             };
             let (crack, full) = (o.cracking_pressure, o.full_open_pressure);
             match v {
@@ -200,6 +205,11 @@ impl Components {
 }
 
 impl PressureValve {
+    /// The control pressure at which the valve starts to open [Pa].
+    pub fn cracking_pressure(&self) -> f64 {
+        self.crack
+    }
+
     /// The coefficient C at control pressure `c` and dC/dc.
     #[inline]
     pub fn coefficient(&self, c: f64) -> (f64, f64) {

@@ -15,6 +15,7 @@ mod boundary;
 pub mod components;
 mod evaluate;
 pub mod laws;
+mod supply;
 mod switching;
 
 use crate::inputs::InputSignals;

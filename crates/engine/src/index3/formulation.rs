@@ -80,6 +80,9 @@ impl Index3Formulation {
         let mut dae = Box::new(Index3Dae::new(mech));
         if d.static_start || held {
             dae.static_equilibrium(&mut state).map_err(|e| BuildError::Assembly(AssemblyError::Static(e)))?;
+            if let (Some(h), Some(c)) = (&dae.mech.hydraulics, &state.circuit) {
+                h.circuit.check_supply(&c.p).map_err(|e| BuildError::Assembly(AssemblyError::Static(e)))?;
+            }
             let positions = std::mem::take(&mut assembly);
             assembly = dae.mech.assemble(&mut state).map_err(BuildError::Assembly)?;
             assembly.initial_violation = positions.initial_violation;

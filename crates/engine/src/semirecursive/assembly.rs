@@ -73,6 +73,7 @@ impl Semirecursive {
         self.static_forces = self.static_cylinder_forces()?;
         if let Some(c) = &self.tree.circuit {
             let p = c.initial_pressures(&self.static_forces);
+            c.check_supply(&p)?;
             self.w.p.copy_from_slice(&p);
         }
 
