@@ -11,10 +11,16 @@
 //! -g dF/dp on the dynamic rows, and on the cylinder's bodies the geometric stiffness of the
 //! line force (central differences, as the other force elements) and its seal friction's
 //! damping dF/ds' g g^T; the term of s' in the positions is dropped (quasi-Newton).
+//!
+//! A hydraulic motor (`crate::hydraulics::motor`) is an actuator of the same kind after the
+//! cylinders: its measure is its revolute joint's angle, whose row g (the joint's rotation
+//! measure, [`super::geometry::Measure::angle`]) gives the rate omega = g (v, w_bar) and the
+//! generalized force T g^T of its torque, so the same blocks couple it.
 
 use super::forces::{point, point_load, ElementJacobian, Wrench};
-use super::{BodyState, MechState, Mechanism};
-use crate::hydraulics::{laws, Attachment, Circuit, CircuitError, CircuitJacobian, Stroke};
+use super::geometry::Measure;
+use super::{BodyState, JointInfo, MechState, Mechanism};
+use crate::hydraulics::{laws, Attachment, Circuit, CircuitError, CircuitJacobian, Node, Stroke};
 use crate::inputs::InputSignals;
 use crate::rotation::exp;
 use crate::state::CircuitState;
@@ -38,12 +44,21 @@ pub struct Line {
     pub rows: [[f64; 6]; 2],
 }
 
+/// The joint a motor turns: its two bodies (None = ground) and its rotation measure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MotorJoint {
+    pub pair: [Option<usize>; 2],
+    pub angle: Measure,
+}
+
 /// The circuit of a mechanism in the index-3 formulation.
 #[derive(Clone, Debug)]
 pub struct MechanismCircuit {
     pub circuit: Circuit,
     /// Per cylinder, in the circuit's order.
     pub ends: Vec<CylinderEnds>,
+    /// Per motor, in the circuit's order (the actuators after the cylinders).
+    pub motors: Vec<MotorJoint>,
     /// Weight of a pressure change against the position tolerance in the Newton correction's
     /// norm: solver tolerance / pressure tolerance \[m/Pa\].
     pub pressure_weight: f64,
@@ -57,6 +72,7 @@ impl MechanismCircuit {
     /// circuit) and for cylinders driven by inputs (refused in index-3 when it is read).
     pub(super) fn compile(
         d: &Description,
+        joints: &[JointInfo],
         index: impl Fn(&str) -> Option<usize>,
         local: impl Fn(Option<usize>, &Vector3<f64>) -> Vector3<f64>,
     ) -> Option<Box<MechanismCircuit>> {
@@ -75,24 +91,57 @@ impl MechanismCircuit {
                 Attachment::Inputs { .. } => None,
             })
             .collect::<Option<Vec<_>>>()?;
+        let motors = circuit
+            .motors
+            .iter()
+            .map(|m| {
+                let j = &joints[m.joint];
+                Some(MotorJoint { pair: j.pair, angle: j.angle.clone()? })
+            })
+            .collect::<Option<Vec<_>>>()?;
         let s = &d.solver;
-        Some(Box::new(MechanismCircuit { circuit, ends, pressure_weight: s.tolerance / s.pressure_tolerance }))
+        Some(Box::new(MechanismCircuit { circuit, ends, motors, pressure_weight: s.tolerance / s.pressure_tolerance }))
+    }
+
+    /// The actuators: the cylinders, then the motors.
+    pub fn n_actuators(&self) -> usize {
+        self.ends.len() + self.motors.len()
+    }
+
+    /// The two bodies actuator `c` loads (None = ground).
+    pub fn actuator_pair(&self, c: usize) -> [Option<usize>; 2] {
+        match self.ends.get(c) {
+            Some(e) => e.pair,
+            None => self.motors[c - self.ends.len()].pair,
+        }
     }
 
     pub fn n_pressures(&self) -> usize {
         self.circuit.n_pressures()
     }
 
-    /// The volumes cylinder `c`'s chambers are in (piston side, then the rod side if another).
+    /// The volumes actuator `c`'s force depends on: a cylinder's chambers (piston side, then
+    /// the rod side if another), a motor's ports that are volumes (A, then B).
     pub fn chamber_volumes(&self, c: usize) -> impl Iterator<Item = usize> {
-        let cyl = &self.circuit.cylinders[c];
-        let rod = (cyl.rod_side != cyl.piston_side).then_some(cyl.rod_side);
-        std::iter::once(cyl.piston_side).chain(rod)
+        let (first, second) = match self.circuit.cylinders.get(c) {
+            Some(cyl) => (Some(cyl.piston_side), (cyl.rod_side != cyl.piston_side).then_some(cyl.rod_side)),
+            None => {
+                let m = &self.circuit.motors[c - self.ends.len()];
+                let volume = |n: Node| if let Node::Volume(i) = n { Some(i) } else { None };
+                (volume(m.port_a), volume(m.port_b))
+            }
+        };
+        first.into_iter().chain(second)
     }
 
-    /// The line of cylinder `c` at `bodies`.
+    /// The line of actuator `c` at `bodies`: a cylinder's line, or a motor's joint angle with
+    /// its rate omega and its row.
     pub fn line(&self, c: usize, bodies: &[BodyState]) -> Line {
-        let e = &self.ends[c];
+        let Some(e) = self.ends.get(c) else {
+            let m = &self.motors[c - self.ends.len()];
+            let a = m.angle.evaluate(&[m.pair[0].map(|i| &bodies[i]), m.pair[1].map(|i| &bodies[i])]);
+            return Line { length: a.value, rate: a.rate, rows: a.row };
+        };
         let (p1, v1) = point(bodies, e.pair[0], &e.points[0]);
         let (p2, v2) = point(bodies, e.pair[1], &e.points[1]);
         let d = p2 - p1;
@@ -111,9 +160,21 @@ impl MechanismCircuit {
         Line { length, rate: u.dot(&(v2 - v1)), rows }
     }
 
-    /// Adds the push `force` of cylinder `c` to the generalized forces `out`.
+    /// Adds the push `force` of cylinder `c` (or the torque of a motor: T g^T on the joint's
+    /// bodies) to the generalized forces `out`.
     pub fn add_load(&self, c: usize, bodies: &[BodyState], force: f64, out: &mut [Wrench]) {
-        let e = &self.ends[c];
+        let Some(e) = self.ends.get(c) else {
+            let m = &self.motors[c - self.ends.len()];
+            let rows = self.line(c, bodies).rows;
+            for (row, b) in rows.iter().zip(m.pair) {
+                if let Some(b) = b {
+                    for (o, r) in out[b].iter_mut().zip(row) {
+                        *o += r * force;
+                    }
+                }
+            }
+            return;
+        };
         let (p1, _) = point(bodies, e.pair[0], &e.points[0]);
         let (p2, _) = point(bodies, e.pair[1], &e.points[1]);
         let d = p2 - p1;
@@ -171,6 +232,25 @@ impl MechanismCircuit {
         0.5 * (new.t - old.t) * (power(&old.bodies, &c0.p) + power(&new.bodies, &c1.p))
     }
 
+    /// Work of motor `m` over a step from `old` to `new` (trapezoidal rule on its power
+    /// T omega), the input values of each end from `input(t, i)`; 0 where a state has no
+    /// circuit.
+    pub fn motor_work_increment(
+        &self,
+        m: usize,
+        old: &MechState,
+        new: &MechState,
+        input: &dyn Fn(f64, usize) -> f64,
+    ) -> f64 {
+        let (Some(c0), Some(c1)) = (&old.circuit, &new.circuit) else { return 0.0 };
+        let power = |s: &MechState, p: &[f64]| {
+            let omega = self.line(self.ends.len() + m, &s.bodies).rate;
+            let drop = self.circuit.motor_drop(m, p, &|i| input(s.t, i));
+            self.circuit.motors[m].torque(omega, drop) * omega
+        };
+        0.5 * (new.t - old.t) * (power(old, &c0.p) + power(new, &c1.p))
+    }
+
     /// The circuit's state at the start: the volumes' pressures (static-start cylinders'
     /// piston sides from `forces`), spools at their initial positions, rates zero.
     pub fn initial_state(&self, forces: &[Option<f64>]) -> CircuitState {
@@ -204,7 +284,7 @@ pub struct CircuitWork {
 
 impl CircuitWork {
     pub fn new(c: &MechanismCircuit, bodies: &[BodyState], n_inputs: usize) -> CircuitWork {
-        let (np, nc, ns) = (c.circuit.n_pressures(), c.circuit.n_cylinders(), c.circuit.n_spools());
+        let (np, nc, ns) = (c.circuit.n_pressures(), c.circuit.n_actuators(), c.circuit.n_spools());
         CircuitWork {
             lines: vec![Line::default(); nc],
             strokes: vec![Stroke::default(); nc],
@@ -253,21 +333,23 @@ impl CircuitWork {
         Ok(())
     }
 
-    /// Element Jacobians of the cylinders' pushes at their current forces: the geometric
+    /// Element Jacobians of the actuators' loads at their current forces: the geometric
     /// stiffness by central differences (perturbation 1e-7, as the force elements') and the
-    /// seal friction's damping dF/ds' g^T g, appended to `out`.
+    /// damping dF/ds' g^T g (a cylinder's seal friction, a motor's viscous friction), appended
+    /// to `out`.
     pub fn element_jacobians(&mut self, c: &MechanismCircuit, bodies: &[BodyState], out: &mut Vec<ElementJacobian>) {
         let eps = 1e-7;
         self.scratch.clone_from_slice(bodies);
-        for (k, ends) in c.ends.iter().enumerate() {
+        for k in 0..c.n_actuators() {
+            let pair = c.actuator_pair(k);
             let mut jac = ElementJacobian {
-                bodies: ends.pair,
+                bodies: pair,
                 stiffness: [[0.0; 12]; 12],
                 damping: [[0.0; 12]; 12],
                 mass_coupling: 0.0,
             };
             let force = self.forces[k];
-            for (slot, b) in ends.pair.iter().enumerate() {
+            for (slot, b) in pair.iter().enumerate() {
                 let Some(b) = *b else { continue };
                 for coord in 0..6 {
                     for (sign, load) in [(1.0, &mut self.plus), (-1.0, &mut self.minus)] {
@@ -283,7 +365,7 @@ impl CircuitWork {
                         c.add_load(k, &self.scratch, force, load);
                     }
                     self.scratch[b].clone_from(&bodies[b]);
-                    for (rs, rb) in ends.pair.iter().enumerate() {
+                    for (rs, rb) in pair.iter().enumerate() {
                         let Some(rb) = *rb else { continue };
                         for i in 0..6 {
                             jac.stiffness[rs * 6 + i][slot * 6 + coord] =
@@ -310,7 +392,7 @@ impl Mechanism {
     /// step, the spools where they are).
     pub(super) fn start_circuit(&self, state: &mut MechState, out: &mut [Wrench]) -> Result<(), CircuitError> {
         let (Some(h), Some(c)) = (&self.hydraulics, &mut state.circuit) else { return Ok(()) };
-        let n = h.circuit.n_cylinders();
+        let n = h.circuit.n_actuators();
         let (mut strokes, mut forces, mut inputs) =
             (vec![Stroke::default(); n], vec![0.0; n], vec![0.0; self.inputs.len()]);
         for (k, s) in strokes.iter_mut().enumerate() {
@@ -347,6 +429,15 @@ impl Mechanism {
                 cyl.force(c.p[cyl.piston_side], c.p[cyl.rod_side], h.line(cylinder, &state.bodies).rate)
             }
             Quantity::CylinderWork { cylinder } => c.cylinder_work[cylinder],
+            Quantity::MotorSpeed { motor } | Quantity::MotorTorque { motor } | Quantity::MotorFlow { motor } => {
+                let omega = h.line(h.ends.len() + motor, &state.bodies).rate;
+                let drop = circuit.motor_drop(motor, &c.p, &|i| self.inputs.at(i, state.t));
+                match q {
+                    Quantity::MotorSpeed { .. } => omega,
+                    Quantity::MotorTorque { .. } => circuit.motors[motor].torque(omega, drop),
+                    _ => circuit.motors[motor].flow(omega, drop),
+                }
+            }
             _ => f64::NAN,
         }
     }
