@@ -442,3 +442,133 @@ impl Mechanism {
         }
     }
 }
+
+#[cfg(test)]
+mod motor_tests {
+    //! The index-3 coupling of a motor: its joint-rate row g (d omega / d(v, w_bar), the
+    //! gradient of the joint angle in (dr, dpi_bar)) and the chain-rule entries through it,
+    //! in closed form against differences.
+    use super::*;
+    use mbfmu_model::format;
+
+    /// A rotor on a tilted revolute joint to an arm on a spherical joint to ground, a motor
+    /// on the revolute joint from volume A to the tank.
+    fn mechanism() -> Mechanism {
+        let json = r#"{
+            "name": "motor_rows",
+            "bodies": [{"name": "arm", "mass": 3.0, "inertia": [0.2, 0.3, 0.4], "position": [0.5, 0.0, 0.0]},
+                       {"name": "rotor", "mass": 1.0, "inertia": [0.02, 0.03, 0.05], "position": [1.0, 0.2, 0.1]}],
+            "joints": [{"name": "pivot", "type": "spherical", "body1": "ground", "body2": "arm", "point": [0, 0, 0]},
+                       {"name": "shaft", "type": "revolute", "body1": "arm", "body2": "rotor",
+                        "point": [1.0, 0.0, 0.0], "axis": [0.36, 0.48, 0.8]}],
+            "hydraulics": {
+                "oil": {"bulk_modulus": 1.5e9, "density": 850.0},
+                "sources": [{"name": "tank", "pressure": 1e5}],
+                "volumes": [{"name": "A", "hose_volume": 1e-4, "hose_bulk_modulus": 7e8, "initial_pressure": 6e6}],
+                "pumps": [{"name": "pump", "inlet": "tank", "outlet": "A", "displacement": 1e-5, "shaft_speed": 100.0}],
+                "motors": [{"name": "m", "port_a": "A", "port_b": "tank", "joint": "shaft", "displacement": 2e-5,
+                            "leakage_coefficient": 1e-12, "volumetric_efficiency": 0.95,
+                            "hydromechanical_efficiency": 0.9, "viscous_friction": 0.2}]
+            },
+            "experiment": {"stop": 1.0, "step": 0.001},
+            "solver": {"formulation": "index3", "method": "bdf1"}
+        }"#;
+        Mechanism::from_description(&format::parse(json).unwrap()).unwrap()
+    }
+
+    /// Bodies moved off the start and turning (the rotor also about its own axis).
+    fn moving(m: &Mechanism) -> Vec<BodyState> {
+        let mut bodies = m.initial.bodies.clone();
+        bodies[0].rot = exp(&Vector3::new(0.2, -0.1, 0.3));
+        bodies[1].rot = bodies[0].rot * exp(&Vector3::new(0.36, 0.48, 0.8).scale(0.7));
+        bodies[0].w = Vector3::new(0.4, -1.1, 0.6);
+        bodies[1].w = Vector3::new(2.0, 3.5, -1.2);
+        bodies[0].v = Vector3::new(0.1, 0.2, -0.3);
+        bodies
+    }
+
+    #[test]
+    fn the_motor_row_is_the_joint_angles_gradient_and_gives_its_rate() {
+        let m = mechanism();
+        let h = m.hydraulics.as_deref().unwrap();
+        assert_eq!((h.n_actuators(), h.actuator_pair(0)), (1, [Some(0), Some(1)]));
+        let bodies = moving(&m);
+        let line = h.line(0, &bodies);
+        let eps = 1e-6;
+        let mut scratch = bodies.clone();
+        for (slot, b) in [(0, 0), (1, 1)] {
+            for coord in 0..6 {
+                let angle = |sign: f64, s: &mut Vec<BodyState>| {
+                    s[b] = bodies[b].clone();
+                    if coord < 3 {
+                        s[b].r[coord] += sign * eps;
+                    } else {
+                        s[b].rot = bodies[b].rot * exp(&Vector3::ith(coord - 3, sign * eps));
+                    }
+                    h.line(0, s).length
+                };
+                let fd = (angle(1.0, &mut scratch) - angle(-1.0, &mut scratch)) / (2.0 * eps);
+                scratch[b] = bodies[b].clone();
+                let g = line.rows[slot][coord];
+                assert!((g - fd).abs() < 1e-8, "body {b} coordinate {coord}: row {g} vs differences {fd}");
+            }
+        }
+        // omega = g (v, w_bar) summed over the two bodies.
+        let rate: f64 = (0..2)
+            .map(|k| {
+                (0..3).map(|i| line.rows[k][i] * bodies[k].v[i] + line.rows[k][3 + i] * bodies[k].w[i]).sum::<f64>()
+            })
+            .sum();
+        assert!((rate - line.rate).abs() < 1e-12 * rate.abs().max(1.0), "{rate} vs {}", line.rate);
+        // The torque's generalized force is T g^T.
+        let mut out = vec![[0.0; 6]; 2];
+        h.add_load(0, &bodies, 7.0, &mut out);
+        for k in 0..2 {
+            for i in 0..6 {
+                assert_eq!(out[k][i], 7.0 * line.rows[k][i]);
+            }
+        }
+    }
+
+    #[test]
+    fn chain_rule_entries_through_the_joint_rate_match_differences_in_the_body_rates() {
+        let m = mechanism();
+        let h = m.hydraulics.as_deref().unwrap();
+        let bodies = moving(&m);
+        let base = m.initial.clone();
+        let p = [6e6];
+        let mut w = CircuitWork::new(h, &bodies, 0);
+        w.evaluate(&m, &base, 0.0, &bodies, &p, true).unwrap();
+        let (rate0, torque0, rows) = (w.rates[0], w.forces[0], w.lines[0].rows);
+        let (dp_dv, df_dv) = (w.jacobian.dp_dv[0], w.jacobian.df_dv[0]);
+        assert_eq!(df_dv, -0.2);
+        let mut moved = bodies.clone();
+        for (slot, b) in [(0, 0), (1, 1)] {
+            for coord in 0..6 {
+                let eps = 1e-4;
+                if coord < 3 {
+                    moved[b].v[coord] += eps;
+                } else {
+                    moved[b].w[coord - 3] += eps;
+                }
+                w.evaluate(&m, &base, 0.0, &moved, &p, false).unwrap();
+                moved[b] = bodies[b].clone();
+                let g = rows[slot][coord];
+                let (fd_rate, fd_torque) = ((w.rates[0] - rate0) / eps, (w.forces[0] - torque0) / eps);
+                // d p'_A / d(v, w_bar) = dh/domega g, d T / d(v, w_bar) = dT/domega g.
+                assert!(
+                    (fd_rate - dp_dv * g).abs() <= 1e-6 * (dp_dv * g).abs().max(1.0),
+                    "p'_A by {b}.{coord}: {fd_rate} vs {}",
+                    dp_dv * g
+                );
+                assert!(
+                    (fd_torque - df_dv * g).abs() <= 1e-6 * (df_dv * g).abs().max(1e-6),
+                    "T by {b}.{coord}: {fd_torque} vs {}",
+                    df_dv * g
+                );
+            }
+        }
+        // By the pressure: dT/dp_A = eta_hm D_e.
+        assert!((w.jacobian.df_dp[0] - 0.9 * 2e-5 / std::f64::consts::TAU).abs() < 1e-18);
+    }
+}
