@@ -51,7 +51,7 @@ fn one() -> f64 {
 /// A fixed-displacement hydraulic motor (rotary actuator) turning a revolute joint: with
 /// D_e = D / (2 pi) and omega the joint's rate, it draws q = D_e omega / eta_v + C_l (p_A - p_B)
 /// from `port_a` into `port_b` and applies T = eta_hm D_e (p_A - p_B) - B omega to the joint
-/// ([HopsanMotor], [OpenHydraulics] `PartialPumpMotor`).
+/// (Hopsan's fixed-displacement motor, OpenHydraulics `PartialPumpMotor`; docs/modelling.md).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Motor {
