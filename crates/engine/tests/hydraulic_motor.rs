@@ -109,9 +109,9 @@ impl Closed {
         let mut out = [0.0; 2];
         for i in 0..2 {
             let mut ex = c * x[i];
-            for j in 0..2 {
+            for (j, xj) in x.iter().enumerate() {
                 let m = self.a[i][j] + if i == j { self.sigma } else { 0.0 };
-                ex += s * m * x[j];
+                ex += s * m * xj;
             }
             out[i] = x[i] - e * ex;
         }

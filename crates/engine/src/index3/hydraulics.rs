@@ -523,9 +523,9 @@ mod motor_tests {
         // The torque's generalized force is T g^T.
         let mut out = vec![[0.0; 6]; 2];
         h.add_load(0, &bodies, 7.0, &mut out);
-        for k in 0..2 {
-            for i in 0..6 {
-                assert_eq!(out[k][i], 7.0 * line.rows[k][i]);
+        for (load, row) in out.iter().zip(&line.rows) {
+            for (x, g) in load.iter().zip(row) {
+                assert_eq!(*x, 7.0 * g);
             }
         }
     }
@@ -544,7 +544,7 @@ mod motor_tests {
         assert_eq!(df_dv, -0.2);
         let mut moved = bodies.clone();
         for (slot, b) in [(0, 0), (1, 1)] {
-            for coord in 0..6 {
+            for (coord, &g) in rows[slot].iter().enumerate() {
                 let eps = 1e-4;
                 if coord < 3 {
                     moved[b].v[coord] += eps;
@@ -553,7 +553,6 @@ mod motor_tests {
                 }
                 w.evaluate(&m, &base, 0.0, &moved, &p, false).unwrap();
                 moved[b] = bodies[b].clone();
-                let g = rows[slot][coord];
                 let (fd_rate, fd_torque) = ((w.rates[0] - rate0) / eps, (w.forces[0] - torque0) / eps);
                 // d p'_A / d(v, w_bar) = dh/domega g, d T / d(v, w_bar) = dT/domega g.
                 assert!(
