@@ -70,6 +70,9 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         | Quantity::JointReactionTorque { .. }
         | Quantity::JointFrictionForce { .. }
         | Quantity::DriverEffort { .. }
+        | Quantity::MotorSpeed { .. }
+        | Quantity::MotorTorque { .. }
+        | Quantity::MotorFlow { .. }
         | Quantity::ConstraintViolation
         | Quantity::NewtonIterations
         | Quantity::Steps => 0,

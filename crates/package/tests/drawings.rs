@@ -297,3 +297,59 @@ fn pumps_pressure_valves_and_long_lines_get_their_own_symbols_and_connections() 
     assert_eq!(ends_at("tank"), (3, 0));
     assert_eq!(ends_at("A2").1, 1);
 }
+
+#[test]
+fn a_hydraulic_motor_is_a_circle_with_an_inward_triangle_between_its_ports() {
+    let d = description(&format!(
+        r#"{{"name": "motor", "bodies": [{{"name": "rotor", "mass": 1.0, "inertia": [0.1, 0.1, 0.2], "position": [0, 0, 0]}}],
+            "joints": [{{"name": "shaft", "type": "revolute", "body1": "ground", "body2": "rotor", "point": [0, 0, 0],
+                        "axis": [0, 0, 1]}}],
+            "hydraulics": {{"oil": {{"bulk_modulus": 1.5e9, "density": 850}},
+            "sources": [{{"name": "tank", "pressure": 0}}],
+            "volumes": [{{"name": "A", "hose_volume": 1e-3, "hose_bulk_modulus": 1e12, "initial_pressure": 0}}],
+            "pumps": [{{"name": "pump", "inlet": "tank", "outlet": "A", "displacement": 1e-5, "shaft_speed": 125.0}}],
+            "motors": [{{"name": "m", "port_a": "A", "port_b": "tank", "joint": "shaft", "displacement": 1e-5}}]}},
+          "solver": {{"formulation": "index3", "method": "bdf1"}}, {EXPERIMENT}}}"#
+    ));
+    let circuit = Circuit::new(d.hydraulics.as_ref()).unwrap();
+    let svg = circuit.svg(true, None, &d.name);
+    finite_numbers_only(&svg);
+    icon::png_of_svg(&svg).unwrap();
+    // tank, A, pump, motor; the pump's two lines and the motor's two.
+    assert_eq!(circuit.counts(), (4, 4));
+    assert_eq!(groups(&svg, "hydraulic motor"), 1);
+    let m = component(&svg, "m");
+    assert!(m.contains("class=\"symbol motor\""), "{m}");
+    // The triangle lies inside the circle and points inward: its apex is nearer the centre
+    // than its base, the base at the rim on the side of port A.
+    let circle = m.split("<circle").nth(1).unwrap();
+    let attr = |tag: &str, name: &str| -> f64 {
+        let key = format!(" {name}=\"");
+        tag[tag.find(&key).unwrap() + key.len()..].split('"').next().unwrap().parse().unwrap()
+    };
+    let (cx, cy, r) = (attr(circle, "cx"), attr(circle, "cy"), attr(circle, "r"));
+    let triangle = m.split("<polygon").nth(1).unwrap().split('>').next().unwrap();
+    assert!(triangle.contains("class=\"inward\""));
+    let pts = shape_points(&format!("polygon{triangle}"));
+    assert_eq!(pts.len(), 3);
+    let distance = |p: &(f64, f64)| ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt();
+    assert!(pts.iter().all(|p| distance(p) <= r + 1e-9), "{pts:?} outside r = {r}");
+    let (apex, base) = (&pts[0], &pts[1..]);
+    assert!(base.iter().all(|b| distance(b) > r - 1.0 && distance(apex) < distance(b) - 8.0), "{pts:?}");
+    let volume = shape_points(component(&svg, "A"));
+    let a_below = volume.iter().map(|p| p.1).sum::<f64>() / volume.len() as f64 > cy;
+    assert!(base.iter().all(|b| (b.1 > cy) == a_below), "the base faces port A: {pts:?}");
+    // Both connections end on the motor's symbol (its ports at the top and bottom).
+    let lines_group = &svg[svg.find("id=\"lines\"").unwrap()..];
+    let lines_group = &lines_group[..lines_group.find("</g>").unwrap()];
+    let ends: Vec<(f64, f64)> = lines_group
+        .split("<polyline")
+        .skip(1)
+        .flat_map(|l| {
+            let pts = shape_points(&format!("polyline{l}"));
+            [pts[0], pts[pts.len() - 1]]
+        })
+        .collect();
+    let at_motor = ends.iter().filter(|p| (p.0 - cx).abs() < 1.0 && ((p.1 - cy).abs() - 22.0).abs() < 1.0).count();
+    assert_eq!(at_motor, 2, "ends {ends:?} vs motor at ({cx}, {cy})");
+}

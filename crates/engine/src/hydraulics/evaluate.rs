@@ -115,6 +115,9 @@ impl Circuit {
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
         }
+        if !self.motors.is_empty() {
+            self.motor_flows(p, inputs, &strokes[self.cylinders.len()..], flows, &mut forces[self.cylinders.len()..]);
+        }
         if !self.components.is_empty() {
             self.component_flows(t, p, inputs, flows);
         }
@@ -125,6 +128,31 @@ impl Circuit {
             }
         }
         Ok(())
+    }
+
+    /// The motors' flows q from port A to port B into `flows` and their torques into
+    /// `torques`, at the joints' rates in `strokes` (one per motor) ([`super::motor`]).
+    #[inline]
+    fn motor_flows(&self, p: &[f64], inputs: &[f64], strokes: &[Stroke], flows: &mut [f64], torques: &mut [f64]) {
+        for ((m, s), torque) in self.motors.iter().zip(strokes).zip(torques) {
+            let dp = self.pressure(p, inputs, m.port_a) - self.pressure(p, inputs, m.port_b);
+            let q = m.flow(s.velocity, dp);
+            if let Node::Volume(i) = m.port_a {
+                flows[i] -= q;
+            }
+            if let Node::Volume(i) = m.port_b {
+                flows[i] += q;
+            }
+            *torque = m.torque(s.velocity, dp);
+        }
+    }
+
+    /// The motors' torques alone ([`super::motor`]), for [`Circuit::forces`].
+    fn motor_torques(&self, p: &[f64], inputs: &[f64], strokes: &[Stroke], torques: &mut [f64]) {
+        for ((m, s), torque) in self.motors.iter().zip(strokes).zip(torques) {
+            let dp = self.pressure(p, inputs, m.port_a) - self.pressure(p, inputs, m.port_b);
+            *torque = m.torque(s.velocity, dp);
+        }
     }
 
     /// The force F_s of cylinder `c` (eq. 29), if its piston is inside the stroke.
@@ -146,8 +174,24 @@ impl Circuit {
     /// what the power of a converged step needs (its pressure rates follow from the
     /// trapezoidal rule, so the flows are not formed).
     pub fn forces(&self, p: &[f64], strokes: &[Stroke], forces: &mut [f64]) -> Result<(), CircuitError> {
+        self.forces_with(p, strokes, &[], forces)
+    }
+
+    /// [`Circuit::forces`] with the model's input values `inputs` (the pressures of sources
+    /// that inputs give, at motor ports).
+    pub fn forces_with(
+        &self,
+        p: &[f64],
+        strokes: &[Stroke],
+        inputs: &[f64],
+        forces: &mut [f64],
+    ) -> Result<(), CircuitError> {
         for (c, (s, f)) in self.cylinders.iter().zip(strokes.iter().zip(forces.iter_mut())) {
             *f = Self::cylinder_force(c, p, s)?;
+        }
+        if !self.motors.is_empty() {
+            let nc = self.cylinders.len();
+            self.motor_torques(p, inputs, &strokes[nc..], &mut forces[nc..]);
         }
         if !forces.iter().all(|x| x.is_finite()) {
             return Err(CircuitError::NonFinite { what: "cylinder force".into() });
@@ -213,7 +257,7 @@ impl Circuit {
         inputs: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
-        j.resize(self.n_pressures(), self.n_cylinders());
+        j.resize(self.n_pressures(), self.n_actuators());
         self.flows(t, p, spools, strokes, inputs, &mut j.rates, &mut j.forces)?;
         self.jacobian_from_flows(t, p, spools, strokes, inputs, false, j)
     }
@@ -231,7 +275,7 @@ impl Circuit {
         rates: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
-        j.resize(self.n_pressures(), self.n_cylinders());
+        j.resize(self.n_pressures(), self.n_actuators());
         j.rates.copy_from_slice(rates);
         self.jacobian_from_flows(t, p, spools, strokes, inputs, true, j)
     }
@@ -249,7 +293,8 @@ impl Circuit {
         scaled: bool,
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
-        let (np, nc) = (self.n_pressures(), self.n_cylinders());
+        // nc cylinders of the stride of `volume_slope`, na actuators of the Jacobians'.
+        let (np, nc, na) = (self.n_pressures(), self.n_cylinders(), self.n_actuators());
         j.dp_dp.fill(0.0);
         j.df_dp.fill(0.0);
         let dp_dp = &mut j.dp_dp;
@@ -268,6 +313,9 @@ impl Circuit {
         });
         if !self.components.is_empty() {
             self.component_slopes(t, p, inputs, np, dp_dp);
+        }
+        if !self.motors.is_empty() {
+            self.motor_slopes(np, nc, dp_dp, &mut j.df_dp, &mut j.df_ds, &mut j.df_dv);
         }
         let mut finite = true;
         for (c, cyl) in self.cylinders.iter().enumerate() {
@@ -300,15 +348,29 @@ impl Circuit {
                 let slope = self.compiled.volume_slope[i * nc + c];
                 let ds = -k * k * slope * self.compiled.wall_factor[c] * flow;
                 let dv = area * k;
-                j.dp_ds[i * nc + c] = ds;
-                j.dp_dv[i * nc + c] = dv;
+                j.dp_ds[i * na + c] = ds;
+                j.dp_dv[i * na + c] = dv;
                 finite &= ds.is_finite() && dv.is_finite();
+            }
+            // A motor's flow q(omega) leaves port A and enters port B; its volume does not
+            // change with its angle.
+            for (m, motor) in self.motors.iter().enumerate() {
+                let mut dq = 0.0;
+                if motor.port_a == super::Node::Volume(i) {
+                    dq -= motor.flow_by_speed();
+                }
+                if motor.port_b == super::Node::Volume(i) {
+                    dq += motor.flow_by_speed();
+                }
+                j.dp_ds[i * na + nc + m] = 0.0;
+                j.dp_dv[i * na + nc + m] = dq * k;
+                finite &= j.dp_dv[i * na + nc + m].is_finite();
             }
         }
         // Line faces: their rates do not depend on the strokes.
         for i in nv..np {
-            j.dp_ds[i * nc..(i + 1) * nc].fill(0.0);
-            j.dp_dv[i * nc..(i + 1) * nc].fill(0.0);
+            j.dp_ds[i * na..(i + 1) * na].fill(0.0);
+            j.dp_dv[i * na..(i + 1) * na].fill(0.0);
         }
         self.face_slopes(np, &mut j.dp_dp);
         if !finite {
@@ -317,7 +379,8 @@ impl Circuit {
         Ok(())
     }
 
-    /// The Jacobians by forward differences ([Jaiswal2021, eqs. 40-41]), to check [`Circuit::jacobian`].
+    /// The Jacobians by forward differences ([Jaiswal2021, eqs. 40-41]), to check [`Circuit::jacobian`]
+    /// (over every actuator: the cylinders, then the motors).
     #[allow(clippy::too_many_arguments)]
     pub fn jacobian_fd(
         &self,
@@ -328,7 +391,7 @@ impl Circuit {
         inputs: &[f64],
         j: &mut CircuitJacobian,
     ) -> Result<(), CircuitError> {
-        let (np, nc) = (self.n_pressures(), self.n_cylinders());
+        let (np, nc) = (self.n_pressures(), self.n_actuators());
         j.resize(np, nc);
         j.p.clear();
         j.p.extend_from_slice(p);
@@ -366,5 +429,53 @@ impl Circuit {
             }
         }
         Ok(())
+    }
+}
+
+impl Circuit {
+    /// The motors' terms of the closed-form Jacobians ([`super::motor`]): the leakage
+    /// C_l (p_A - p_B) in the flows' slopes `dp_dp` (np x np, before the scaling by B_e/V),
+    /// dT/dp_A = -dT/dp_B = eta_hm D_e in the torques' rows of `df_dp` (after the nc
+    /// cylinders' rows), dT/d(angle) = 0 and dT/domega = -B.
+    fn motor_slopes(
+        &self,
+        np: usize,
+        nc: usize,
+        dp_dp: &mut [f64],
+        df_dp: &mut [f64],
+        df_ds: &mut [f64],
+        df_dv: &mut [f64],
+    ) {
+        for (m, motor) in self.motors.iter().enumerate() {
+            let (a, b) = (motor.port_a, motor.port_b);
+            // The flow from A to B changes by C_l per unit of p_A and by -C_l per unit of p_B.
+            for (row, sign) in [(a, -1.0), (b, 1.0)] {
+                let Node::Volume(i) = row else { continue };
+                if let Node::Volume(k) = a {
+                    dp_dp[i * np + k] += sign * motor.leakage;
+                }
+                if let Node::Volume(k) = b {
+                    dp_dp[i * np + k] -= sign * motor.leakage;
+                }
+            }
+            let row = (nc + m) * np;
+            if let Node::Volume(k) = a {
+                df_dp[row + k] += motor.torque_by_drop();
+            }
+            if let Node::Volume(k) = b {
+                df_dp[row + k] -= motor.torque_by_drop();
+            }
+            df_ds[nc + m] = 0.0;
+            df_dv[nc + m] = -motor.viscous;
+        }
+    }
+}
+
+impl Circuit {
+    /// The pressure drop p_A - p_B across motor `m` at the states `p`, with the input values
+    /// from `input` (sources whose pressure is an input).
+    pub fn motor_drop(&self, m: usize, p: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {
+        let motor = &self.motors[m];
+        self.pressure_with(p, input, motor.port_a) - self.pressure_with(p, input, motor.port_b)
     }
 }

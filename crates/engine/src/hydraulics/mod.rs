@@ -15,11 +15,13 @@ mod boundary;
 pub mod components;
 mod evaluate;
 pub mod laws;
+pub mod motor;
 mod supply;
 mod switching;
 
 use crate::inputs::InputSignals;
 use mbfmu_model::format::{self, Reference, SealFriction, Valve};
+pub use motor::MotorSpec;
 use nalgebra::Vector3;
 use std::fmt;
 
@@ -160,6 +162,9 @@ pub struct Circuit {
     throttles: Vec<Throttle>,
     pub valves: Vec<DirectionalValve>,
     pub cylinders: Vec<CylinderSpec>,
+    /// Hydraulic motors (`motor.rs`): actuators after the cylinders, whose strokes are their
+    /// joints' angles and rates and whose forces are their torques.
+    pub motors: Vec<MotorSpec>,
     /// Spool index of each valve of the description (None for throttles).
     pub spool_of_valve: Vec<Option<usize>>,
     /// Pressure valves, pumps, accumulators and lines (`components.rs`).
@@ -220,8 +225,9 @@ impl Compiled {
     }
 }
 
-/// Jacobians of [`Circuit::evaluate`], row-major:
-/// p' by p (np x np), by |s| and s' (np x nc); F by p (nc x np), by |s| and s' (diagonal, nc).
+/// Jacobians of [`Circuit::evaluate`], row-major, over the na actuators (the cylinders, then
+/// the motors): p' by p (np x np), by |s| and s' (np x na); F by p (na x np), by |s| and s'
+/// (diagonal, na).
 #[derive(Clone, Debug, Default)]
 pub struct CircuitJacobian {
     pub dp_dp: Vec<f64>,
@@ -370,6 +376,11 @@ impl Circuit {
             })
             .collect();
         let components = components::Components::compile(h, &node, &input, &mut volumes);
+        let motors = h
+            .motors
+            .iter()
+            .map(|m| MotorSpec::compile(m, &node, d.joint_index(&m.joint).expect("validated joint")))
+            .collect();
         let compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders);
         Some(Circuit {
             oil_modulus: h.oil.bulk_modulus,
@@ -379,6 +390,7 @@ impl Circuit {
             throttles,
             valves,
             cylinders,
+            motors,
             spool_of_valve,
             components,
             compiled,
@@ -397,6 +409,12 @@ impl Circuit {
 
     pub fn n_cylinders(&self) -> usize {
         self.cylinders.len()
+    }
+
+    /// The actuators: the cylinders, then the motors (the length of the strokes and forces
+    /// that [`Circuit::evaluate`] takes and gives).
+    pub fn n_actuators(&self) -> usize {
+        self.cylinders.len() + self.motors.len()
     }
 
     /// U_ref of spool `k` for a step from `t0` to `t1`, held over the step: the input's
@@ -470,5 +488,7 @@ impl Circuit {
 mod boundary_tests;
 #[cfg(test)]
 mod component_tests;
+#[cfg(test)]
+mod motor_tests;
 #[cfg(test)]
 mod tests;

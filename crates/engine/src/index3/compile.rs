@@ -244,6 +244,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         .collect();
     let hydraulics = super::hydraulics::MechanismCircuit::compile(
         d,
+        &joints,
         |name| d.body_or_node_index(name),
         |b, p| layout.local_point(b, p),
     );

@@ -101,8 +101,8 @@ impl Index3Dae {
                     pattern.push((first + i, first + j));
                 }
             }
-            for (c, ends) in h.ends.iter().enumerate() {
-                for b in ends.pair.iter().flatten() {
+            for c in 0..h.n_actuators() {
+                for b in h.actuator_pair(c).iter().flatten() {
                     for i in 0..np {
                         for k in 0..6 {
                             pattern.push((first + i, 6 * b + k));
@@ -211,8 +211,8 @@ impl Index3Dae {
 
     /// Adds the pressure rows and columns from `slot` on (the pattern's order, see
     /// [`Index3Dae::new`]): `pressure(i, j)` of the pressure block, `line(i, c)` the factor of
-    /// cylinder c's row g on pressure row i, `push(c, j)` the factor of -g^T on the dynamic
-    /// rows in pressure column j.
+    /// actuator c's row g on pressure row i (a cylinder's line, a motor's joint rate),
+    /// `push(c, j)` the factor of -g^T on the dynamic rows in pressure column j.
     pub(super) fn add_circuit_blocks(
         &mut self,
         w: &CircuitWork,
@@ -229,9 +229,9 @@ impl Index3Dae {
                 slot += 1;
             }
         }
-        for (c, ends) in h.ends.iter().enumerate() {
+        for c in 0..h.n_actuators() {
             let rows = &w.lines[c].rows;
-            for (end, b) in ends.pair.iter().enumerate() {
+            for (end, b) in h.actuator_pair(c).iter().enumerate() {
                 if b.is_none() {
                     continue;
                 }
@@ -326,6 +326,9 @@ impl DaeSystem for Index3Dae {
                 if let Some(c) = &mut out.circuit {
                     c.cylinder_work[k] = b.cylinder_work[k] + dw;
                 }
+            }
+            for k in 0..h.circuit.motors.len() {
+                out.work += h.motor_work_increment(k, base, out, &|t, i| self.mech.inputs.at(i, t));
             }
         }
     }
@@ -492,9 +495,9 @@ impl DaeSystem for Index3Dae {
                 self.rhs[first + i] = -r[12 * nb + i];
             }
             let ncyl = w.forces.len();
-            for (c, ends) in h.ends.iter().enumerate() {
-                let g_rkin: f64 = ends
-                    .pair
+            for c in 0..h.n_actuators() {
+                let g_rkin: f64 = h
+                    .actuator_pair(c)
                     .iter()
                     .zip(&w.lines[c].rows)
                     .filter_map(|(b, row)| b.map(|b| row.iter().zip(&self.r_kin[b]).map(|(g, x)| g * x).sum::<f64>()))

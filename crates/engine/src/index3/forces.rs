@@ -301,7 +301,7 @@ impl Mechanism {
             .iter()
             .map(|e| self.element_bodies(e))
             .chain(self.beams.elements.iter().map(|e| [Some(e.nodes[0]), Some(e.nodes[1])]))
-            .chain(self.hydraulics.iter().flat_map(|h| h.ends.iter().map(|e| e.pair)))
+            .chain(self.hydraulics.iter().flat_map(|h| (0..h.n_actuators()).map(|c| h.actuator_pair(c))))
     }
 
     /// Gyroscopic torque -w_bar~ J_bar w_bar ([Fang2023, eq. 2b]).

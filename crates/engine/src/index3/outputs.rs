@@ -163,7 +163,10 @@ impl Mechanism {
             | Quantity::CylinderLength { .. }
             | Quantity::CylinderVelocity { .. }
             | Quantity::CylinderForce { .. }
-            | Quantity::CylinderWork { .. } => self.circuit_quantity(q, state),
+            | Quantity::CylinderWork { .. }
+            | Quantity::MotorSpeed { .. }
+            | Quantity::MotorTorque { .. }
+            | Quantity::MotorFlow { .. } => self.circuit_quantity(q, state),
             Quantity::BodyPosition { .. }
             | Quantity::BodyVelocity { .. }
             | Quantity::BodyAcceleration { .. }

@@ -158,6 +158,12 @@ impl Semirecursive {
         for (f, c) in w.forces.iter_mut().zip(&circuit.cylinders) {
             *f = if c.static_start { 0.0 } else { c.force(pre[c.piston_side], pre[c.rod_side], 0.0) };
         }
+        // Motors hold with their start pressures' torques (at rest).
+        let nc = circuit.n_cylinders();
+        for (k, (f, motor)) in w.forces[nc..].iter_mut().zip(&circuit.motors).enumerate() {
+            let u = &w.u;
+            *f = motor.torque(0.0, circuit.motor_drop(k, &pre, &|i| u[i]));
+        }
         self.tree.loads(&w.kin, &w.z, &w.zd, &w.u, &w.forces, &w.cylinder_rows, &w.strokes, true, &mut w.wrenches);
         self.tree.generalized_residual(&w.kin, &w.wrenches, &mut w.sums, &mut w.res);
         // Project onto the independent coordinates: g = R_z^T v (eq. 14).

@@ -59,7 +59,7 @@ impl Tree {
     }
 
     /// The two bodies (body1, body2) of joint `ji` and its global axis.
-    fn joint_bodies(&self, ji: usize, kin: &[BodyKin]) -> ([Option<usize>; 2], Vector3<f64>) {
+    pub(super) fn joint_bodies(&self, ji: usize, kin: &[BodyKin]) -> ([Option<usize>; 2], Vector3<f64>) {
         match self.roles[ji] {
             JointRole::Tree { body } => {
                 let b = &self.bodies[body];
@@ -74,9 +74,9 @@ impl Tree {
     }
 
     /// Applied wrenches about the origin on every body: gravity, force elements and the
-    /// cylinder forces `cylinders` (pushing the ends apart) along their line rows
-    /// `cylinder_rows` (None: not attached to the mechanism), whose length rates are those of
-    /// `strokes`. Returns the power of the non-conservative forces (for the work and energy
+    /// actuators' forces `cylinders` (cylinders pushing the ends apart, then motors' torques)
+    /// along their rows `cylinder_rows` (a line's or a joint rate's; None: not attached to the
+    /// mechanism), whose rates are those of `strokes`. Returns the power of the non-conservative forces (for the work and energy
     /// balance). A planar tree's wrenches are formed in the components x, y and n_z only (the
     /// others are never read, `planar.rs`). Unless `wrenches`, only the power is formed and
     /// `out` is left as it is.

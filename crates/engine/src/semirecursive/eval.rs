@@ -1,7 +1,7 @@
 //! Evaluations at a trial point of a step: dependent coordinates (double-step), hydraulics,
 //! the Newton residual of [Jaiswal2021, eqs. 38/39] and its tangent (eqs. 37, 40-41).
 
-use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line};
+use super::cuts::{add_jacobian_row, g_dot_acc, jacobian_row, line, RowEval};
 use super::dynamics::row_rate;
 use super::step::NEGLIGIBLE;
 use super::{Semirecursive, Work};
@@ -375,7 +375,8 @@ impl Semirecursive {
         }
     }
 
-    /// Cylinder lengths and rates at the trial kinematics and time `t`.
+    /// Cylinder lengths and rates, and the motors' joint angles and rates, at the trial
+    /// kinematics and time `t`.
     pub(super) fn cylinder_strokes(&mut self, t: f64) {
         let Some(circuit) = &self.tree.circuit else { return };
         let w = &mut self.w;
@@ -391,6 +392,24 @@ impl Semirecursive {
                 }
                 (None, Attachment::Mechanism { .. }) => unreachable!("compiled with ends"),
             };
+        }
+        if circuit.motors.is_empty() {
+            return;
+        }
+        // A motor's rate is its joint's, omega = u . (w2 - w1): the row G = [0; -u] on body1
+        // and [0; u] on body2, on which its torque acts as the wrench [0; T u] ([`super::motor`]).
+        let nc = circuit.n_cylinders();
+        let actuators = w.strokes[nc..].iter_mut().zip(w.cylinder_rows[nc..].iter_mut());
+        for (motor, (stroke, row)) in circuit.motors.iter().zip(actuators) {
+            let (pair, u) = self.tree.joint_bodies(motor.joint, &w.kin);
+            let (angle, _) = self.tree.joint_rotation(motor.joint, &w.z, &w.zd, &w.kin);
+            let g = nalgebra::Vector6::new(0.0, 0.0, 0.0, u.x, u.y, u.z);
+            let row = row.insert(RowEval {
+                value: angle,
+                g: [pair[0].map(|k| (k, -g)), pair[1].map(|k| (k, g))],
+                kappa: 0.0,
+            });
+            *stroke = Stroke { length: angle, velocity: row_rate(&w.kin, row) };
         }
     }
 
@@ -413,7 +432,7 @@ impl Semirecursive {
             if wrenches {
                 c.evaluate(t, &w.p, &w.spools, &w.strokes, &w.u, &mut w.h, &mut w.forces)
             } else {
-                c.forces(&w.p, &w.strokes, &mut w.forces)
+                c.forces_with(&w.p, &w.strokes, &w.u, &mut w.forces)
             }
             .map_err(|e| StepError::Model { time: t, what: e.to_string() })?;
         }

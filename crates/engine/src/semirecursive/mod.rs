@@ -142,7 +142,8 @@ struct Work {
     f_plus: Vec<f64>,
     tangent: Lu,
     projection: Lu,
-    /// Hydraulics at the trial point: pressures, rates h, cylinder forces and strokes.
+    /// Hydraulics at the trial point: pressures, rates h, actuator forces and strokes (the
+    /// cylinders, then the motors).
     p: Vec<f64>,
     pd: Vec<f64>,
     h: Vec<f64>,
@@ -150,7 +151,8 @@ struct Work {
     strokes: Vec<Stroke>,
     /// The input values at the time of the current evaluation.
     u: Vec<f64>,
-    /// Line rows of the cylinders attached to the mechanism (G: the wrenches of unit force).
+    /// Rows of the actuators attached to the mechanism (G: the wrenches of unit force): the
+    /// cylinders' lines, then the motors' joint rates.
     cylinder_rows: Vec<Option<RowEval>>,
     spools: Vec<f64>,
     references: Vec<f64>,
@@ -222,6 +224,8 @@ impl Semirecursive {
         let m = tree.n_constraints();
         let (np, ns, nc) =
             tree.circuit.as_ref().map_or((0, 0, 0), |c| (c.n_pressures(), c.n_spools(), c.n_cylinders()));
+        // The actuators: the cylinders, then the motors (strokes, forces and rows of both).
+        let na = tree.circuit.as_ref().map_or(0, |c| c.n_actuators());
         let nx = match settings.formulation {
             Formulation::SemirecursivePenalty => n,
             _ => n.saturating_sub(m),
@@ -252,7 +256,7 @@ impl Semirecursive {
             rz: vec![0.0; n * n],
             twists: vec![Vector6::zeros(); n * n],
             column_kin: vec![[Vector3::zeros(); 3]; n * n],
-            gs: vec![0.0; nc * n],
+            gs: vec![0.0; na * n],
             x: vec![0.0; nx],
             x0: vec![0.0; nx],
             f: vec![0.0; nx],
@@ -262,14 +266,14 @@ impl Semirecursive {
             p: vec![0.0; np],
             pd: vec![0.0; np],
             h: vec![0.0; np],
-            forces: vec![0.0; nc],
-            strokes: vec![Stroke::default(); nc],
+            forces: vec![0.0; na],
+            strokes: vec![Stroke::default(); na],
             u: vec![0.0; d.interface.inputs.len()],
-            cylinder_rows: vec![None; nc],
+            cylinder_rows: vec![None; na],
             spools: vec![0.0; ns],
             references: vec![0.0; ns],
             jac: CircuitJacobian::default(),
-            js: vec![0.0; nc * n],
+            js: vec![0.0; na * n],
             jl: vec![0.0; tree.elements.len() * n],
             tmp_n: vec![0.0; n.max(nx)],
             tmp_n2: vec![0.0; n.max(nx)],
@@ -312,8 +316,8 @@ impl Semirecursive {
             inputs,
             state,
             kin: vec![BodyKin::default(); n],
-            strokes: vec![Stroke::default(); nc],
-            forces: vec![0.0; nc],
+            strokes: vec![Stroke::default(); na],
+            forces: vec![0.0; na],
             power: 0.0,
             cylinder_power: vec![0.0; nc],
             mirror: std::cell::OnceCell::new(),

@@ -109,12 +109,15 @@ impl Semirecursive {
             let n = self.tree.n_coordinates();
             let ode = &mut self.ode;
             ode.rhs.fill(0.0);
-            for c in 0..nc {
+            // Every actuator: the cylinders (with their work states), then the motors.
+            for c in 0..self.strokes.len() {
                 let df = w.jac.df_dp[c * np + q];
                 if df == 0.0 {
                     continue;
                 }
-                out[l.cylinder_work() + c] = self.strokes[c].velocity * df;
+                if c < nc {
+                    out[l.cylinder_work() + c] = self.strokes[c].velocity * df;
+                }
                 let Some(row) = &w.cylinder_rows[c] else { continue };
                 if l.work == 1 {
                     out[l.work_state()] += self.strokes[c].velocity * df;

@@ -140,7 +140,7 @@ impl Semirecursive {
         let Some(circuit) = &self.tree.circuit else { return };
         let st = &self.state;
         scratch.pressure_rates.resize(circuit.n_pressures(), 0.0);
-        scratch.forces.resize(circuit.n_cylinders(), 0.0);
+        scratch.forces.resize(circuit.n_actuators(), 0.0);
         scratch.inputs.resize(self.inputs.len(), 0.0);
         self.inputs.values_at(st.t, &mut scratch.inputs);
         let (rates, forces) = (&mut scratch.pressure_rates, &mut scratch.forces);

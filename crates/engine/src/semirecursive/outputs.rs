@@ -48,6 +48,9 @@ impl Semirecursive {
             Quantity::CylinderVelocity { cylinder } => self.strokes[cylinder].velocity,
             Quantity::CylinderForce { cylinder } => self.forces[cylinder],
             Quantity::CylinderWork { cylinder } => st.cylinder_work[cylinder],
+            Quantity::MotorSpeed { motor } | Quantity::MotorTorque { motor } | Quantity::MotorFlow { motor } => {
+                self.motor_quantity(q, motor)
+            }
             Quantity::KineticEnergy => self.tree.kinetic_energy(kin),
             Quantity::PotentialEnergy => self.tree.potential_energy(kin, &st.z, &st.zd),
             Quantity::TotalEnergy => self.total_energy(),
@@ -103,5 +106,23 @@ impl Semirecursive {
         let e = &self.tree.elements[f];
         let (x, rate) = self.element_measure(f);
         e.law.force(x, rate, e.input.map_or(0.0, |i| self.inputs.at(i, self.state.t)))
+    }
+}
+
+impl Semirecursive {
+    /// Speed, torque or flow of motor `m` at the current state (its stroke and force follow
+    /// the cylinders').
+    fn motor_quantity(&self, q: Quantity, m: usize) -> f64 {
+        let Some(c) = &self.tree.circuit else { return f64::NAN };
+        let k = c.n_cylinders() + m;
+        let omega = self.strokes[k].velocity;
+        match q {
+            Quantity::MotorSpeed { .. } => omega,
+            Quantity::MotorTorque { .. } => self.forces[k],
+            _ => {
+                let (inputs, t) = (&self.inputs, self.state.t);
+                c.motors[m].flow(omega, c.motor_drop(m, &self.state.p, &|i| inputs.at(i, t)))
+            }
+        }
     }
 }

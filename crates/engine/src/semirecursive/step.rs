@@ -280,7 +280,8 @@ impl Semirecursive {
         let st = &mut self.state;
         let w = &mut self.w;
         st.work += 0.5 * s.dt * (self.power + power);
-        for (c, stroke) in w.strokes.iter().enumerate() {
+        // The cylinders' work (the motors' strokes follow them and book only in the total).
+        for (c, stroke) in w.strokes.iter().take(st.cylinder_work.len()).enumerate() {
             let p1 = w.forces[c] * stroke.velocity;
             st.cylinder_work[c] += 0.5 * s.dt * (self.cylinder_power[c] + p1);
         }

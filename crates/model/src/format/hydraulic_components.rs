@@ -1,5 +1,6 @@
 //! Hydraulic components beyond the lumped-fluid circuit of [Jaiswal2021, Sect. 3]: pumps
-//! (fixed displacement and pressure compensated) and long lines with the oil's inertia. Their laws are documented in docs/modelling.md; the engine's
+//! (fixed displacement and pressure compensated), hydraulic motors on revolute joints and
+//! long lines with the oil's inertia. Their laws are documented in docs/modelling.md; the engine's
 //! `hydraulics::components` evaluates them.
 //!
 //! Compiled into build.rs as part of the description module: serde only.
@@ -45,6 +46,38 @@ pub struct Pump {
 
 fn one() -> f64 {
     1.0
+}
+
+/// A fixed-displacement hydraulic motor (rotary actuator) turning a revolute joint: with
+/// D_e = D / (2 pi) and omega the joint's rate, it draws q = D_e omega / eta_v + C_l (p_A - p_B)
+/// from `port_a` into `port_b` and applies T = eta_hm D_e (p_A - p_B) - B omega to the joint
+/// (Hopsan's fixed-displacement motor, OpenHydraulics `PartialPumpMotor`; docs/modelling.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Motor {
+    /// Unique name (a C identifier); outputs refer to it.
+    pub name: String,
+    /// Inlet port A: a volume or source; flow from A to B turns the joint positively.
+    pub port_a: String,
+    /// Outlet port B: a volume or source.
+    pub port_b: String,
+    /// A revolute joint: its rate omega turns the shaft, body2 receives the torque T about
+    /// the joint's axis and body1 -T.
+    pub joint: String,
+    /// Displacement D [m3/rev].
+    pub displacement: f64,
+    /// Internal leakage coefficient C_l [m3/(s.Pa)], laminar, from A to B.
+    #[serde(default)]
+    pub leakage_coefficient: f64,
+    /// Volumetric efficiency eta_v [-]: the shaft flow is D_e omega / eta_v.
+    #[serde(default = "one")]
+    pub volumetric_efficiency: f64,
+    /// Hydromechanical efficiency eta_hm [-]: T = eta_hm D_e (p_A - p_B) - B omega.
+    #[serde(default = "one")]
+    pub hydromechanical_efficiency: f64,
+    /// Viscous friction coefficient B [N.m.s/rad] of the shaft.
+    #[serde(default)]
+    pub viscous_friction: f64,
 }
 
 /// The pressure compensator of a variable-displacement pump.

@@ -8,7 +8,7 @@
 //!
 //! Compiled into build.rs as part of the description module: serde only.
 
-use super::hydraulic_components::{Line, Pump};
+use super::hydraulic_components::{Line, Motor, Pump};
 use super::tagged::{tagged, Kinds};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -37,6 +37,9 @@ pub struct Hydraulics {
     /// Pumps: flow sources driven by a shaft.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pumps: Vec<Pump>,
+    /// Hydraulic motors turning revolute joints.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub motors: Vec<Motor>,
     /// Long lines (hoses, pipes) with the oil's inertia: segmented into volumes and flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<Line>,

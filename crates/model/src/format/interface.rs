@@ -77,7 +77,7 @@ pub struct InputSpec {
 const OUTPUTS: Kinds = Kinds {
     what: "output",
     tag: None,
-    words: &["body", "joint", "driver", "force", "system", "node", "volume", "source", "valve", "cylinder"],
+    words: &["body", "joint", "driver", "force", "system", "node", "volume", "source", "valve", "cylinder", "motor"],
     hint: |_| None,
 };
 
@@ -153,6 +153,13 @@ tagged! {
             cylinder: String,
             /// What is output.
             quantities: Vec<CylinderQuantity>,
+        },
+        /// Hydraulic motor.
+        Motor {
+            /// A motor of `hydraulics.motors`.
+            motor: String,
+            /// What is output.
+            quantities: Vec<MotorQuantity>,
         },
     }
 }
@@ -278,6 +285,19 @@ keyword! {
         Force = "force",
         /// Work of F_s on the mechanism since the start \[J\].
         Work = "work",
+    }
+}
+
+keyword! {
+    /// Outputs of a hydraulic motor.
+    pub enum MotorQuantity("motor quantity") {
+        /// Shaft speed omega, the rate of the motor's revolute joint [rad/s].
+        Speed = "speed",
+        /// Torque T = eta_hm D_e (p_A - p_B) - B omega on the joint (on body2, about the
+        /// joint's axis) [N.m].
+        Torque = "torque",
+        /// Flow q = D_e omega / eta_v + C_l (p_A - p_B) drawn from port A into port B [m3/s].
+        Flow = "flow",
     }
 }
 

@@ -127,6 +127,15 @@ pub enum Quantity {
     CylinderWork {
         cylinder: usize,
     },
+    MotorSpeed {
+        motor: usize,
+    },
+    MotorTorque {
+        motor: usize,
+    },
+    MotorFlow {
+        motor: usize,
+    },
     KineticEnergy,
     PotentialEnergy,
     TotalEnergy,

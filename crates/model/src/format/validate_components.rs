@@ -1,8 +1,8 @@
 //! Checks of the hydraulic components beyond the lumped-fluid circuit: pressure valves,
-//! pumps and long lines. Errors name the component, the field and the reason.
+//! pumps, motors and long lines. Errors name the component, the field and the reason.
 
 use super::validate::{invalid, DescriptionError};
-use super::{Description, Hydraulics, Motion, Valve};
+use super::{Description, Hydraulics, JointKind, Motion, Valve};
 
 fn check(loc: &str, what: &str, v: f64, ok: bool, rule: &str) -> Result<(), DescriptionError> {
     if v.is_finite() && ok {
@@ -132,6 +132,9 @@ impl Description {
                 )?;
             }
         }
+        for m in &h.motors {
+            self.validate_motor(h, m)?;
+        }
         for l in &h.lines {
             let loc = format!("line '{}'", l.name);
             let loc = loc.as_str();
@@ -165,5 +168,58 @@ impl Description {
             check(loc, "initial_pressure", l.initial_pressure, true, "must be finite")?;
         }
         Ok(())
+    }
+}
+
+impl Description {
+    /// A hydraulic motor: its ports, its joint and its numbers.
+    fn validate_motor(&self, h: &Hydraulics, m: &super::Motor) -> Result<(), DescriptionError> {
+        let loc = format!("motor '{}'", m.name);
+        let loc = loc.as_str();
+        for (field, name) in [("port_a", &m.port_a), ("port_b", &m.port_b)] {
+            if !h.is_volume(name) && !h.is_source(name) {
+                return Err(invalid(loc, format!("{field} '{name}' is not a hydraulic volume or source")));
+            }
+        }
+        if m.port_a == m.port_b {
+            return Err(invalid(loc, "port_a and port_b are the same node (the motor would pass its flow to itself)"));
+        }
+        if !h.is_volume(&m.port_a) && !h.is_volume(&m.port_b) {
+            return Err(invalid(
+                loc,
+                "port_a and port_b are both sources: the motor's flow would change no state (give one port a volume)",
+            ));
+        }
+        match self.joints.iter().find(|j| j.name == m.joint) {
+            None => {
+                return Err(invalid(loc, format!("joint '{}' is not a joint of this model", m.joint)));
+            }
+            Some(j) if j.kind != JointKind::Revolute => {
+                return Err(invalid(
+                    loc,
+                    format!(
+                        "joint '{}' is a {} joint: a motor turns a revolute joint",
+                        m.joint,
+                        format!("{:?}", j.kind).to_lowercase()
+                    ),
+                ));
+            }
+            Some(_) => {}
+        }
+        check(loc, "displacement", m.displacement, m.displacement > 0.0, "must be positive and finite")?;
+        check(
+            loc,
+            "leakage_coefficient",
+            m.leakage_coefficient,
+            m.leakage_coefficient >= 0.0,
+            "must be finite and >= 0",
+        )?;
+        for (field, eta) in [
+            ("volumetric_efficiency", m.volumetric_efficiency),
+            ("hydromechanical_efficiency", m.hydromechanical_efficiency),
+        ] {
+            check(loc, field, eta, eta > 0.0 && eta <= 1.0, "must lie in (0, 1]")?;
+        }
+        check(loc, "viscous_friction", m.viscous_friction, m.viscous_friction >= 0.0, "must be finite and >= 0")
     }
 }

@@ -52,7 +52,8 @@ impl Hydraulics {
         let inflow = self.volumes.iter().any(|v| v.name == name && v.inflow_input.is_some());
         let pumps = self.pumps.iter().any(|p| p.inlet == name || p.outlet == name);
         let lines = self.lines.iter().any(|l| l.from == name || l.to == name);
-        valves || chambers || inflow || pumps || lines
+        let motors = self.motors.iter().any(|m| m.port_a == name || m.port_b == name);
+        valves || chambers || inflow || pumps || lines || motors
     }
 
     pub(super) fn is_volume(&self, name: &str) -> bool {
@@ -106,7 +107,8 @@ impl Description {
         let cylinders = h.into_iter().flat_map(|h| h.cylinders.iter().map(|c| ("cylinder", c.name.as_str())));
         let pumps = h.into_iter().flat_map(|h| h.pumps.iter().map(|p| ("pump", p.name.as_str())));
         let lines = h.into_iter().flat_map(|h| h.lines.iter().map(|l| ("line", l.name.as_str())));
-        sources.chain(volumes).chain(valves).chain(cylinders).chain(pumps).chain(lines)
+        let motors = h.into_iter().flat_map(|h| h.motors.iter().map(|m| ("motor", m.name.as_str())));
+        sources.chain(volumes).chain(valves).chain(cylinders).chain(pumps).chain(lines).chain(motors)
     }
 
     fn input_ref(&self, loc: &str, field: &str, name: &str) -> Result<(), DescriptionError> {
@@ -266,7 +268,7 @@ impl Description {
         if let Some(v) = h.volumes.iter().find(|v| !h.is_connected(&v.name)) {
             return Err(invalid(
                 format!("hydraulic volume '{}'", v.name),
-                "is connected to nothing: no throttle or valve port, cylinder chamber or inflow_input names it (connect it or remove it)",
+                "is connected to nothing: no throttle or valve port, cylinder chamber, pump, line, motor port or inflow_input names it (connect it or remove it)",
             ));
         }
         Ok(())

@@ -92,6 +92,12 @@ impl Description {
                         format!("cylinder '{cylinder}' is not a hydraulic cylinder of this model"),
                     ))
                 }
+                Motor { motor, .. } if self.motor_index(motor).is_none() => {
+                    return Err(invalid(
+                        "interface outputs",
+                        format!("motor '{motor}' is not a hydraulic motor of this model"),
+                    ))
+                }
                 _ => {}
             }
         }

@@ -204,6 +204,13 @@ impl Me<'_> {
         [volume(&cyl.piston_side), volume(&cyl.rod_side)].into_iter().flatten().collect()
     }
 
+    /// Volumes at the ports of every motor (their torques' pressures).
+    fn motor_ports(&self) -> Vec<usize> {
+        let Some(h) = &self.d.hydraulics else { return Vec::new() };
+        let volume = |name: &str| h.volumes.iter().position(|v| v.name == name);
+        h.motors.iter().flat_map(|m| [volume(&m.port_a), volume(&m.port_b)]).flatten().collect()
+    }
+
     fn accelerations(&self) -> Vec<Dependency> {
         let mut deps = self.velocities();
         if self.semirecursive {
@@ -212,6 +219,7 @@ impl Me<'_> {
                     deps.extend(self.chambers(c).into_iter().map(|v| dependent(Known::State(self.l.pressure(v)))));
                 }
             }
+            deps.extend(self.motor_ports().into_iter().map(|v| dependent(Known::State(self.l.pressure(v)))));
             deps.extend(
                 (0..self.d.forces.len()).filter_map(|f| force_input(self.d, f)).map(|i| dependent(Known::Input(i))),
             );
@@ -312,6 +320,12 @@ impl Me<'_> {
                 deps
             }
             Quantity::CylinderWork { cylinder } => vec![constant(Known::State(l.cylinder_work(cylinder)))],
+            Quantity::MotorSpeed { .. } => self.velocities(),
+            Quantity::MotorTorque { .. } | Quantity::MotorFlow { .. } => {
+                let mut deps = self.velocities();
+                deps.extend(self.motor_ports().into_iter().map(|v| dependent(Known::State(l.pressure(v)))));
+                deps
+            }
             Quantity::ExternalWork | Quantity::EnergyBalance if self.semirecursive => {
                 let mut deps = match l.work_state() {
                     Some(w) => vec![constant(Known::State(w))],
@@ -416,10 +430,11 @@ impl Me<'_> {
         }
         let h = self.d.hydraulics.as_ref();
         let mut deps = Vec::new();
-        let pumps_or_lines = h.is_some_and(|h| !h.pumps.is_empty() || !h.lines.is_empty());
+        let pumps_or_lines = h.is_some_and(|h| !h.pumps.is_empty() || !h.lines.is_empty() || !h.motors.is_empty());
         if (l.pressure(0)..l.pressure(l.pressures)).contains(&k) && pumps_or_lines {
-            // Pumps (speed inputs) and lines (cell and flow states) couple the circuit more
-            // widely than its orifices: every state, input and velocity, a superset.
+            // Pumps (speed inputs), lines (cell and flow states) and motors (the joints'
+            // rates) couple the circuit more widely than its orifices: every state, input and
+            // velocity, a superset.
             deps.extend((l.pressure(0)..l.pressure(l.pressures)).map(|j| dependent(Known::State(j))));
             deps.extend((0..l.spools).map(|s| dependent(Known::State(l.spool(s)))));
             deps.extend((0..self.d.interface.inputs.len()).map(|i| dependent(Known::Input(i))));
@@ -463,6 +478,7 @@ impl Me<'_> {
                     deps.extend(self.chambers(c).into_iter().map(|v| dependent(Known::State(l.pressure(v)))));
                 }
             }
+            deps.extend(self.motor_ports().into_iter().map(|v| dependent(Known::State(l.pressure(v)))));
             deps.extend(
                 (0..self.d.forces.len()).filter_map(|f| force_input(self.d, f)).map(|i| dependent(Known::Input(i))),
             );

@@ -70,7 +70,8 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         | Quantity::TotalEnergy
         | Quantity::ExternalWork
         | Quantity::EnergyBalance => 1,
-        // Accelerations (a jerk), Lagrange multipliers and what follows from them, solver
+        // Accelerations (a jerk), Lagrange multipliers and what follows from them, the motors'
+        // outputs (no derivatives offered), solver
         // health.
         Quantity::BodyAcceleration { .. }
         | Quantity::NodeAcceleration { .. }
@@ -79,6 +80,9 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         | Quantity::JointReactionTorque { .. }
         | Quantity::JointFrictionForce { .. }
         | Quantity::DriverEffort { .. }
+        | Quantity::MotorSpeed { .. }
+        | Quantity::MotorTorque { .. }
+        | Quantity::MotorFlow { .. }
         | Quantity::ConstraintViolation
         | Quantity::NewtonIterations
         | Quantity::Steps => 0,

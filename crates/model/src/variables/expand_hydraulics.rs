@@ -1,9 +1,11 @@
-//! Outputs of the hydraulic circuit: volumes, sources, valves and cylinders, each expanded
-//! into scalar variables.
+//! Outputs of the hydraulic circuit: volumes, sources, valves, cylinders and motors, each
+//! expanded into scalar variables.
 
 use super::expand::{missing, Builder, InterfaceError};
 use super::Quantity;
-use crate::format::{CylinderQuantity, Description, SourceQuantity, Valve, ValveQuantity, VolumeQuantity};
+use crate::format::{
+    CylinderQuantity, Description, MotorQuantity, SourceQuantity, Valve, ValveQuantity, VolumeQuantity,
+};
 
 /// Pressure in a hydraulic volume.
 pub(super) fn volume_outputs(
@@ -108,6 +110,37 @@ pub(super) fn cylinder_outputs(
             ),
         };
         b.output(format!("{cylinder}.{name}"), unit, format!("{text} of cylinder {cylinder}"), q)?;
+    }
+    Ok(())
+}
+
+/// Speed, torque and flow of a hydraulic motor.
+pub(super) fn motor_outputs(
+    d: &Description,
+    motor: &str,
+    quantities: &[MotorQuantity],
+    b: &mut Builder,
+) -> Result<(), InterfaceError> {
+    let i = d.motor_index(motor).ok_or_else(|| missing("motor", motor))?;
+    for q in quantities {
+        let (name, unit, text, q) = match q {
+            MotorQuantity::Speed => {
+                ("speed", "rad/s", "Shaft speed omega (the joint's rate)", Quantity::MotorSpeed { motor: i })
+            }
+            MotorQuantity::Torque => (
+                "torque",
+                "N.m",
+                "Torque T = eta_hm D (p_A - p_B) / (2 pi) - B omega on the joint",
+                Quantity::MotorTorque { motor: i },
+            ),
+            MotorQuantity::Flow => (
+                "flow",
+                "m3/s",
+                "Flow q = D omega / (2 pi eta_v) + C_l (p_A - p_B) from port A to port B",
+                Quantity::MotorFlow { motor: i },
+            ),
+        };
+        b.output(format!("{motor}.{name}"), unit, format!("{text} of motor {motor}"), q)?;
     }
     Ok(())
 }

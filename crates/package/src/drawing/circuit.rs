@@ -6,8 +6,8 @@
 //! a circuit split between FMUs is drawn as connection points: a source whose pressure is an
 //! input, and the input flow that feeds a volume.
 //!
-//! Pumps driven by a shaft sit in the sources' row; relief, check and counterbalance valves and
-//! long lines are placed like throttles. The pressure valves are drawn with their inlet on the
+//! Pumps driven by a shaft sit in the sources' row; relief, check and counterbalance valves,
+//! long lines and hydraulic motors are placed like throttles. The pressure valves are drawn with their inlet on the
 //! side their inlet node is on, so the arrow and the seat show the direction they act in, and
 //! their outlet on the other side, the line going round the symbol when it has to.
 
@@ -43,6 +43,8 @@ enum Kind {
     Counterbalance,
     /// A long line (`lines`): a hose between two nodes.
     Hose,
+    /// A hydraulic motor (`motors`) between its ports A and B.
+    Motor,
 }
 
 impl Kind {
@@ -62,6 +64,7 @@ impl Kind {
             Kind::Check => (20.0, 32.0),
             Kind::Counterbalance => (84.0, 44.0),
             Kind::Hose => (16.0, 44.0),
+            Kind::Motor => (60.0, 44.0),
         }
     }
     fn class(self) -> &'static str {
@@ -73,6 +76,7 @@ impl Kind {
             Kind::Cylinder => "hydraulic cylinder",
             Kind::ShaftPump { .. } => "hydraulic pump",
             Kind::Hose => "hydraulic line",
+            Kind::Motor => "hydraulic motor",
         }
     }
 }
@@ -180,6 +184,11 @@ impl Circuit {
             let from = nodes.get(l.from.as_str()).copied();
             items.push(Item { kind: Kind::Hose, name: l.name.clone(), level: -1, x: f64::NAN, faces: from });
         }
+        let first_motor = items.len();
+        for m in &h.motors {
+            let inlet = nodes.get(m.port_a.as_str()).copied();
+            items.push(Item { kind: Kind::Motor, name: m.name.clone(), level: -1, x: f64::NAN, faces: inlet });
+        }
         let first_cylinder = items.len();
         for c in &h.cylinders {
             items.push(Item { kind: Kind::Cylinder, name: c.name.clone(), level: -1, x: f64::NAN, faces: None });
@@ -228,6 +237,13 @@ impl Circuit {
                 }
             }
         }
+        for (k, m) in h.motors.iter().enumerate() {
+            for node in [&m.port_a, &m.port_b] {
+                if let Some(&n) = nodes.get(node.as_str()) {
+                    lines.push(Line { from: (first_motor + k, (0.0, 0.0)), to: n, pilot: false });
+                }
+            }
+        }
         for (k, c) in h.cylinders.iter().enumerate() {
             for (node, offset) in [(&c.piston_side, piston), (&c.rod_side, rod)] {
                 if let Some(&n) = nodes.get(node.as_str()) {
@@ -247,7 +263,12 @@ impl Circuit {
                 }
             }
         }
-        let two_port_ends: Vec<(&str, &str)> = h.lines.iter().map(|l| (l.from.as_str(), l.to.as_str())).collect();
+        let two_port_ends: Vec<(&str, &str)> = h
+            .lines
+            .iter()
+            .map(|l| (l.from.as_str(), l.to.as_str()))
+            .chain(h.motors.iter().map(|m| (m.port_a.as_str(), m.port_b.as_str())))
+            .collect();
         for _ in 0..=items.len() {
             let mut changed = false;
             for &(from, to) in &two_port_ends {
@@ -317,7 +338,9 @@ impl Circuit {
                 Valve::Directional { .. } => None,
             })
             .collect();
-        between.extend(two_port_ends.iter().enumerate().map(|(k, &(from, to))| (first_line + k, from, to)));
+        // The lines, then the motors (the two-port ends' order).
+        let two_port_items = (first_line..first_line + h.lines.len()).chain(first_motor..first_motor + h.motors.len());
+        between.extend(two_port_items.zip(&two_port_ends).map(|(me, &(from, to))| (me, from, to)));
         for (me, from, to) in between {
             let level = |name: &str| nodes.get(name).map_or(0, |&n| items[n].level);
             let (l1, l2) = (level(from), level(to));
@@ -369,7 +392,9 @@ impl Circuit {
                 let item = &self.items[i];
                 // Connection points keep room for their labels beside them.
                 let label = match item.kind {
-                    Kind::Port | Kind::Inflow | Kind::ShaftPump { .. } => 7.0 * item.name.chars().count() as f64,
+                    Kind::Port | Kind::Inflow | Kind::ShaftPump { .. } | Kind::Motor => {
+                        7.0 * item.name.chars().count() as f64
+                    }
                     _ => 0.0,
                 };
                 let half = item.kind.size().0 / 2.0 + label;
@@ -473,7 +498,7 @@ impl Circuit {
         let inlet = item.faces?;
         if offset != (0.0, 0.0)
             || l.to == inlet
-            || !matches!(item.kind, Kind::Relief | Kind::Check | Kind::Counterbalance | Kind::Hose)
+            || !matches!(item.kind, Kind::Relief | Kind::Check | Kind::Counterbalance | Kind::Hose | Kind::Motor)
         {
             return None;
         }
@@ -509,7 +534,9 @@ impl Circuit {
         if offset != (0.0, 0.0) || matches!(kind, Kind::Directional | Kind::Cylinder) {
             return offset;
         }
-        if let (Some(n), Kind::Relief | Kind::Check | Kind::Counterbalance | Kind::Hose) = (self.items[i].faces, kind) {
+        if let (Some(n), Kind::Relief | Kind::Check | Kind::Counterbalance | Kind::Hose | Kind::Motor) =
+            (self.items[i].faces, kind)
+        {
             // A pressure valve's or line's inlet port, on the side its symbol is drawn for.
             let inlet_below = self.centre(n).1 >= self.centre(i).1;
             if (towards.1 > c.1) == inlet_below {
@@ -526,6 +553,7 @@ impl Circuit {
                     | Kind::Check
                     | Kind::Counterbalance
                     | Kind::Hose
+                    | Kind::Motor
             );
         (0.0, if below { half } else { -half })
     }
@@ -694,6 +722,28 @@ fn symbol(svg: &mut Svg, frame: &Frame, kind: Kind, c: P, name: &str, inlet: P) 
             }
             svg.text(frame, (x + 12.0, y + 4.0), "start", name);
         }
+        Kind::Motor => {
+            motor(svg, c, inlet.1);
+            svg.text(frame, (x + 34.0, y + 4.0), "start", name);
+        }
+    }
+}
+
+/// The ISO 1219 symbol of a fixed-displacement hydraulic motor centred at `c`: a circle with a
+/// filled triangle on its rim at the inlet (port A, on the side `s`: below 1, above -1)
+/// pointing inward, the ports on the vertical axis and the output shaft as a double stub on
+/// the right.
+fn motor(svg: &mut Svg, c: P, s: f64) {
+    let (x, y) = c;
+    let ink = format!("stroke=\"{INK}\" stroke-width=\"1.6\"");
+    svg.line((x, y - 22.0), (x, y - 16.0), &ink);
+    svg.line((x, y + 16.0), (x, y + 22.0), &ink);
+    svg.circle(c, 16.0, &format!("class=\"symbol motor\" fill=\"#ffffff\" {ink}"));
+    // Base corners on the rim at the inlet (7^2 + 14^2 < 16^2), apex towards the centre.
+    let base = y + s * 14.0;
+    svg.polygon(&[(x, y + s * 3.0), (x - 7.0, base), (x + 7.0, base)], &format!("class=\"inward\" fill=\"{INK}\""));
+    for dy in [-2.0, 2.0] {
+        svg.line((x + 16.0, y + dy), (x + 28.0, y + dy), &ink);
     }
 }
 
