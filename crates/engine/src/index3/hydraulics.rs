@@ -347,6 +347,8 @@ impl Mechanism {
                 cyl.force(c.p[cyl.piston_side], c.p[cyl.rod_side], h.line(cylinder, &state.bodies).rate)
             }
             Quantity::CylinderWork { cylinder } => c.cylinder_work[cylinder],
+            Quantity::AccumulatorPressure { accumulator } => circuit.accumulator_quantity(accumulator, &c.p, true),
+            Quantity::AccumulatorVolume { accumulator } => circuit.accumulator_quantity(accumulator, &c.p, false),
             _ => f64::NAN,
         }
     }

@@ -163,7 +163,9 @@ impl Mechanism {
             | Quantity::CylinderLength { .. }
             | Quantity::CylinderVelocity { .. }
             | Quantity::CylinderForce { .. }
-            | Quantity::CylinderWork { .. } => self.circuit_quantity(q, state),
+            | Quantity::CylinderWork { .. }
+            | Quantity::AccumulatorPressure { .. }
+            | Quantity::AccumulatorVolume { .. } => self.circuit_quantity(q, state),
             Quantity::BodyPosition { .. }
             | Quantity::BodyVelocity { .. }
             | Quantity::BodyAcceleration { .. }

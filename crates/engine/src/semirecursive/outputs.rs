@@ -48,6 +48,12 @@ impl Semirecursive {
             Quantity::CylinderVelocity { cylinder } => self.strokes[cylinder].velocity,
             Quantity::CylinderForce { cylinder } => self.forces[cylinder],
             Quantity::CylinderWork { cylinder } => st.cylinder_work[cylinder],
+            Quantity::AccumulatorPressure { accumulator } => {
+                self.tree.circuit.as_ref().map_or(f64::NAN, |c| c.accumulator_quantity(accumulator, &st.p, true))
+            }
+            Quantity::AccumulatorVolume { accumulator } => {
+                self.tree.circuit.as_ref().map_or(f64::NAN, |c| c.accumulator_quantity(accumulator, &st.p, false))
+            }
             Quantity::KineticEnergy => self.tree.kinetic_energy(kin),
             Quantity::PotentialEnergy => self.tree.potential_energy(kin, &st.z, &st.zd),
             Quantity::TotalEnergy => self.total_energy(),

@@ -77,7 +77,19 @@ pub struct InputSpec {
 const OUTPUTS: Kinds = Kinds {
     what: "output",
     tag: None,
-    words: &["body", "joint", "driver", "force", "system", "node", "volume", "source", "valve", "cylinder"],
+    words: &[
+        "body",
+        "joint",
+        "driver",
+        "force",
+        "system",
+        "node",
+        "volume",
+        "source",
+        "valve",
+        "cylinder",
+        "accumulator",
+    ],
     hint: |_| None,
 };
 
@@ -153,6 +165,13 @@ tagged! {
             cylinder: String,
             /// What is output.
             quantities: Vec<CylinderQuantity>,
+        },
+        /// Gas-loaded accumulator.
+        Accumulator {
+            /// An accumulator of `hydraulics.accumulators`.
+            accumulator: String,
+            /// What is output.
+            quantities: Vec<AccumulatorQuantity>,
         },
     }
 }
@@ -278,6 +297,16 @@ keyword! {
         Force = "force",
         /// Work of F_s on the mechanism since the start \[J\].
         Work = "work",
+    }
+}
+
+keyword! {
+    /// Outputs of a gas-loaded accumulator.
+    pub enum AccumulatorQuantity("accumulator quantity") {
+        /// Gas pressure p_g \[Pa\] (p_g V_g^n = p0 V0^n).
+        Pressure = "pressure",
+        /// Liquid volume V_L [m3] (V0 minus the gas volume).
+        LiquidVolume = "liquid_volume",
     }
 }
 

@@ -127,6 +127,12 @@ pub enum Quantity {
     CylinderWork {
         cylinder: usize,
     },
+    AccumulatorPressure {
+        accumulator: usize,
+    },
+    AccumulatorVolume {
+        accumulator: usize,
+    },
     KineticEnergy,
     PotentialEnergy,
     TotalEnergy,

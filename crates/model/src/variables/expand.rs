@@ -3,7 +3,7 @@
 //! parameters are in `expand_solver.rs`, the outputs of components in `expand_mechanism.rs`
 //! and `expand_hydraulics.rs`.
 
-use super::expand_hydraulics::{cylinder_outputs, source_outputs, valve_outputs, volume_outputs};
+use super::expand_hydraulics::{accumulator_outputs, cylinder_outputs, source_outputs, valve_outputs, volume_outputs};
 use super::expand_mechanism::{body_outputs, driver_outputs, force_outputs, joint_outputs, node_outputs};
 use super::expand_solver::solver_parameters;
 use super::{Binding, Causality, Initial, ModelInterface, Quantity, Start, VarType, Variability, Variable};
@@ -182,6 +182,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
         OutputSpec::Source { source, quantities } => source_outputs(d, source, quantities, b),
         OutputSpec::Valve { valve, quantities } => valve_outputs(d, valve, quantities, b),
         OutputSpec::Cylinder { cylinder, quantities } => cylinder_outputs(d, cylinder, quantities, b),
+        OutputSpec::Accumulator { accumulator, quantities } => accumulator_outputs(d, accumulator, quantities, b),
         OutputSpec::System { system } => system_outputs(system, b),
     }
 }
