@@ -193,9 +193,10 @@ impl Components {
         Components { valves, pumps, faces, accumulators }
     }
 
-    /// True if some law opens along a ramp (pressure valves, compensated pumps).
+    /// True if some law opens along a ramp (pressure valves, compensated pumps) or bends
+    /// sharply (an accumulator's empty stop): Newton's corrections are damped.
     pub fn has_openings(&self) -> bool {
-        !self.valves.is_empty() || self.pumps.iter().any(|p| p.compensator.is_some())
+        !self.valves.is_empty() || self.pumps.iter().any(|p| p.compensator.is_some()) || !self.accumulators.is_empty()
     }
 
     pub fn is_empty(&self) -> bool {
