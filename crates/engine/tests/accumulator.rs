@@ -6,7 +6,7 @@
 
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
+use mbfmu_model::variables::{dependencies, interface_of, Binding, Known, Quantity, StateLayout, Unknown};
 use serde_json::{json, Value};
 
 fn description(circuit: Value, outputs: Value, formulation: &str, method: &str, step: f64) -> Description {
@@ -268,4 +268,56 @@ fn bad_accumulators_are_refused_with_the_element_the_field_and_the_reason() {
     c["accumulators"][0]["name"] = json!("pump");
     let e = refusal(c);
     assert!(e.contains("pump"), "{e}");
+}
+
+#[test]
+fn the_liquid_volume_is_a_named_model_exchange_state_with_its_rate_and_dependencies() {
+    // Model Exchange: the semirecursive formulations.
+    let d = description(slow_charge(1.4), outputs(), "doubleStep", "trapezoidal", 1e-3);
+    let interface = interface_of(&d).unwrap();
+    let state = |name: &str| match interface.by_name(name).unwrap_or_else(|| panic!("no variable {name}")).binding {
+        Binding::State { index } => index,
+        ref b => panic!("{name} is bound to {b:?}"),
+    };
+    let (acc, node) = (state("state.acc.liquid_volume"), state("state.P.pressure"));
+    for name in ["der(state.acc.liquid_volume)", "acc.pressure", "acc.liquid_volume"] {
+        assert!(interface.by_name(name).is_some(), "no variable {name}");
+    }
+    let mut sim = Simulation::new(&d).unwrap();
+    assert_eq!(sim.quantity(quantity(&d, "acc.liquid_volume")), 0.0);
+    assert_eq!(sim.quantity(quantity(&d, "acc.pressure")), P0);
+    sim.ode_activate();
+    sim.ode_event().unwrap();
+    let n = sim.ode_len();
+    let layout = StateLayout::of(&d).unwrap().unwrap();
+    assert_eq!(n, layout.len());
+    // A state with V_L = 0.3 V0 (the state is V_L p0/V0) and P at 12 MPa.
+    let mut x = vec![0.0; n];
+    sim.ode_state(&mut x);
+    x[acc] = 0.3 * P0;
+    x[node] = 1.2e7;
+    sim.set_ode_state(&x);
+    let mut rates = vec![0.0; n];
+    sim.ode_derivatives(&mut rates).unwrap();
+    let q = 1e-6 * (1.2e7 - P0 * 0.7f64.powf(-1.4));
+    assert!((rates[acc] - P0 / V0 * q).abs() < 1e-9 * (P0 / V0 * q).abs(), "{} vs {}", rates[acc], P0 / V0 * q);
+    assert!((sim.quantity(quantity(&d, "acc.liquid_volume")) - 0.3 * V0).abs() < 1e-18);
+    // Every derivative that moves with a state lists it among its dependencies.
+    let (mut plus, mut minus) = (vec![0.0; n], vec![0.0; n]);
+    for j in 0..n {
+        let h = 1e-6 * x[j].abs().max(1.0);
+        let mut y = x.clone();
+        y[j] += h;
+        sim.set_ode_state(&y);
+        sim.ode_derivatives(&mut plus).unwrap();
+        y[j] = x[j] - h;
+        sim.set_ode_state(&y);
+        sim.ode_derivatives(&mut minus).unwrap();
+        for i in 0..n {
+            if plus[i] != minus[i] {
+                let deps = dependencies(&d, Some(&layout), Unknown::Derivative(i));
+                assert!(deps.iter().any(|dep| dep.known == Known::State(j)), "der {i} moves with state {j}: {deps:?}");
+            }
+        }
+    }
 }
