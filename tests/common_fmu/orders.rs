@@ -75,6 +75,8 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         | Quantity::MotorFlow { .. }
         | Quantity::ConstraintViolation
         | Quantity::NewtonIterations
-        | Quantity::Steps => 0,
+        | Quantity::Steps
+        | Quantity::AccumulatorPressure { .. }
+        | Quantity::AccumulatorVolume { .. } => 0,
     }
 }

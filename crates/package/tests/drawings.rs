@@ -353,3 +353,52 @@ fn a_hydraulic_motor_is_a_circle_with_an_inward_triangle_between_its_ports() {
     let at_motor = ends.iter().filter(|p| (p.0 - cx).abs() < 1.0 && ((p.1 - cy).abs() - 22.0).abs() < 1.0).count();
     assert_eq!(at_motor, 2, "ends {ends:?} vs motor at ({cx}, {cy})");
 }
+
+#[test]
+fn an_accumulator_gets_its_symbol_above_its_node_and_one_connection() {
+    let d = description(&format!(
+        r#"{{"name": "charging", "bodies": [], "hydraulics": {{"oil": {{"bulk_modulus": 1.5e9, "density": 850}},
+            "sources": [{{"name": "tank", "pressure": 0.0}}],
+            "volumes": [{{"name": "P", "hose_volume": 1e-4, "hose_bulk_modulus": 1e12, "initial_pressure": 5e6}}],
+            "valves": [{{"type": "relief", "name": "rv", "from": "P", "to": "tank", "cracking_pressure": 1.5e7,
+                  "full_open_pressure": 1.6e7, "rated_flow": 1e-3, "rated_pressure_drop": 1.6e7}}],
+            "pumps": [{{"name": "pump", "inlet": "tank", "outlet": "P", "displacement": 2e-5, "shaft_speed": 150.0}}],
+            "accumulators": [{{"name": "acc", "node": "P", "precharge_pressure": 5e6, "volume": 1e-3,
+                  "max_pressure": 2.5e7, "inlet_conductance": 1e-8}}]}},
+          "solver": {{"formulation": "index3", "method": "bdf1"}}, {EXPERIMENT}}}"#
+    ));
+    let circuit = Circuit::new(d.hydraulics.as_ref()).unwrap();
+    let svg = circuit.svg(true, None, &d.name);
+    finite_numbers_only(&svg);
+    icon::png_of_svg(&svg).unwrap();
+    // tank, P, pump, rv, acc; connections: pump 2, relief 2, accumulator 1.
+    assert_eq!(circuit.counts(), (5, 5));
+    assert_eq!(groups(&svg, "hydraulic accumulator"), 1);
+    let acc = component(&svg, "acc");
+    assert!(acc.contains("class=\"symbol accumulator\"") && acc.contains("class=\"separator\""), "{acc}");
+    // The shell is an oval: rounded to half its width.
+    assert!(acc.contains("rx=\"11\""), "{acc}");
+    // Above its node, and the one line from its port below ends on P's symbol.
+    let bbox = |name: &str| {
+        let pts = shape_points(component(&svg, name));
+        let (x0, x1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.0), b.max(p.0)));
+        let (y0, y1) = pts.iter().fold((f64::MAX, f64::MIN), |(a, b), p| (a.min(p.1), b.max(p.1)));
+        (x0, x1, y0, y1)
+    };
+    let (a, p) = (bbox("acc"), bbox("P"));
+    assert!(a.3 < p.2, "accumulator {a:?} not above P {p:?}");
+    let lines_group = &svg[svg.find("id=\"lines\"").unwrap()..];
+    let lines_group = &lines_group[..lines_group.find("</g>").unwrap()];
+    let inside = |q: (f64, f64), b: (f64, f64, f64, f64)| {
+        q.0 >= b.0 - 1.0 && q.0 <= b.1 + 1.0 && q.1 >= b.2 - 1.0 && q.1 <= b.3 + 1.0
+    };
+    let joining: Vec<Vec<(f64, f64)>> = lines_group
+        .split("<polyline")
+        .skip(1)
+        .map(|l| shape_points(&format!("polyline{l}")))
+        .filter(|pts| inside(pts[0], a) || inside(pts[pts.len() - 1], a))
+        .collect();
+    assert_eq!(joining.len(), 1, "{joining:?}");
+    let line = &joining[0];
+    assert!(inside(line[0], p) || inside(line[line.len() - 1], p), "{line:?} vs P {p:?}");
+}

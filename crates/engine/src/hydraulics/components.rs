@@ -12,8 +12,10 @@
 //! - long lines: cells of the line's oil as volumes, and between them flows q with
 //!   L q' = p_a - p_b - R q, L = rho l/A, R = 128 mu l/(pi d^4) (the lumped transmission
 //!   line). A flow's state is w = Z q with Z = sqrt(rho B)/A the line's impedance, so that it
-//!   is a pressure and the pressure tolerances weigh it.
+//!   is a pressure and the pressure tolerances weigh it;
+//! - gas-loaded accumulators (`accumulator.rs`).
 
+use super::accumulator::Accumulator;
 use super::{laws, Circuit, Node, VolumeSpec};
 use crate::motion;
 use mbfmu_model::format::{self, Motion, Valve};
@@ -95,6 +97,7 @@ pub struct Components {
     pub valves: Vec<PressureValve>,
     pub pumps: Vec<Pump>,
     pub faces: Vec<Face>,
+    pub accumulators: Vec<Accumulator>,
 }
 
 impl Components {
@@ -191,16 +194,18 @@ impl Components {
                 faces.push(Face { a, b, gain: impedance / inertance, decay: resistance / inertance, impedance });
             }
         }
-        Components { valves, pumps, faces }
+        let accumulators = h.accumulators.iter().map(|a| Accumulator::compile(a, node(&a.node))).collect();
+        Components { valves, pumps, faces, accumulators }
     }
 
-    /// True if some law opens along a ramp (pressure valves, compensated pumps).
+    /// True if some law opens along a ramp (pressure valves, compensated pumps) or bends
+    /// sharply (an accumulator's empty stop): Newton's corrections are damped.
     pub fn has_openings(&self) -> bool {
-        !self.valves.is_empty() || self.pumps.iter().any(|p| p.compensator.is_some())
+        !self.valves.is_empty() || self.pumps.iter().any(|p| p.compensator.is_some()) || !self.accumulators.is_empty()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.valves.is_empty() && self.pumps.is_empty() && self.faces.is_empty()
+        self.valves.is_empty() && self.pumps.is_empty() && self.faces.is_empty() && self.accumulators.is_empty()
     }
 }
 
@@ -305,7 +310,7 @@ impl Circuit {
     }
 
     /// Net flows of the components into the volumes, added to `flows` (pressure valves,
-    /// pumps, line faces) at time `t`.
+    /// pumps, line faces, accumulators) at time `t`.
     #[inline]
     pub(super) fn component_flows(&self, t: f64, p: &[f64], inputs: &[f64], flows: &mut [f64]) {
         let k = &self.components;
@@ -328,6 +333,7 @@ impl Circuit {
         for (f, face) in k.faces.iter().enumerate() {
             add(face.a, face.b, p[self.face_state(f)] / face.impedance);
         }
+        self.accumulator_flows(p, flows);
     }
 
     /// Adds d(flow into volume i)/d(state j) of the components to `out` (np x np row-major,
@@ -368,6 +374,7 @@ impl Circuit {
                 out[i * np + j] += 1.0 / face.impedance;
             }
         }
+        self.accumulator_flow_slopes(p, np, out);
     }
 
     /// The rates of the faces' states into `rates[face_state(0)..]`.
@@ -395,7 +402,7 @@ impl Circuit {
 
     /// The net flow of the components into source `k` at time `t` (part of
     /// [`Circuit::source_flow`]), and its change along the pressure changes `change(node)`
-    /// and the faces' state changes `state_change(j)`.
+    /// and the faces' and accumulators' state changes `state_change(j)`.
     pub(super) fn component_source_flow(
         &self,
         k: usize,
@@ -435,6 +442,15 @@ impl Circuit {
         for (f, face) in c.faces.iter().enumerate() {
             let j = self.face_state(f);
             add(face.a, face.b, p[j] / face.impedance, state_change(j) / face.impedance);
+        }
+        for (a, acc) in c.accumulators.iter().enumerate() {
+            let j = self.accumulator_state(a);
+            let (flow, by_pressure, by_state) = acc.flow(pressure(acc.node), p[j]);
+            if acc.node == node {
+                // The accumulator takes q from its node.
+                q -= flow;
+                dq -= by_pressure * change(acc.node) + by_state * state_change(j);
+            }
         }
         (q, dq)
     }

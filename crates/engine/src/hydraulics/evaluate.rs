@@ -239,6 +239,10 @@ impl Circuit {
             self.face_rates(p, inputs, rates);
             finite &= rates[self.volumes.len()..].iter().all(|r| r.is_finite());
         }
+        if !self.components.accumulators.is_empty() {
+            self.accumulator_rates(p, inputs, rates);
+            finite &= rates[self.volumes.len()..].iter().all(|r| r.is_finite());
+        }
         if !(finite && forces.iter().all(|x| x.is_finite())) {
             return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
         }
@@ -367,12 +371,15 @@ impl Circuit {
                 finite &= j.dp_dv[i * na + nc + m].is_finite();
             }
         }
-        // Line faces: their rates do not depend on the strokes.
+        // Line faces and accumulators: their rates do not depend on the strokes.
         for i in nv..np {
             j.dp_ds[i * na..(i + 1) * na].fill(0.0);
             j.dp_dv[i * na..(i + 1) * na].fill(0.0);
         }
         self.face_slopes(np, &mut j.dp_dp);
+        if !self.components.accumulators.is_empty() {
+            self.accumulator_slopes(p, inputs, np, &mut j.dp_dp);
+        }
         if !finite {
             return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
         }

@@ -11,6 +11,7 @@
 //! of the sum in eq. 22); [`Circuit::source_flow`] is the flow the orifices deliver into a
 //! source node, the other FMU's inflow.
 
+pub mod accumulator;
 mod boundary;
 pub mod components;
 mod evaluate;
@@ -398,9 +399,10 @@ impl Circuit {
     }
 
     /// The circuit's differential states besides the spools: the volumes' pressures (the
-    /// description's, then the line cells'), then the line faces' flow states.
+    /// description's, then the line cells'), the line faces' flow states, then the
+    /// accumulators' liquid volumes (scaled to Pa, `accumulator.rs`).
     pub fn n_pressures(&self) -> usize {
-        self.volumes.len() + self.components.faces.len()
+        self.volumes.len() + self.components.faces.len() + self.components.accumulators.len()
     }
 
     pub fn n_spools(&self) -> usize {
@@ -480,10 +482,13 @@ impl Circuit {
             }
         }
         let faces = std::iter::repeat_n(0.0, self.components.faces.len());
-        p.into_iter().map(|x| x.unwrap_or(0.0)).chain(faces).collect()
+        let accumulators = self.components.accumulators.iter().map(|a| a.initial);
+        p.into_iter().map(|x| x.unwrap_or(0.0)).chain(faces).chain(accumulators).collect()
     }
 }
 
+#[cfg(test)]
+mod accumulator_tests;
 #[cfg(test)]
 mod boundary_tests;
 #[cfg(test)]

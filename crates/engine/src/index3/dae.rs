@@ -265,7 +265,8 @@ impl DaeSystem for Index3Dae {
         self.mech.n_constraints()
     }
 
-    /// The pressure rows, where a circuit has valves or pumps that open along ramps.
+    /// The pressure rows, where a circuit has valves or pumps that open along ramps or
+    /// accumulators (their empty stops).
     fn damped_rows(&self) -> Option<std::ops::Range<usize>> {
         let h = self.mech.hydraulics.as_ref()?;
         let nb = 12 * self.mech.n_bodies();

@@ -442,6 +442,8 @@ impl Mechanism {
                     _ => circuit.motors[motor].flow(omega, drop),
                 }
             }
+            Quantity::AccumulatorPressure { accumulator } => circuit.accumulator_quantity(accumulator, &c.p, true),
+            Quantity::AccumulatorVolume { accumulator } => circuit.accumulator_quantity(accumulator, &c.p, false),
             _ => f64::NAN,
         }
     }
@@ -556,6 +558,9 @@ impl Mechanism {
             }
             _ => [0.0; 2],
         }
+    }
+}
+
 #[cfg(test)]
 mod motor_tests {
     //! The index-3 coupling of a motor: its joint-rate row g (d omega / d(v, w_bar), the

@@ -166,7 +166,9 @@ impl Mechanism {
             | Quantity::CylinderWork { .. }
             | Quantity::MotorSpeed { .. }
             | Quantity::MotorTorque { .. }
-            | Quantity::MotorFlow { .. } => self.circuit_quantity(q, state),
+            | Quantity::MotorFlow { .. }
+            | Quantity::AccumulatorPressure { .. }
+            | Quantity::AccumulatorVolume { .. } => self.circuit_quantity(q, state),
             Quantity::BodyPosition { .. }
             | Quantity::BodyVelocity { .. }
             | Quantity::BodyAcceleration { .. }

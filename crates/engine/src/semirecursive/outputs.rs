@@ -51,6 +51,12 @@ impl Semirecursive {
             Quantity::MotorSpeed { motor } | Quantity::MotorTorque { motor } | Quantity::MotorFlow { motor } => {
                 self.motor_quantity(q, motor)
             }
+            Quantity::AccumulatorPressure { accumulator } => {
+                self.tree.circuit.as_ref().map_or(f64::NAN, |c| c.accumulator_quantity(accumulator, &st.p, true))
+            }
+            Quantity::AccumulatorVolume { accumulator } => {
+                self.tree.circuit.as_ref().map_or(f64::NAN, |c| c.accumulator_quantity(accumulator, &st.p, false))
+            }
             Quantity::KineticEnergy => self.tree.kinetic_energy(kin),
             Quantity::PotentialEnergy => self.tree.potential_energy(kin, &st.z, &st.zd),
             Quantity::TotalEnergy => self.total_energy(),

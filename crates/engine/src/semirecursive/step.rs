@@ -82,8 +82,9 @@ impl Semirecursive {
         let mut previous = f64::INFINITY;
         let reuse = self.settings.tangent == Tangent::Analytic;
         // Pressure-controlled valves and compensated pumps open along ramps whose corners
-        // make full Newton steps cycle between the closed and the open branch: their
-        // circuits take damped steps.
+        // make full Newton steps cycle between the closed and the open branch, and an
+        // accumulator's gas law steepens a thousandfold at its empty stop: their circuits
+        // take damped steps.
         let damped = self.tree.circuit.as_ref().is_some_and(|c| c.components.has_openings());
         // On the correction over its scaled tolerance, the larger of the two blocks.
         let mut test = Convergence::new(1.0);

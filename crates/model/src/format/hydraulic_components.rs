@@ -1,6 +1,6 @@
 //! Hydraulic components beyond the lumped-fluid circuit of [Jaiswal2021, Sect. 3]: pumps
-//! (fixed displacement and pressure compensated), hydraulic motors on revolute joints and
-//! long lines with the oil's inertia. Their laws are documented in docs/modelling.md; the engine's
+//! (fixed displacement and pressure compensated), hydraulic motors on revolute joints, long
+//! lines with the oil's inertia and gas-loaded accumulators. Their laws are documented in docs/modelling.md; the engine's
 //! `hydraulics::components` evaluates them.
 //!
 //! Compiled into build.rs as part of the description module: serde only.
@@ -123,10 +123,81 @@ impl Line {
     }
 }
 
+/// A gas-loaded (bladder, diaphragm or piston) accumulator on a circuit node: a gas charge
+/// p_g V_g^n = p0 V0^n (Simscape Fluids "Gas-Charged Accumulator (IL)") behind a laminar
+/// inlet, q = G (p_node - p_g) into the accumulator; its liquid volume V_L = V0 - V_g is a
+/// state.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Accumulator {
+    /// Unique name (a C identifier); outputs refer to it.
+    pub name: String,
+    /// The node the inlet connects to: a volume or a source.
+    pub node: String,
+    /// Gas pre-charge pressure p0 \[Pa\] (absolute, as the gas law needs), the gas pressure of
+    /// the empty accumulator.
+    pub precharge_pressure: f64,
+    /// Gas volume V0 at the pre-charge [m3]: the accumulator's nominal size.
+    pub volume: f64,
+    /// Polytropic exponent n [-]: 1 isothermal (slow cycles), 1.4 adiabatic nitrogen (fast).
+    #[serde(default = "default_polytropic_exponent")]
+    pub polytropic_exponent: f64,
+    /// Maximum working pressure of the data sheet \[Pa\]: above the pre-charge, and below the
+    /// pressure of the gas stop (gas volume 0.1 V0).
+    pub max_pressure: f64,
+    /// Laminar inlet conductance G [m3/(s.Pa)]; give this or `rated_flow` with
+    /// `rated_pressure_drop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inlet_conductance: Option<f64>,
+    /// Flow through the inlet at `rated_pressure_drop` [m3/s] (G = rated_flow /
+    /// rated_pressure_drop).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rated_flow: Option<f64>,
+    /// The inlet's pressure drop at `rated_flow` \[Pa\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rated_pressure_drop: Option<f64>,
+    /// Gas pressure at the start \[Pa\] (default: the pre-charge, an empty accumulator); the
+    /// liquid volume follows from the gas law. Give the node's start pressure to start at rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_pressure: Option<f64>,
+}
+
+/// Smallest gas volume of an accumulator as a fraction of V0, where the gas law gives way
+/// to the stop of a full accumulator (a dead volume of gas, as in [SimscapeFluids]
+/// "Gas-Charged Accumulator (IL)", where the liquid chamber's capacity is the total volume
+/// minus the minimum gas volume).
+pub const MIN_GAS_FRACTION: f64 = 0.1;
+
+fn default_polytropic_exponent() -> f64 {
+    1.4
+}
+
+impl Accumulator {
+    /// The inlet's laminar conductance G [m3/(s.Pa)] (NaN if neither form is given).
+    pub fn conductance(&self) -> f64 {
+        match (self.inlet_conductance, self.rated_flow, self.rated_pressure_drop) {
+            (Some(g), _, _) => g,
+            (None, Some(q), Some(dp)) => q / dp,
+            _ => f64::NAN,
+        }
+    }
+
+    /// The liquid volume V_L [m3] at gas pressure `p` from the gas law: V0 (1 - (p0/p)^(1/n))
+    /// above the pre-charge ([SimscapeFluids] "Gas-Charged Accumulator (IL)"), 0 below.
+    pub fn liquid_volume_at(&self, p: f64) -> f64 {
+        if p <= self.precharge_pressure {
+            0.0
+        } else {
+            self.volume * (1.0 - (self.precharge_pressure / p).powf(1.0 / self.polytropic_exponent))
+        }
+    }
+}
+
 impl super::Hydraulics {
     /// The circuit's differential states besides the spools, in the engine's order, as
-    /// (name, unit, description): the volumes' pressures, the line cells' pressures, then the
-    /// line faces' flow states (the flow times the line's impedance sqrt(rho B)/A, in Pa).
+    /// (name, unit, description): the volumes' pressures, the line cells' pressures, the
+    /// line faces' flow states (the flow times the line's impedance sqrt(rho B)/A, in Pa),
+    /// then the accumulators' liquid volumes (times p0/V0, in Pa).
     pub fn pressure_states(&self) -> Vec<(String, &'static str, String)> {
         let mut states: Vec<(String, &'static str, String)> = self
             .volumes
@@ -156,6 +227,16 @@ impl super::Hydraulics {
                     format!("Flow through face {k} of line {} times the line's impedance sqrt(rho B)/A", l.name),
                 ));
             }
+        }
+        for a in &self.accumulators {
+            states.push((
+                format!("state.{}.liquid_volume", a.name),
+                "Pa",
+                format!(
+                    "Liquid volume of accumulator {} times p0/V0 (its pre-charge pressure over its gas volume)",
+                    a.name
+                ),
+            ));
         }
         states
     }

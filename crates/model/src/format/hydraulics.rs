@@ -8,7 +8,7 @@
 //!
 //! Compiled into build.rs as part of the description module: serde only.
 
-use super::hydraulic_components::{Line, Motor, Pump};
+use super::hydraulic_components::{Accumulator, Line, Motor, Pump};
 use super::tagged::{tagged, Kinds};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -43,6 +43,9 @@ pub struct Hydraulics {
     /// Long lines (hoses, pipes) with the oil's inertia: segmented into volumes and flows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<Line>,
+    /// Gas-loaded accumulators on circuit nodes; each liquid volume is a state.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accumulators: Vec<Accumulator>,
 }
 
 /// The hydraulic fluid.

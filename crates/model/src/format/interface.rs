@@ -77,7 +77,20 @@ pub struct InputSpec {
 const OUTPUTS: Kinds = Kinds {
     what: "output",
     tag: None,
-    words: &["body", "joint", "driver", "force", "system", "node", "volume", "source", "valve", "cylinder", "motor"],
+    words: &[
+        "body",
+        "joint",
+        "driver",
+        "force",
+        "system",
+        "node",
+        "volume",
+        "source",
+        "valve",
+        "cylinder",
+        "motor",
+        "accumulator",
+    ],
     hint: |_| None,
 };
 
@@ -160,6 +173,13 @@ tagged! {
             motor: String,
             /// What is output.
             quantities: Vec<MotorQuantity>,
+        },
+        /// Gas-loaded accumulator.
+        Accumulator {
+            /// An accumulator of `hydraulics.accumulators`.
+            accumulator: String,
+            /// What is output.
+            quantities: Vec<AccumulatorQuantity>,
         },
     }
 }
@@ -298,6 +318,16 @@ keyword! {
         Torque = "torque",
         /// Flow q = D_e omega / eta_v + C_l (p_A - p_B) drawn from port A into port B [m3/s].
         Flow = "flow",
+    }
+}
+
+keyword! {
+    /// Outputs of a gas-loaded accumulator.
+    pub enum AccumulatorQuantity("accumulator quantity") {
+        /// Gas pressure p_g \[Pa\] (p_g V_g^n = p0 V0^n).
+        Pressure = "pressure",
+        /// Liquid volume V_L [m3] (V0 minus the gas volume).
+        LiquidVolume = "liquid_volume",
     }
 }
 

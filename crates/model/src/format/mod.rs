@@ -43,11 +43,12 @@ pub use beam::{Beam, BeamInertia, NodeRef, Section};
 pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::{Force, ForcePlace, LineSymbol};
-pub use hydraulic_components::{Compensator, Line, Motor, Pump};
+pub use hydraulic_components::{Accumulator, Compensator, Line, Motor, Pump, MIN_GAS_FRACTION};
 pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume};
 pub use interface::{
-    BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface, JointQuantity, MotorQuantity,
-    NodeQuantity, OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity, ValveQuantity, VolumeQuantity,
+    AccumulatorQuantity, BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface,
+    JointQuantity, MotorQuantity, NodeQuantity, OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity,
+    ValveQuantity, VolumeQuantity,
 };
 pub use keyword::Keyword;
 pub use path::{get_number, set_number, PathError};
@@ -533,6 +534,9 @@ impl Description {
     }
     pub fn motor_index(&self, name: &str) -> Option<usize> {
         self.hydraulics.as_ref()?.motors.iter().position(|m| m.name == name)
+    }
+    pub fn accumulator_index(&self, name: &str) -> Option<usize> {
+        self.hydraulics.as_ref()?.accumulators.iter().position(|a| a.name == name)
     }
 }
 

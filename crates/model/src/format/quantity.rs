@@ -136,6 +136,12 @@ pub enum Quantity {
     MotorFlow {
         motor: usize,
     },
+    AccumulatorPressure {
+        accumulator: usize,
+    },
+    AccumulatorVolume {
+        accumulator: usize,
+    },
     KineticEnergy,
     PotentialEnergy,
     TotalEnergy,

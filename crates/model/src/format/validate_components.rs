@@ -1,8 +1,9 @@
 //! Checks of the hydraulic components beyond the lumped-fluid circuit: pressure valves,
-//! pumps, motors and long lines. Errors name the component, the field and the reason.
+//! pumps, motors, long lines and accumulators. Errors name the component, the field and the reason.
 
+use super::hydraulic_components::MIN_GAS_FRACTION;
 use super::validate::{invalid, DescriptionError};
-use super::{Description, Hydraulics, JointKind, Motion, Valve};
+use super::{Accumulator, Description, Hydraulics, JointKind, Motion, Valve};
 
 fn check(loc: &str, what: &str, v: f64, ok: bool, rule: &str) -> Result<(), DescriptionError> {
     if v.is_finite() && ok {
@@ -167,6 +168,9 @@ impl Description {
             )?;
             check(loc, "initial_pressure", l.initial_pressure, true, "must be finite")?;
         }
+        for a in &h.accumulators {
+            validate_accumulator(h, a)?;
+        }
         Ok(())
     }
 }
@@ -222,4 +226,71 @@ impl Description {
         }
         check(loc, "viscous_friction", m.viscous_friction, m.viscous_friction >= 0.0, "must be finite and >= 0")
     }
+}
+
+/// Largest polytropic exponent accepted (nitrogen's adiabatic exponent is 1.4; real gases at
+/// high pressure exceed it a little).
+const MAX_POLYTROPIC_EXPONENT: f64 = 2.0;
+
+fn validate_accumulator(h: &Hydraulics, a: &Accumulator) -> Result<(), DescriptionError> {
+    let loc = format!("accumulator '{}'", a.name);
+    let loc = loc.as_str();
+    if !h.is_volume(&a.node) && !h.is_source(&a.node) {
+        return Err(invalid(loc, format!("node '{}' is not a hydraulic volume or source", a.node)));
+    }
+    let p0 = a.precharge_pressure;
+    check(loc, "precharge_pressure", p0, p0 > 0.0, "must be positive and finite (an absolute gas pressure, Pa)")?;
+    check(loc, "volume", a.volume, a.volume > 0.0, "must be positive and finite (the gas volume at pre-charge, m3)")?;
+    let n = a.polytropic_exponent;
+    check(
+        loc,
+        "polytropic_exponent",
+        n,
+        (1.0..=MAX_POLYTROPIC_EXPONENT).contains(&n),
+        "must lie in [1, 2] (1 isothermal, 1.4 adiabatic nitrogen)",
+    )?;
+    check(loc, "max_pressure", a.max_pressure, a.max_pressure.is_finite(), "must be finite")?;
+    if a.max_pressure <= p0 {
+        return Err(invalid(
+            loc,
+            format!(
+                "precharge_pressure {p0} Pa must lie below max_pressure {} Pa (the accumulator would never take oil in its working range)",
+                a.max_pressure
+            ),
+        ));
+    }
+    // The gas law's pressure where the gas volume reaches the stop.
+    let stop = p0 * MIN_GAS_FRACTION.powf(-n);
+    if a.max_pressure > stop {
+        return Err(invalid(
+            loc,
+            format!(
+                "max_pressure {} Pa is above {stop:.4e} Pa, where the gas would be compressed to {} of its pre-charge volume (the stop); raise precharge_pressure",
+                a.max_pressure, MIN_GAS_FRACTION
+            ),
+        ));
+    }
+    match (a.inlet_conductance, a.rated_flow, a.rated_pressure_drop) {
+        (Some(g), None, None) => check(loc, "inlet_conductance", g, g > 0.0, "must be positive and finite")?,
+        (None, Some(q), Some(dp)) => {
+            check(loc, "rated_flow", q, q > 0.0, "must be positive and finite")?;
+            check(loc, "rated_pressure_drop", dp, dp > 0.0, "must be positive and finite")?;
+        }
+        _ => {
+            return Err(invalid(
+                loc,
+                "give either inlet_conductance (m3/(s.Pa)) or rated_flow with rated_pressure_drop (the inlet's laminar conductance)",
+            ))
+        }
+    }
+    if let Some(p) = a.initial_pressure {
+        check(
+            loc,
+            "initial_pressure",
+            p,
+            p >= p0 && p <= a.max_pressure,
+            &format!("must lie between precharge_pressure {p0} Pa and max_pressure {} Pa", a.max_pressure),
+        )?;
+    }
+    Ok(())
 }

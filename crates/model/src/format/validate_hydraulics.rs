@@ -53,7 +53,8 @@ impl Hydraulics {
         let pumps = self.pumps.iter().any(|p| p.inlet == name || p.outlet == name);
         let lines = self.lines.iter().any(|l| l.from == name || l.to == name);
         let motors = self.motors.iter().any(|m| m.port_a == name || m.port_b == name);
-        valves || chambers || inflow || pumps || lines || motors
+        let accumulators = self.accumulators.iter().any(|a| a.node == name);
+        valves || chambers || inflow || pumps || lines || motors || accumulators
     }
 
     pub(super) fn is_volume(&self, name: &str) -> bool {
@@ -108,7 +109,15 @@ impl Description {
         let pumps = h.into_iter().flat_map(|h| h.pumps.iter().map(|p| ("pump", p.name.as_str())));
         let lines = h.into_iter().flat_map(|h| h.lines.iter().map(|l| ("line", l.name.as_str())));
         let motors = h.into_iter().flat_map(|h| h.motors.iter().map(|m| ("motor", m.name.as_str())));
-        sources.chain(volumes).chain(valves).chain(cylinders).chain(pumps).chain(lines).chain(motors)
+        let accumulators = h.into_iter().flat_map(|h| h.accumulators.iter().map(|a| ("accumulator", a.name.as_str())));
+        sources
+            .chain(volumes)
+            .chain(valves)
+            .chain(cylinders)
+            .chain(pumps)
+            .chain(lines)
+            .chain(motors)
+            .chain(accumulators)
     }
 
     fn input_ref(&self, loc: &str, field: &str, name: &str) -> Result<(), DescriptionError> {
@@ -122,8 +131,12 @@ impl Description {
         let Some(h) = &self.hydraulics else { return Ok(()) };
         positive("hydraulics.oil", "bulk_modulus", h.oil.bulk_modulus)?;
         positive("hydraulics.oil", "density", h.oil.density)?;
-        if h.volumes.is_empty() && !h.valves.iter().any(|v| matches!(v, Valve::Directional { .. })) {
-            return Err(invalid("hydraulics", "a circuit needs at least one volume or directional valve (its states)"));
+        let spools = h.valves.iter().any(|v| matches!(v, Valve::Directional { .. }));
+        if h.volumes.is_empty() && !spools && h.accumulators.is_empty() {
+            return Err(invalid(
+                "hydraulics",
+                "a circuit needs at least one volume or directional valve (its states), or an accumulator",
+            ));
         }
         for s in &h.sources {
             let loc = format!("hydraulic source '{}'", s.name);

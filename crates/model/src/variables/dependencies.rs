@@ -252,6 +252,13 @@ impl Me<'_> {
         }
     }
 
+    /// The state of accumulator `a`: after the volumes', cells' and faces' (the last of the
+    /// circuit's pressure states).
+    fn accumulator(&self, a: usize) -> usize {
+        let n = self.d.hydraulics.as_ref().map_or(0, |h| h.accumulators.len());
+        self.l.pressure(self.l.pressures - n + a)
+    }
+
     fn output(&self, q: Quantity) -> Vec<Dependency> {
         let l = self.l;
         match q {
@@ -291,6 +298,11 @@ impl Me<'_> {
                 deps
             }
             Quantity::VolumePressure { volume } => vec![constant(Known::State(l.pressure(volume)))],
+            // V_L is the state times V0/p0; p_g a function of it.
+            Quantity::AccumulatorVolume { accumulator } => vec![constant(Known::State(self.accumulator(accumulator)))],
+            Quantity::AccumulatorPressure { accumulator } => {
+                vec![dependent(Known::State(self.accumulator(accumulator)))]
+            }
             Quantity::SourceFlow { source } => {
                 let mut deps = self.source_neighbours(source);
                 deps.extend(source_flow_inputs(self.d, source).into_iter().map(|i| dependent(Known::Input(i))));
@@ -417,6 +429,12 @@ impl Me<'_> {
                 }
             }
         }
+        // An accumulator at the node: its inlet flow follows its liquid volume.
+        for (a, acc) in h.accumulators.iter().enumerate() {
+            if acc.node == name {
+                deps.push(dependent(Known::State(self.accumulator(a))));
+            }
+        }
         deps
     }
 
@@ -430,11 +448,13 @@ impl Me<'_> {
         }
         let h = self.d.hydraulics.as_ref();
         let mut deps = Vec::new();
-        let pumps_or_lines = h.is_some_and(|h| !h.pumps.is_empty() || !h.lines.is_empty() || !h.motors.is_empty());
+        let pumps_or_lines = h.is_some_and(|h| {
+            !h.pumps.is_empty() || !h.lines.is_empty() || !h.motors.is_empty() || !h.accumulators.is_empty()
+        });
         if (l.pressure(0)..l.pressure(l.pressures)).contains(&k) && pumps_or_lines {
-            // Pumps (speed inputs), lines (cell and flow states) and motors (the joints'
-            // rates) couple the circuit more widely than its orifices: every state, input and
-            // velocity, a superset.
+            // Pumps (speed inputs), lines (cell and flow states), motors (the joints' rates)
+            // and accumulators (liquid volume states) couple the circuit more widely than its
+            // orifices: every state, input and velocity, a superset.
             deps.extend((l.pressure(0)..l.pressure(l.pressures)).map(|j| dependent(Known::State(j))));
             deps.extend((0..l.spools).map(|s| dependent(Known::State(l.spool(s)))));
             deps.extend((0..self.d.interface.inputs.len()).map(|i| dependent(Known::Input(i))));

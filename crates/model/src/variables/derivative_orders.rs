@@ -85,6 +85,9 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         | Quantity::MotorFlow { .. }
         | Quantity::ConstraintViolation
         | Quantity::NewtonIterations
-        | Quantity::Steps => 0,
+        | Quantity::Steps
+        // Accumulators: their rates are not formed for outputs.
+        | Quantity::AccumulatorPressure { .. }
+        | Quantity::AccumulatorVolume { .. } => 0,
     }
 }

@@ -3,7 +3,9 @@
 //! parameters are in `expand_solver.rs`, the outputs of components in `expand_mechanism.rs`
 //! and `expand_hydraulics.rs`.
 
-use super::expand_hydraulics::{cylinder_outputs, motor_outputs, source_outputs, valve_outputs, volume_outputs};
+use super::expand_hydraulics::{
+    accumulator_outputs, cylinder_outputs, motor_outputs, source_outputs, valve_outputs, volume_outputs,
+};
 use super::expand_mechanism::{body_outputs, driver_outputs, force_outputs, joint_outputs, node_outputs};
 use super::expand_solver::solver_parameters;
 use super::{Binding, Causality, Initial, ModelInterface, Quantity, Start, VarType, Variability, Variable};
@@ -183,6 +185,7 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
         OutputSpec::Valve { valve, quantities } => valve_outputs(d, valve, quantities, b),
         OutputSpec::Cylinder { cylinder, quantities } => cylinder_outputs(d, cylinder, quantities, b),
         OutputSpec::Motor { motor, quantities } => motor_outputs(d, motor, quantities, b),
+        OutputSpec::Accumulator { accumulator, quantities } => accumulator_outputs(d, accumulator, quantities, b),
         OutputSpec::System { system } => system_outputs(system, b),
     }
 }

@@ -1,10 +1,11 @@
-//! Outputs of the hydraulic circuit: volumes, sources, valves, cylinders and motors, each
-//! expanded into scalar variables.
+//! Outputs of the hydraulic circuit: volumes, sources, valves, cylinders, motors and
+//! accumulators, each expanded into scalar variables.
 
 use super::expand::{missing, Builder, InterfaceError};
 use super::Quantity;
 use crate::format::{
-    CylinderQuantity, Description, MotorQuantity, SourceQuantity, Valve, ValveQuantity, VolumeQuantity,
+    AccumulatorQuantity, CylinderQuantity, Description, MotorQuantity, SourceQuantity, Valve, ValveQuantity,
+    VolumeQuantity,
 };
 
 /// Pressure in a hydraulic volume.
@@ -141,6 +142,31 @@ pub(super) fn motor_outputs(
             ),
         };
         b.output(format!("{motor}.{name}"), unit, format!("{text} of motor {motor}"), q)?;
+    }
+    Ok(())
+}
+
+/// Gas pressure and liquid volume of an accumulator.
+pub(super) fn accumulator_outputs(
+    d: &Description,
+    accumulator: &str,
+    quantities: &[AccumulatorQuantity],
+    b: &mut Builder,
+) -> Result<(), InterfaceError> {
+    let i = d.accumulator_index(accumulator).ok_or_else(|| missing("accumulator", accumulator))?;
+    for q in quantities {
+        let (name, unit, text, q) = match q {
+            AccumulatorQuantity::Pressure => (
+                "pressure",
+                "Pa",
+                "Gas pressure p_g (p_g V_g^n = p0 V0^n)",
+                Quantity::AccumulatorPressure { accumulator: i },
+            ),
+            AccumulatorQuantity::LiquidVolume => {
+                ("liquid_volume", "m3", "Liquid volume V_L = V0 - V_g", Quantity::AccumulatorVolume { accumulator: i })
+            }
+        };
+        b.output(format!("{accumulator}.{name}"), unit, format!("{text} of accumulator {accumulator}"), q)?;
     }
     Ok(())
 }

@@ -7,7 +7,8 @@
 //! input, and the input flow that feeds a volume.
 //!
 //! Pumps driven by a shaft sit in the sources' row; relief, check and counterbalance valves,
-//! long lines and hydraulic motors are placed like throttles. The pressure valves are drawn with their inlet on the
+//! long lines and hydraulic motors are placed like throttles; an accumulator stands one row
+//! above its node. The pressure valves are drawn with their inlet on the
 //! side their inlet node is on, so the arrow and the seat show the direction they act in, and
 //! their outlet on the other side, the line going round the symbol when it has to.
 
@@ -45,6 +46,8 @@ enum Kind {
     Hose,
     /// A hydraulic motor (`motors`) between its ports A and B.
     Motor,
+    /// A gas-loaded accumulator (`accumulators`) on its node.
+    Accumulator,
 }
 
 impl Kind {
@@ -65,6 +68,7 @@ impl Kind {
             Kind::Counterbalance => (84.0, 44.0),
             Kind::Hose => (16.0, 44.0),
             Kind::Motor => (60.0, 44.0),
+            Kind::Accumulator => (22.0, 48.0),
         }
     }
     fn class(self) -> &'static str {
@@ -77,6 +81,7 @@ impl Kind {
             Kind::ShaftPump { .. } => "hydraulic pump",
             Kind::Hose => "hydraulic line",
             Kind::Motor => "hydraulic motor",
+            Kind::Accumulator => "hydraulic accumulator",
         }
     }
 }
@@ -106,6 +111,8 @@ const PUMP_OUTLET: P = (0.0, -16.0);
 const PUMP_INLET: P = (0.0, 16.0);
 /// The pilot port of a counterbalance valve: left of its envelope.
 const PILOT: P = (-22.0, 0.0);
+/// An accumulator's port: below its shell.
+const ACCUMULATOR_PORT: P = (0.0, 24.0);
 
 /// The laid-out circuit in pixels (before centring in a frame).
 pub struct Circuit {
@@ -189,6 +196,10 @@ impl Circuit {
             let inlet = nodes.get(m.port_a.as_str()).copied();
             items.push(Item { kind: Kind::Motor, name: m.name.clone(), level: -1, x: f64::NAN, faces: inlet });
         }
+        let first_accumulator = items.len();
+        for a in &h.accumulators {
+            items.push(Item { kind: Kind::Accumulator, name: a.name.clone(), level: -1, x: f64::NAN, faces: None });
+        }
         let first_cylinder = items.len();
         for c in &h.cylinders {
             items.push(Item { kind: Kind::Cylinder, name: c.name.clone(), level: -1, x: f64::NAN, faces: None });
@@ -242,6 +253,11 @@ impl Circuit {
                 if let Some(&n) = nodes.get(node.as_str()) {
                     lines.push(Line { from: (first_motor + k, (0.0, 0.0)), to: n, pilot: false });
                 }
+            }
+        }
+        for (k, a) in h.accumulators.iter().enumerate() {
+            if let Some(&n) = nodes.get(a.node.as_str()) {
+                lines.push(Line { from: (first_accumulator + k, ACCUMULATOR_PORT), to: n, pilot: false });
             }
         }
         for (k, c) in h.cylinders.iter().enumerate() {
@@ -345,6 +361,10 @@ impl Circuit {
             let level = |name: &str| nodes.get(name).map_or(0, |&n| items[n].level);
             let (l1, l2) = (level(from), level(to));
             items[me].level = if (l1 - l2).abs() >= 2 { (l1 + l2) / 2 } else { l1.max(l2) + 1 };
+        }
+        // An accumulator one row above its node, its port below.
+        for (k, a) in h.accumulators.iter().enumerate() {
+            items[first_accumulator + k].level = nodes.get(a.node.as_str()).map_or(0, |&n| items[n].level) + 1;
         }
         let top = items.iter().map(|i| i.level).max().unwrap_or(0) + 1;
         for item in &mut items[first_cylinder..] {
@@ -725,6 +745,14 @@ fn symbol(svg: &mut Svg, frame: &Frame, kind: Kind, c: P, name: &str, inlet: P) 
         Kind::Motor => {
             motor(svg, c, inlet.1);
             svg.text(frame, (x + 34.0, y + 4.0), "start", name);
+        }
+        Kind::Accumulator => {
+            // ISO 1219 gas-loaded accumulator: a vertical oval shell divided by the separator
+            // (a horizontal line), gas above, the port below.
+            svg.line((x, y + 20.0), (x, y + 24.0), &ink);
+            svg.rect((x - 11.0, y - 20.0), 22.0, 40.0, &format!("class=\"symbol accumulator\" rx=\"11\" {body}"));
+            svg.line((x - 11.0, y), (x + 11.0, y), &format!("class=\"separator\" {ink}"));
+            svg.text(frame, (x + 16.0, y + 4.0), "start", name);
         }
     }
 }
