@@ -363,7 +363,7 @@ pub struct Cushion {
     pub end: String,
     /// Cushion length \[m\]: the distance to the end over which the coefficient closes.
     pub length: f64,
-    /// Fraction of the coefficient left at the end (d = 0), in (0, 1].
+    /// Fraction of the coefficient left at the end (d = 0) \[-\], in (0, 1].
     pub end_fraction: f64,
 }
 
