@@ -402,3 +402,33 @@ fn an_accumulator_gets_its_symbol_above_its_node_and_one_connection() {
     let line = &joining[0];
     assert!(inside(line[0], p) || inside(line[line.len() - 1], p), "{line:?} vs P {p:?}");
 }
+
+#[test]
+fn a_cushioned_throttle_carries_the_cushion_mark_and_a_plain_one_does_not() {
+    let d = description(&format!(
+        r#"{{"name": "cushioned", "bodies": [], "hydraulics": {{"oil": {{"bulk_modulus": 1.5e9, "density": 850}},
+            "sources": [{{"name": "supply", "pressure": 1e7}}, {{"name": "tank", "pressure": 0.0}}],
+            "volumes": [{{"name": "A", "hose_volume": 1e-4, "hose_bulk_modulus": 1e12, "initial_pressure": 1e7}},
+                        {{"name": "B", "hose_volume": 1e-6, "hose_bulk_modulus": 1e12, "initial_pressure": 0.0}},
+                        {{"name": "PB", "hose_volume": 1e-4, "hose_bulk_modulus": 1e12, "initial_pressure": 0.0}}],
+            "valves": [{{"type": "throttle", "name": "feed", "from": "supply", "to": "A", "discharge_coefficient": 0.7, "diameter": 0.02}},
+                       {{"type": "throttle", "name": "brake", "from": "B", "to": "PB", "discharge_coefficient": 0.7, "diameter": 0.002,
+                         "cushion": {{"cylinder": "cyl", "end": "extended", "length": 0.03, "end_fraction": 0.01}}}},
+                       {{"type": "throttle", "name": "drain", "from": "PB", "to": "tank", "discharge_coefficient": 0.7, "diameter": 0.02}}],
+            "cylinders": [{{"name": "cyl", "piston_side": "A", "rod_side": "B", "piston_diameter": 0.05, "rod_diameter": 0.028,
+                  "stroke": 0.5, "wall_bulk_modulus": 3.15e10, "length_input": "s", "velocity_input": "v"}}]}},
+          "interface": {{"inputs": [{{"name": "s", "start": 0.7}}, {{"name": "v"}}]}},
+          "solver": {{"formulation": "doubleStep", "method": "trapezoidal"}}, {EXPERIMENT}}}"#
+    ));
+    let circuit = Circuit::new(d.hydraulics.as_ref()).unwrap();
+    let svg = circuit.svg(true, None, &d.name);
+    finite_numbers_only(&svg);
+    icon::png_of_svg(&svg).unwrap();
+    assert_eq!(groups(&svg, "hydraulic valve"), 3);
+    let brake = component(&svg, "brake");
+    assert!(brake.contains("class=\"cushion\"") && brake.contains("brake (cushion)"), "{brake}");
+    for plain in ["feed", "drain"] {
+        let g = component(&svg, plain);
+        assert!(!g.contains("cushion"), "{plain}: {g}");
+    }
+}

@@ -10,7 +10,7 @@ impl Circuit {
     pub fn source_flow(&self, k: usize, t: f64, p: &[f64], spools: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {
         let node = Node::Source(k);
         let mut q = 0.0;
-        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| {
+        self.moving_orifices(spools, None, None, |from, to, coefficient, _, laminar| {
             if from == node || to == node {
                 let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
                 let flow = coefficient * laws::orifice(dp, laminar);
@@ -83,7 +83,7 @@ impl Circuit {
     ) -> f64 {
         let node = Node::Source(k);
         let mut change = 0.0;
-        self.moving_orifices(spools, spool_rates, |from, to, coefficient, coefficient_rate, laminar| {
+        self.moving_orifices(spools, spool_rates, None, |from, to, coefficient, coefficient_rate, laminar| {
             if from == node || to == node {
                 let dp = self.pressure_with(p, input, from) - self.pressure_with(p, input, to);
                 let dp_change = pressure_change(from) - pressure_change(to);

@@ -21,7 +21,7 @@ use crate::motion;
 use mbfmu_model::format::{self, Motion, Valve};
 
 /// Half-width of the rounded corners of [`ramp`], as a fraction of the ramp.
-const CORNER: f64 = 0.05;
+pub(super) const CORNER: f64 = 0.05;
 
 /// The opening ramp x(y): 0 for y <= -e, 1 for y >= 1 + e, y on [e, 1 - e], and the
 /// quadratics (y + e)^2/(4e) and 1 - (1 + e - y)^2/(4e) in between (e = [`CORNER`]): C1,

@@ -28,22 +28,28 @@ impl Circuit {
     /// Calls `f(from, to, coefficient, laminar)` for every orifice: the throttles (eq. 24) and
     /// the two connections the spool opens in each directional valve (eq. 26: U > 0 connects
     /// pump -> A and B -> tank, U < 0 A -> tank and pump -> B, coefficient C_vd |U|).
+    /// A cushioned throttle's coefficient is its fraction at `strokes` (`cushion.rs`).
     #[inline(always)]
-    fn orifices(&self, spools: &[f64], mut f: impl FnMut(Node, Node, f64, f64)) {
-        self.moving_orifices(spools, None, |from, to, coefficient, _, laminar| f(from, to, coefficient, laminar));
+    fn orifices(&self, spools: &[f64], strokes: &[Stroke], mut f: impl FnMut(Node, Node, f64, f64)) {
+        self.moving_orifices(spools, None, Some(strokes), |from, to, coefficient, _, laminar| {
+            f(from, to, coefficient, laminar)
+        });
     }
 
     /// [`Circuit::orifices`], also giving each coefficient's time derivative from the spools'
-    /// rates (C_vd sgn(U) U'; 0 without rates and for throttles).
+    /// rates (C_vd sgn(U) U'; 0 without rates and for throttles). Without `strokes` a
+    /// cushioned throttle gives its bare coefficient: such throttles connect two volumes
+    /// (validated), so the flows into sources that need no strokes do not pass them.
     #[inline(always)]
     pub(super) fn moving_orifices(
         &self,
         spools: &[f64],
         spool_rates: Option<&[f64]>,
+        strokes: Option<&[Stroke]>,
         mut f: impl FnMut(Node, Node, f64, f64, f64),
     ) {
         for t in &self.throttles {
-            f(t.from, t.to, t.coefficient, 0.0, t.laminar);
+            f(t.from, t.to, self.throttle_coefficient(t, strokes), 0.0, t.laminar);
         }
         for (j, (v, &u)) in self.valves.iter().zip(spools).enumerate() {
             let k = v.flow_constant * u.abs();
@@ -97,7 +103,8 @@ impl Circuit {
         zero_small(flows);
         // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
         for t in &self.throttles {
-            self.orifice_flow(p, inputs, flows, t.from, t.to, t.coefficient, t.laminar);
+            let coefficient = self.throttle_coefficient(t, Some(strokes));
+            self.orifice_flow(p, inputs, flows, t.from, t.to, coefficient, t.laminar);
         }
         for (v, &u) in self.valves.iter().zip(spools) {
             let k = v.flow_constant * u.abs();
@@ -302,7 +309,7 @@ impl Circuit {
         j.dp_dp.fill(0.0);
         j.df_dp.fill(0.0);
         let dp_dp = &mut j.dp_dp;
-        self.orifices(spools, |from, to, coefficient, laminar| {
+        self.orifices(spools, strokes, |from, to, coefficient, laminar| {
             let slope = coefficient
                 * laws::orifice_slope(self.pressure(p, inputs, from) - self.pressure(p, inputs, to), laminar);
             for (row, sign) in [(from, -1.0), (to, 1.0)] {
@@ -375,6 +382,10 @@ impl Circuit {
         for i in nv..np {
             j.dp_ds[i * na..(i + 1) * na].fill(0.0);
             j.dp_dv[i * na..(i + 1) * na].fill(0.0);
+        }
+        if self.has_cushions() {
+            self.cushion_slopes(p, inputs, strokes, j);
+            finite &= j.dp_ds.iter().all(|x| x.is_finite());
         }
         self.face_slopes(np, &mut j.dp_dp);
         if !self.components.accumulators.is_empty() {

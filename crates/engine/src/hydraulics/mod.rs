@@ -14,6 +14,7 @@
 pub mod accumulator;
 mod boundary;
 pub mod components;
+pub mod cushion;
 mod evaluate;
 pub mod laws;
 pub mod motor;
@@ -50,6 +51,8 @@ struct Throttle {
     /// C_vt = C_d A_t sqrt(2/rho) ([Jaiswal2021, eq. 25]).
     coefficient: f64,
     laminar: f64,
+    /// An end cushion scaling the coefficient with a cylinder's stroke (`cushion.rs`).
+    cushion: Option<cushion::Cushion>,
 }
 
 /// A 4/3 directional control valve with its spool ([Jaiswal2021, eqs. 26-27]).
@@ -295,13 +298,17 @@ impl Circuit {
         let mut spool_of_valve = Vec::new();
         for v in &h.valves {
             match v {
-                Valve::Throttle { from, to, discharge_coefficient, diameter, laminar_limit, .. } => {
+                Valve::Throttle { from, to, discharge_coefficient, diameter, laminar_limit, cushion, .. } => {
                     let area = std::f64::consts::FRAC_PI_4 * diameter * diameter;
                     throttles.push(Throttle {
                         from: node(from),
                         to: node(to),
                         coefficient: discharge_coefficient * area * (2.0 / h.oil.density).sqrt(),
                         laminar: *laminar_limit,
+                        cushion: cushion.as_ref().map(|c| {
+                            let cylinder = h.cylinders.iter().position(|x| x.name == c.cylinder);
+                            cushion::Cushion::compile(c, cylinder.expect("validated cylinder"))
+                        }),
                     });
                     spool_of_valve.push(None);
                 }
@@ -493,6 +500,8 @@ mod accumulator_tests;
 mod boundary_tests;
 #[cfg(test)]
 mod component_tests;
+#[cfg(test)]
+mod cushion_tests;
 #[cfg(test)]
 mod motor_tests;
 #[cfg(test)]

@@ -123,6 +123,10 @@ tagged! {
             /// Pressure difference below which the flow is laminar (linear) \[Pa\].
             #[serde(default = "default_laminar_limit")]
             laminar_limit: f64,
+            /// An end cushion: the coefficient closes with the distance of a cylinder's piston
+            /// to one end of its stroke (docs/modelling.md, "End cushions").
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            cushion: Option<Cushion>,
         },
         /// 4/3 directional control valve (Jaiswal et al. 2021 eqs. 26-27): for U > 0 the pump feeds port A
         /// and port B drains to the tank, for U < 0 the reverse; Q = C_vd U sgn(dp) sqrt|dp|,
@@ -345,6 +349,34 @@ impl Valve {
             | Valve::Check { name, .. }
             | Valve::Counterbalance { name, .. } => name,
         }
+    }
+}
+
+/// An end cushion on a throttle: its flow coefficient is multiplied by a fraction f(d) of
+/// the distance d of `cylinder`'s piston to the end `end`, rising from `end_fraction` at
+/// d = 0 to 1 at d >= `length` (OpenHydraulics `CylinderCushion`: the outflow of the chamber
+/// being emptied is throttled near the end of the stroke).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cushion {
+    /// The cylinder whose stroke closes the cushion.
+    pub cylinder: String,
+    /// The end the cushion brakes: "retracted" (the piston side empties; d = |s| - closed
+    /// length) or "extended" (the rod side empties; d = closed length + stroke - |s|).
+    pub end: String,
+    /// Cushion length \[m\]: the distance to the end over which the coefficient closes.
+    pub length: f64,
+    /// Fraction of the coefficient left at the end (d = 0) \[-\], in (0, 1].
+    pub end_fraction: f64,
+}
+
+impl Cushion {
+    /// The two ends a cushion may brake.
+    pub const ENDS: [&'static str; 2] = ["retracted", "extended"];
+
+    /// True for a cushion at the retracted end.
+    pub fn retracted(&self) -> bool {
+        self.end == "retracted"
     }
 }
 

@@ -44,7 +44,9 @@ pub use capabilities::{capability_table, Capability, CAPABILITIES};
 pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::{Force, ForcePlace, LineSymbol};
 pub use hydraulic_components::{Accumulator, Compensator, Line, Motor, Pump, MIN_GAS_FRACTION};
-pub use hydraulics::{CycleStep, Cylinder, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume};
+pub use hydraulics::{
+    Cushion, CycleStep, Cylinder, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume,
+};
 pub use interface::{
     AccumulatorQuantity, BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface,
     JointQuantity, MotorQuantity, NodeQuantity, OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity,

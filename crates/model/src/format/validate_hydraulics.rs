@@ -1,8 +1,58 @@
 //! Checks of the hydraulic circuit (names, references, physical values, initial pressures
 //! and cylinder strokes). Errors name the component and the field.
 
+use super::hydraulics::Cushion;
 use super::validate::{check_vector, invalid, norm3, DescriptionError};
 use super::{Cylinder, Description, Hydraulics, Opening, Valve, GROUND};
+
+/// The end cushion of throttle `loc` between `from` and `to`: a cylinder of the circuit, one
+/// of its two ends, a length within its stroke, a fraction in (0, 1], and a throttle between
+/// two volumes one of which holds the chamber the cushion empties.
+fn check_cushion(h: &Hydraulics, loc: &str, from: &str, to: &str, c: &Cushion) -> Result<(), DescriptionError> {
+    let Some(cyl) = h.cylinders.iter().find(|x| x.name == c.cylinder) else {
+        let names: Vec<&str> = h.cylinders.iter().map(|x| x.name.as_str()).collect();
+        return Err(invalid(
+            loc,
+            format!(
+                "cushion.cylinder '{}' is not a cylinder of the circuit (cylinders: {})",
+                c.cylinder,
+                names.join(", ")
+            ),
+        ));
+    };
+    if !Cushion::ENDS.contains(&c.end.as_str()) {
+        return Err(invalid(loc, format!("cushion.end '{}' must be \"retracted\" or \"extended\"", c.end)));
+    }
+    if !(c.length.is_finite() && c.length > 0.0 && c.length <= cyl.stroke) {
+        return Err(invalid(
+            loc,
+            format!(
+                "cushion.length {} m must be positive and at most the stroke {} m of cylinder '{}'",
+                c.length, cyl.stroke, cyl.name
+            ),
+        ));
+    }
+    if !(c.end_fraction.is_finite() && c.end_fraction > 0.0 && c.end_fraction <= 1.0) {
+        return Err(invalid(loc, format!("cushion.end_fraction {} must lie in (0, 1]", c.end_fraction)));
+    }
+    if !(h.is_volume(from) && h.is_volume(to)) {
+        return Err(invalid(
+            loc,
+            "a cushioned throttle must connect two volumes (the cylinder's chamber and its port volume)",
+        ));
+    }
+    let (chamber, side) = if c.retracted() { (&cyl.piston_side, "piston_side") } else { (&cyl.rod_side, "rod_side") };
+    if from != chamber && to != chamber {
+        return Err(invalid(
+            loc,
+            format!(
+                "a cushion at the {} end throttles the outflow of cylinder '{}''s {side} volume '{chamber}': from or to must be '{chamber}'",
+                c.end, cyl.name
+            ),
+        ));
+    }
+    Ok(())
+}
 
 fn positive(loc: &str, what: &str, v: f64) -> Result<(), DescriptionError> {
     if v.is_finite() && v > 0.0 {
@@ -184,7 +234,7 @@ impl Description {
                 }
             };
             match v {
-                Valve::Throttle { from, to, discharge_coefficient, diameter, laminar_limit, .. } => {
+                Valve::Throttle { from, to, discharge_coefficient, diameter, laminar_limit, cushion, .. } => {
                     node("from", from)?;
                     node("to", to)?;
                     if from == to {
@@ -199,6 +249,9 @@ impl Description {
                     positive(&loc, "discharge_coefficient", *discharge_coefficient)?;
                     positive(&loc, "diameter", *diameter)?;
                     positive(&loc, "laminar_limit", *laminar_limit)?;
+                    if let Some(cushion) = cushion {
+                        check_cushion(h, &loc, from, to, cushion)?;
+                    }
                 }
                 Valve::Relief { .. } | Valve::Check { .. } | Valve::Counterbalance { .. } => {
                     let Opening {

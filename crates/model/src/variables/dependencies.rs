@@ -355,6 +355,21 @@ impl Me<'_> {
         }
     }
 
+    /// The cylinders whose end cushions throttle a flow into or out of volume `volume`.
+    fn cushions_at(&self, volume: usize) -> Vec<usize> {
+        let Some(h) = &self.d.hydraulics else { return Vec::new() };
+        let Some(name) = h.volumes.get(volume).map(|v| v.name.as_str()) else { return Vec::new() };
+        h.valves
+            .iter()
+            .filter_map(|v| match v {
+                Valve::Throttle { from, to, cushion: Some(c), .. } if from == name || to == name => {
+                    h.cylinders.iter().position(|x| x.name == c.cylinder)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The volumes and spools an orifice law connects to volume `volume`.
     fn circuit_neighbours(&self, volume: usize) -> (Vec<usize>, Vec<usize>) {
         let Some(h) = &self.d.hydraulics else { return (Vec::new(), Vec::new()) };
@@ -468,6 +483,13 @@ impl Me<'_> {
             deps.extend(pressure_inputs_next_to(self.d, name).into_iter().map(|i| dependent(Known::Input(i))));
             if let Some(i) = self.inflow_input(volume) {
                 deps.push(dependent(Known::Input(i)));
+            }
+            // A cushioned throttle at the volume: its flow follows its cylinder's length.
+            for c in self.cushions_at(volume) {
+                match fed_inputs(self.d, c) {
+                    Some((length, _)) => deps.push(dependent(Known::Input(length))),
+                    None => deps.extend(self.positions()),
+                }
             }
             for c in 0..l.cylinders {
                 if self.chambers(c).contains(&volume) {

@@ -29,7 +29,10 @@ enum Kind {
     Tank,
     Volume,
     Directional,
-    Throttle,
+    /// A throttle; `cushion`: an end cushion closes it with a cylinder's stroke.
+    Throttle {
+        cushion: bool,
+    },
     Cylinder,
     /// A node whose pressure comes from another FMU (a source with `pressure_input`).
     Port,
@@ -58,7 +61,7 @@ impl Kind {
             Kind::Tank => (34.0, 18.0),
             Kind::Volume => (56.0, 20.0),
             Kind::Directional => (112.0, 30.0),
-            Kind::Throttle => (16.0, 28.0),
+            Kind::Throttle { .. } => (16.0, 28.0),
             Kind::Cylinder => (140.0, 24.0),
             Kind::Port | Kind::Inflow => (20.0, 20.0),
             // Widths include the shaft, springs, pilots and bypass beside the envelope.
@@ -76,7 +79,9 @@ impl Kind {
             Kind::Pump | Kind::Tank | Kind::Port => "hydraulic source",
             Kind::Inflow => "hydraulic feed",
             Kind::Volume => "hydraulic volume",
-            Kind::Directional | Kind::Throttle | Kind::Relief | Kind::Check | Kind::Counterbalance => "hydraulic valve",
+            Kind::Directional | Kind::Throttle { .. } | Kind::Relief | Kind::Check | Kind::Counterbalance => {
+                "hydraulic valve"
+            }
             Kind::Cylinder => "hydraulic cylinder",
             Kind::ShaftPump { .. } => "hydraulic pump",
             Kind::Hose => "hydraulic line",
@@ -178,7 +183,7 @@ impl Circuit {
         for v in &h.valves {
             let (kind, inlet) = match v {
                 Valve::Directional { .. } => (Kind::Directional, None),
-                Valve::Throttle { .. } => (Kind::Throttle, None),
+                Valve::Throttle { cushion, .. } => (Kind::Throttle { cushion: cushion.is_some() }, None),
                 Valve::Relief { from, .. } => (Kind::Relief, Some(from)),
                 Valve::Check { from, .. } => (Kind::Check, Some(from)),
                 Valve::Counterbalance { load, .. } => (Kind::Counterbalance, Some(load)),
@@ -567,7 +572,7 @@ impl Circuit {
             && matches!(
                 kind,
                 Kind::Volume
-                    | Kind::Throttle
+                    | Kind::Throttle { .. }
                     | Kind::Port
                     | Kind::Relief
                     | Kind::Check
@@ -611,7 +616,7 @@ fn symbol(svg: &mut Svg, frame: &Frame, kind: Kind, c: P, name: &str, inlet: P) 
             );
             svg.text(frame, (x, y + 4.0), "middle", name);
         }
-        Kind::Throttle => {
+        Kind::Throttle { cushion } => {
             // Fixed restrictor: the line pinched between two arcs.
             svg.line((x, y - 14.0), (x, y + 14.0), &format!("stroke=\"{LINE}\" stroke-width=\"1.6\""));
             // Each arc bulges towards the line: sweep 1 (clockwise on screen) bends the left one right.
@@ -619,7 +624,15 @@ fn symbol(svg: &mut Svg, frame: &Frame, kind: Kind, c: P, name: &str, inlet: P) 
                 let arc = PathCommand::Arc { radius: 14.0, large: false, sweep, to: (x + side, y + 10.0) };
                 svg.path(&[PathCommand::Move((x + side, y - 10.0)), arc], &format!("fill=\"none\" {ink}"));
             }
-            svg.text(frame, (x + 12.0, y + 4.0), "start", name);
+            if cushion {
+                // End cushion: the cushion's spear (a small filled block, as in the ISO 1219
+                // cushioned cylinder) left of the restrictor, the restriction closing with
+                // the stroke.
+                svg.rect((x - 15.0, y - 4.0), 5.0, 8.0, &format!("class=\"cushion\" fill=\"{INK}\""));
+                svg.text(frame, (x + 12.0, y + 4.0), "start", &format!("{name} (cushion)"));
+            } else {
+                svg.text(frame, (x + 12.0, y + 4.0), "start", name);
+            }
         }
         Kind::Directional => {
             // 4/3 valve: three positions, closed centre; left U > 0 (P-A, B-T), right U < 0
