@@ -51,7 +51,7 @@ fn one() -> f64 {
 /// A fixed-displacement hydraulic motor (rotary actuator) turning a revolute joint: with
 /// D_e = D / (2 pi) and omega the joint's rate, it draws q = D_e omega / eta_v + C_l (p_A - p_B)
 /// from `port_a` into `port_b` and applies T = eta_hm D_e (p_A - p_B) - B omega to the joint
-/// (Hopsan's fixed-displacement motor, OpenHydraulics `PartialPumpMotor`; docs/modelling.md).
+/// ([HopsanMotor]; [OpenHydraulics] `PartialPumpMotor`; docs/modelling.md).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Motor {
@@ -124,7 +124,7 @@ impl Line {
 }
 
 /// A gas-loaded (bladder, diaphragm or piston) accumulator on a circuit node: a gas charge
-/// p_g V_g^n = p0 V0^n (Simscape Fluids "Gas-Charged Accumulator (IL)") behind a laminar
+/// p_g V_g^n = p0 V0^n ([SimscapeFluids] "Gas-Charged Accumulator (IL)") behind a laminar
 /// inlet, q = G (p_node - p_g) into the accumulator; its liquid volume V_L = V0 - V_g is a
 /// state.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]

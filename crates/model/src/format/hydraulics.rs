@@ -354,7 +354,7 @@ impl Valve {
 
 /// An end cushion on a throttle: its flow coefficient is multiplied by a fraction f(d) of
 /// the distance d of `cylinder`'s piston to the end `end`, rising from `end_fraction` at
-/// d = 0 to 1 at d >= `length` (OpenHydraulics `CylinderCushion`: the outflow of the chamber
+/// d = 0 to 1 at d >= `length` ([OpenHydraulics] `CylinderCushion`: the outflow of the chamber
 /// being emptied is throttled near the end of the stroke).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(deny_unknown_fields)]
