@@ -4,27 +4,13 @@
 //! and the semirecursive formulations and several methods at 1 ms, a charge from below the
 //! pre-charge and back (the empty stop), and the refusals of bad input.
 
+mod common;
+
+use common::{circuit_description, quantity};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{dependencies, interface_of, Binding, Known, Quantity, StateLayout, Unknown};
 use serde_json::{json, Value};
-
-fn description(circuit: Value, outputs: Value, formulation: &str, method: &str, step: f64) -> Description {
-    let d = json!({
-        "name": "circuit", "bodies": [], "hydraulics": circuit,
-        "interface": {"outputs": outputs},
-        "experiment": {"stop": 1.0, "step": step},
-        "solver": {"formulation": formulation, "method": method, "step_size": step}
-    });
-    format::parse(&d.to_string()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn quantity(d: &Description, name: &str) -> Quantity {
-    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-        Binding::Output(q) => q,
-        ref b => panic!("{name} is bound to {b:?}"),
-    }
-}
 
 /// Samples of outputs `names` at every multiple of the step up to `stop` (one row per
 /// sample, the first at t = 0), and the largest Newton iteration count of a step.
@@ -89,7 +75,7 @@ fn a_slow_charge_follows_the_gas_law_and_stores_its_energy() {
     // The hose's compliance V_h (1/B_oil + 1/B_hose).
     let compliance = 1e-5 * (1.0 / 1.5e9 + 1.0 / 1e15);
     for n in [1.0, 1.4] {
-        let d = description(slow_charge(n), outputs(), "index3", "bdf1", 1e-3);
+        let d = circuit_description(slow_charge(n), outputs(), "index3", "bdf1", 1e-3);
         let (rows, iterations) = run(&d, &["P.pressure", "acc.pressure", "acc.liquid_volume"], 6.0);
         let (mut conservation, mut law, mut energy): (f64, f64, f64) = (0.0, 0.0, 0.0);
         let mut work = 0.0;
@@ -156,7 +142,7 @@ fn an_isothermal_discharge_through_a_laminar_restriction_follows_its_closed_form
         ("doubleStep", "trapezoidal", 1.0, 1e-5),
         ("penalty", "trapezoidal", 1.0, 1e-5),
     ] {
-        let d = description(circuit.clone(), outputs(), formulation, method, 1e-3);
+        let d = circuit_description(circuit.clone(), outputs(), formulation, method, 1e-3);
         let (rows, iterations) = run(&d, &["acc.pressure", "acc.liquid_volume"], stop);
         let mut error: f64 = 0.0;
         for (i, w) in rows.iter().enumerate() {
@@ -199,7 +185,7 @@ fn charging_across_the_precharge_and_back_keeps_the_liquid_volume_at_or_above_em
         ("doubleStep", "trapezoidal", 1.0),
         ("penalty", "trapezoidal", 1.0),
     ] {
-        let d = description(across_the_precharge(), outputs(), formulation, method, 1e-3);
+        let d = circuit_description(across_the_precharge(), outputs(), formulation, method, 1e-3);
         let (rows, iterations) = run(&d, &["P.pressure", "acc.pressure", "acc.liquid_volume"], 6.0);
         let lowest = rows.iter().map(|w| w[2]).fold(f64::INFINITY, f64::min);
         let (peak, at) =
@@ -273,7 +259,7 @@ fn bad_accumulators_are_refused_with_the_element_the_field_and_the_reason() {
 #[test]
 fn the_liquid_volume_is_a_named_model_exchange_state_with_its_rate_and_dependencies() {
     // Model Exchange: the semirecursive formulations.
-    let d = description(slow_charge(1.4), outputs(), "doubleStep", "trapezoidal", 1e-3);
+    let d = circuit_description(slow_charge(1.4), outputs(), "doubleStep", "trapezoidal", 1e-3);
     let interface = interface_of(&d).unwrap();
     let state = |name: &str| match interface.by_name(name).unwrap_or_else(|| panic!("no variable {name}")).binding {
         Binding::State { index } => index,

@@ -4,17 +4,10 @@
 
 mod common;
 
-use common::catalog;
+use common::{catalog, quantity};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::Description;
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
-
-fn quantity(d: &Description, name: &str) -> Quantity {
-    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-        Binding::Output(q) => q,
-        ref b => panic!("{name} is bound to {b:?}"),
-    }
-}
+use mbfmu_model::variables::Quantity;
 
 /// Every output named in `names` at every step of the DefaultExperiment.
 fn run(d: &Description, names: &[&str]) -> Vec<Vec<f64>> {

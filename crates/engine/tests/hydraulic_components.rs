@@ -3,27 +3,12 @@
 //! a pressure-compensated pump, and a long line's laminar
 //! pressure drop and its quarter-wave mode.
 
+mod common;
+
+use common::{circuit_description, quantity};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
 use serde_json::{json, Value};
-
-fn description(circuit: Value, outputs: Value, formulation: &str, method: &str, step: f64) -> Description {
-    let d = json!({
-        "name": "circuit", "bodies": [], "hydraulics": circuit,
-        "interface": {"outputs": outputs},
-        "experiment": {"stop": 1.0, "step": step},
-        "solver": {"formulation": formulation, "method": method, "step_size": step}
-    });
-    format::parse(&d.to_string()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn quantity(d: &Description, name: &str) -> Quantity {
-    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-        Binding::Output(q) => q,
-        ref b => panic!("{name} is bound to {b:?}"),
-    }
-}
 
 /// Samples output `name` at every multiple of the step up to `stop`, with the Newton
 /// iterations of each step.
@@ -81,7 +66,7 @@ fn a_pump_dead_headed_against_a_relief_valve_settles_on_its_curve_at_millisecond
     let expected = relief_steady_state();
     // Implicit stages per step of each method.
     for (method, stages) in [("bdf1", 1.0), ("esdirk324L2SA", 3.0), ("esdirk436L2SA2", 5.0)] {
-        let d = description(pump_and_relief(), outputs("line"), "index3", method, 1e-3);
+        let d = circuit_description(pump_and_relief(), outputs("line"), "index3", method, 1e-3);
         let (p, its) = run(&d, "line.pressure", 0.05);
         // Before cracking: p' = B Q / V, 7.5 GPa/s, exact for every method on a linear rate.
         assert!((p[1] - 7.5e6).abs() < 1e-4 * 7.5e6, "{method}: {}", p[1]);
@@ -101,7 +86,7 @@ fn a_pump_dead_headed_against_a_relief_valve_settles_on_its_curve_at_millisecond
 fn the_trapezoidal_rule_of_the_semirecursive_formulations_converges_on_the_relief_curve() {
     // A-stable but not L-stable: the 13 us mode rings at (1 - 37.5)/(1 + 37.5) per 1 ms step
     // around the same steady state; damped Newton steps keep it converging.
-    let d = description(pump_and_relief(), outputs("line"), "doubleStep", "trapezoidal", 1e-3);
+    let d = circuit_description(pump_and_relief(), outputs("line"), "doubleStep", "trapezoidal", 1e-3);
     let (p, _) = run(&d, "line.pressure", 0.3);
     let expected = relief_steady_state();
     let mean = 0.5 * (p[p.len() - 1] + p[p.len() - 2]);
@@ -122,7 +107,7 @@ fn a_compensated_pump_against_a_throttle_holds_its_static_map() {
             "shaft_speed": 50.0 * std::f64::consts::PI, "leakage_coefficient": 1e-12,
             "compensator": {"setting": 1.4e7, "regulation_range": 1e6}}]
     });
-    let d = description(circuit, outputs("v"), "index3", "bdf1", 1e-3);
+    let d = circuit_description(circuit, outputs("v"), "index3", "bdf1", 1e-3);
     let (p, _) = run(&d, "v.pressure", 1.0);
     let last = p[p.len() - 1];
     // Static map: (1 - (p - 14 MPa)/1 MPa) Q_max - C_l p = C sqrt(p).
@@ -152,7 +137,7 @@ fn line_circuit(viscosity: f64, outflow: bool) -> Value {
 #[test]
 fn a_long_line_rings_at_its_quarter_wave_frequency_and_drops_pressure_by_hagen_poiseuille() {
     // Closed end, open (constant-pressure) start: f = c / (4 l), c = sqrt(B / rho).
-    let d = description(line_circuit(1e-7, false), outputs("end"), "index3", "esdirk436L2SA2", 2e-4);
+    let d = circuit_description(line_circuit(1e-7, false), outputs("end"), "index3", "esdirk436L2SA2", 2e-4);
     let (p, _) = run(&d, "end.pressure", 1.0);
     // The step response at a closed end is a square wave: its fundamental is the peak of the
     // spectrum (a fine grid of the discrete Fourier transform).
@@ -172,7 +157,7 @@ fn a_long_line_rings_at_its_quarter_wave_frequency_and_drops_pressure_by_hagen_p
     assert!((peak - expected).abs() < 0.01 * expected, "peak {peak} Hz vs {expected} Hz");
 
     // Steady laminar flow: the drop 128 mu l Q / (pi d^4) between the supply and the end.
-    let d = description(line_circuit(4e-5, true), outputs("end"), "index3", "bdf1", 1e-3);
+    let d = circuit_description(line_circuit(4e-5, true), outputs("end"), "index3", "bdf1", 1e-3);
     let (p, _) = run(&d, "end.pressure", 2.0);
     let end = p[p.len() - 1];
     let c = 0.7 * std::f64::consts::FRAC_PI_4 * 0.002f64.powi(2) * (2.0f64 / 850.0).sqrt();

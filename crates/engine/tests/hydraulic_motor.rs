@@ -12,9 +12,11 @@
 //!   omega_ss = Q / (D_e / eta_v + C_l B / (eta_hm D_e)),   p_ss = B omega_ss / (eta_hm D_e),
 //! and the decay rate sigma and damped frequency omega_d of A's complex eigenvalues.
 
+mod common;
+
+use common::quantity;
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
 use serde_json::json;
 use std::f64::consts::TAU;
 
@@ -67,13 +69,6 @@ fn description(losses: Losses, formulation: &str, method: &str) -> Description {
                    "tolerance": 1e-10, "pressure_tolerance": 1e-4, "max_iterations": 60}
     });
     format::parse(&d.to_string()).unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn quantity(d: &Description, name: &str) -> Quantity {
-    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-        Binding::Output(q) => q,
-        ref b => panic!("{name} is bound to {b:?}"),
-    }
 }
 
 /// The linear system's closed form for `losses`.

@@ -8,10 +8,9 @@
 
 mod common;
 
-use common::catalog;
+use common::{catalog, quantity};
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Inertia, JointKind};
-use mbfmu_model::variables::{interface_of, Binding, Quantity};
 use nalgebra::{Rotation3, Vector3};
 use std::f64::consts::PI;
 
@@ -58,13 +57,6 @@ const OUTPUTS: [&str; 8] = [
     "cylinder.work",
     "energy_balance",
 ];
-
-fn quantity(d: &Description, name: &str) -> Quantity {
-    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-        Binding::Output(q) => q,
-        ref b => panic!("{name} is bound to {b:?}"),
-    }
-}
 
 type Row = (f64, [f64; 8]);
 

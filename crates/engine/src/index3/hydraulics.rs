@@ -488,7 +488,7 @@ impl Mechanism {
 
     /// The power of the actuators on the mechanism at `state` (0 without a circuit), the
     /// integrand of their work: F_s s' of the cylinders, T omega of the motors.
-    pub(super) fn cylinder_power(&self, state: &MechState) -> f64 {
+    pub(super) fn actuator_power(&self, state: &MechState) -> f64 {
         let (Some(h), Some(c)) = (&self.hydraulics, &state.circuit) else { return 0.0 };
         let cylinders: f64 = (0..h.circuit.n_cylinders())
             .map(|k| {

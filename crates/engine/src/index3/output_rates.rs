@@ -170,8 +170,9 @@ impl Mechanism {
         for (d, driver) in self.drivers.iter().enumerate() {
             power -= state.lambda[driver.row] * self.driver_motion(d, t, state).df;
         }
-        // The cylinders push with F_s(p, s') along their lines ([Jaiswal2021, eq. 29]).
-        power += self.cylinder_power(state);
+        // The cylinders push with F_s(p, s') along their lines ([Jaiswal2021, eq. 29]), the
+        // motors turn their joints.
+        power += self.actuator_power(state);
         if !self.beams.elements.is_empty() {
             potential[1] = 0.0;
         }
@@ -268,14 +269,7 @@ pub(crate) fn mechanism_quantity_rates(
                 let e = energy();
                 [e.kinetic + e.potential[0] - e.power, 0.0]
             }
-            Quantity::VolumePressure { .. }
-            | Quantity::SourceFlow { .. }
-            | Quantity::ValveSpool { .. }
-            | Quantity::ValveReference { .. }
-            | Quantity::CylinderLength { .. }
-            | Quantity::CylinderVelocity { .. }
-            | Quantity::CylinderForce { .. }
-            | Quantity::CylinderWork { .. } => m.circuit_quantity_rates(*q, state, &mut scratch.circuit),
+            q if q.of_circuit() => m.circuit_quantity_rates(*q, state, &mut scratch.circuit),
             q => m.quantity_rates(*q, state),
         };
     }

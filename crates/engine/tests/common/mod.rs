@@ -87,11 +87,37 @@ impl DoublePendulum {
 
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Method};
-use mbfmu_model::variables::{interface_of, Binding};
+use mbfmu_model::variables::{interface_of, Binding, Quantity};
 
 /// A catalog model's description.
 pub fn catalog(name: &str) -> Description {
     mbfmu_model::format::parse(mbfmu_model::catalog::find(name).expect("catalog model").json).expect("valid")
+}
+
+/// The quantity output `name` of `d` gives.
+pub fn quantity(d: &Description, name: &str) -> Quantity {
+    match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
+        Binding::Output(q) => q,
+        ref b => panic!("{name} is bound to {b:?}"),
+    }
+}
+
+/// A circuit without a mechanism: `circuit` as its `hydraulics`, `outputs` as its interface,
+/// run to 1 s with `formulation`, `method` and internal step `step`.
+pub fn circuit_description(
+    circuit: serde_json::Value,
+    outputs: serde_json::Value,
+    formulation: &str,
+    method: &str,
+    step: f64,
+) -> Description {
+    let d = serde_json::json!({
+        "name": "circuit", "bodies": [], "hydraulics": circuit,
+        "interface": {"outputs": outputs},
+        "experiment": {"stop": 1.0, "step": step},
+        "solver": {"formulation": formulation, "method": method, "step_size": step}
+    });
+    mbfmu_model::format::parse(&d.to_string()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs `d` with `method`, internal step `h` and Newton tolerance `tol`, and samples the
@@ -102,14 +128,7 @@ pub fn sample(d: &Description, method: Method, h: f64, tol: f64, times: &[f64], 
     run.solver.step_size = h;
     run.solver.tolerance = tol;
     let mut sim = Simulation::new(&run).expect("model builds");
-    let iface = interface_of(d).expect("interface");
-    let quantities: Vec<_> = outputs
-        .iter()
-        .map(|name| match iface.by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
-            Binding::Output(q) => q,
-            ref b => panic!("{name} is bound to {b:?}"),
-        })
-        .collect();
+    let quantities: Vec<_> = outputs.iter().map(|name| quantity(d, name)).collect();
     times
         .iter()
         .map(|&t| {

@@ -151,3 +151,26 @@ pub enum Quantity {
     NewtonIterations,
     Steps,
 }
+
+impl Quantity {
+    /// True for a quantity of the hydraulic circuit (volumes, sources, valves, cylinders,
+    /// motors, accumulators), which a formulation evaluates from its coupled circuit.
+    pub fn of_circuit(self) -> bool {
+        matches!(
+            self,
+            Quantity::VolumePressure { .. }
+                | Quantity::SourceFlow { .. }
+                | Quantity::ValveSpool { .. }
+                | Quantity::ValveReference { .. }
+                | Quantity::CylinderLength { .. }
+                | Quantity::CylinderVelocity { .. }
+                | Quantity::CylinderForce { .. }
+                | Quantity::CylinderWork { .. }
+                | Quantity::MotorSpeed { .. }
+                | Quantity::MotorTorque { .. }
+                | Quantity::MotorFlow { .. }
+                | Quantity::AccumulatorPressure { .. }
+                | Quantity::AccumulatorVolume { .. }
+        )
+    }
+}
