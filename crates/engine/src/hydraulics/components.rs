@@ -98,6 +98,8 @@ pub struct Components {
     pub pumps: Vec<Pump>,
     pub faces: Vec<Face>,
     pub accumulators: Vec<Accumulator>,
+    /// [`Components::has_openings`], formed once (it is asked every step).
+    openings: bool,
 }
 
 impl Components {
@@ -150,7 +152,7 @@ impl Components {
                 }
             }
         }
-        let pumps = h
+        let pumps: Vec<Pump> = h
             .pumps
             .iter()
             .map(|p| Pump {
@@ -194,14 +196,17 @@ impl Components {
                 faces.push(Face { a, b, gain: impedance / inertance, decay: resistance / inertance, impedance });
             }
         }
-        let accumulators = h.accumulators.iter().map(|a| Accumulator::compile(a, node(&a.node))).collect();
-        Components { valves, pumps, faces, accumulators }
+        let accumulators: Vec<Accumulator> =
+            h.accumulators.iter().map(|a| Accumulator::compile(a, node(&a.node))).collect();
+        let openings = !valves.is_empty() || pumps.iter().any(|p| p.compensator.is_some()) || !accumulators.is_empty();
+        Components { valves, pumps, faces, accumulators, openings }
     }
 
     /// True if some law opens along a ramp (pressure valves, compensated pumps) or bends
     /// sharply (an accumulator's empty stop): Newton's corrections are damped.
+    #[inline]
     pub fn has_openings(&self) -> bool {
-        !self.valves.is_empty() || self.pumps.iter().any(|p| p.compensator.is_some()) || !self.accumulators.is_empty()
+        self.openings
     }
 
     pub fn is_empty(&self) -> bool {

@@ -76,8 +76,9 @@ impl Circuit {
     }
 
     /// True if some throttle has a cushion.
+    #[inline(always)]
     pub fn has_cushions(&self) -> bool {
-        self.throttles.iter().any(|t| t.cushion.is_some())
+        self.compiled.cushioned
     }
 
     /// Adds d p'/d|s| of the cushioned throttles' flows to `j.dp_ds` (np x nc): the flow

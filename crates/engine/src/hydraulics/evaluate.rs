@@ -48,8 +48,15 @@ impl Circuit {
         strokes: Option<&[Stroke]>,
         mut f: impl FnMut(Node, Node, f64, f64, f64),
     ) {
-        for t in &self.throttles {
-            f(t.from, t.to, self.throttle_coefficient(t, strokes), 0.0, t.laminar);
+        // Split on the cushions so that a circuit without one keeps its plain loop.
+        if self.has_cushions() {
+            for t in &self.throttles {
+                f(t.from, t.to, self.throttle_coefficient(t, strokes), 0.0, t.laminar);
+            }
+        } else {
+            for t in &self.throttles {
+                f(t.from, t.to, t.coefficient, 0.0, t.laminar);
+            }
         }
         for (j, (v, &u)) in self.valves.iter().zip(spools).enumerate() {
             let k = v.flow_constant * u.abs();
@@ -102,9 +109,15 @@ impl Circuit {
     ) -> Result<(), CircuitError> {
         zero_small(flows);
         // The orifices of [`Circuit::orifices`] in its order, each flow formed inline.
-        for t in &self.throttles {
-            let coefficient = self.throttle_coefficient(t, Some(strokes));
-            self.orifice_flow(p, inputs, flows, t.from, t.to, coefficient, t.laminar);
+        if self.has_cushions() {
+            for t in &self.throttles {
+                let coefficient = self.throttle_coefficient(t, Some(strokes));
+                self.orifice_flow(p, inputs, flows, t.from, t.to, coefficient, t.laminar);
+            }
+        } else {
+            for t in &self.throttles {
+                self.orifice_flow(p, inputs, flows, t.from, t.to, t.coefficient, t.laminar);
+            }
         }
         for (v, &u) in self.valves.iter().zip(spools) {
             let k = v.flow_constant * u.abs();
@@ -122,11 +135,8 @@ impl Circuit {
             flows[c.piston_side] -= c.area_piston * s.velocity;
             flows[c.rod_side] += c.area_rod * s.velocity;
         }
-        if !self.motors.is_empty() {
-            self.motor_flows(p, inputs, &strokes[self.cylinders.len()..], flows, &mut forces[self.cylinders.len()..]);
-        }
-        if !self.components.is_empty() {
-            self.component_flows(t, p, inputs, flows);
+        if !self.compiled.plain {
+            self.motor_and_component_flows(t, p, strokes, inputs, flows, forces);
         }
         // A flow another FMU delivers (the boundary of a split circuit).
         for (i, v) in self.volumes.iter().enumerate() {
@@ -135,6 +145,28 @@ impl Circuit {
             }
         }
         Ok(())
+    }
+
+    /// The motors' flows and torques, then the pressure valves', pumps' and lines' flows. Out
+    /// of line, as every path of a component that most circuits lack, to keep the common
+    /// evaluation's code as it is.
+    #[inline(never)]
+    fn motor_and_component_flows(
+        &self,
+        t: f64,
+        p: &[f64],
+        strokes: &[Stroke],
+        inputs: &[f64],
+        flows: &mut [f64],
+        forces: &mut [f64],
+    ) {
+        if !self.motors.is_empty() {
+            let nc = self.cylinders.len();
+            self.motor_flows(p, inputs, &strokes[nc..], flows, &mut forces[nc..]);
+        }
+        if !self.components.is_empty() {
+            self.component_flows(t, p, inputs, flows);
+        }
     }
 
     /// The motors' flows q from port A to port B into `flows` and their torques into
@@ -155,6 +187,7 @@ impl Circuit {
     }
 
     /// The motors' torques alone ([`super::motor`]), for [`Circuit::forces`].
+    #[inline(never)]
     fn motor_torques(&self, p: &[f64], inputs: &[f64], strokes: &[Stroke], torques: &mut [f64]) {
         for ((m, s), torque) in self.motors.iter().zip(strokes).zip(torques) {
             let dp = self.pressure(p, inputs, m.port_a) - self.pressure(p, inputs, m.port_b);
@@ -242,6 +275,20 @@ impl Circuit {
             *r *= self.stiffness(i, strokes);
             finite &= r.is_finite();
         }
+        if !self.compiled.plain {
+            finite &= self.state_rates(p, inputs, rates);
+        }
+        if !(finite && forces.iter().all(|x| x.is_finite())) {
+            return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
+        }
+        Ok(())
+    }
+
+    /// The rates of the states that are not volume pressures: the line faces' flows and the
+    /// accumulators' volumes, after the volumes' in `rates`. False if one is not finite.
+    #[inline(never)]
+    fn state_rates(&self, p: &[f64], inputs: &[f64], rates: &mut [f64]) -> bool {
+        let mut finite = true;
         if !self.components.faces.is_empty() {
             self.face_rates(p, inputs, rates);
             finite &= rates[self.volumes.len()..].iter().all(|r| r.is_finite());
@@ -250,10 +297,7 @@ impl Circuit {
             self.accumulator_rates(p, inputs, rates);
             finite &= rates[self.volumes.len()..].iter().all(|r| r.is_finite());
         }
-        if !(finite && forces.iter().all(|x| x.is_finite())) {
-            return Err(CircuitError::NonFinite { what: "pressure rate or cylinder force".into() });
-        }
-        Ok(())
+        finite
     }
 
     /// The Jacobians of [`Circuit::evaluate`] in closed form (derivatives of the orifice law,
@@ -322,11 +366,8 @@ impl Circuit {
                 }
             }
         });
-        if !self.components.is_empty() {
-            self.component_slopes(t, p, inputs, np, dp_dp);
-        }
-        if !self.motors.is_empty() {
-            self.motor_slopes(np, nc, dp_dp, &mut j.df_dp, &mut j.df_ds, &mut j.df_dv);
+        if !self.compiled.plain {
+            self.component_and_motor_slopes(t, p, inputs, np, nc, j);
         }
         let mut finite = true;
         for (c, cyl) in self.cylinders.iter().enumerate() {
@@ -363,22 +404,48 @@ impl Circuit {
                 j.dp_dv[i * na + c] = dv;
                 finite &= ds.is_finite() && dv.is_finite();
             }
-            // A motor's flow q(omega) leaves port A and enters port B; its volume does not
-            // change with its angle.
-            for (m, motor) in self.motors.iter().enumerate() {
-                let mut dq = 0.0;
-                if motor.port_a == super::Node::Volume(i) {
-                    dq -= motor.flow_by_speed();
-                }
-                if motor.port_b == super::Node::Volume(i) {
-                    dq += motor.flow_by_speed();
-                }
-                j.dp_ds[i * na + nc + m] = 0.0;
-                j.dp_dv[i * na + nc + m] = dq * k;
-                finite &= j.dp_dv[i * na + nc + m].is_finite();
-            }
         }
-        // Line faces and accumulators: their rates do not depend on the strokes.
+        if !self.compiled.plain {
+            finite &= self.component_columns(p, strokes, inputs, j);
+        }
+        if !finite {
+            return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
+        }
+        Ok(())
+    }
+
+    /// The pressure valves', pumps', lines' and motors' terms of the closed-form Jacobians that
+    /// come before the scaling by B_e/V: their flows' slopes in `j.dp_dp`, and the motors'
+    /// torques' rows of `j.df_*`.
+    #[inline(never)]
+    fn component_and_motor_slopes(
+        &self,
+        t: f64,
+        p: &[f64],
+        inputs: &[f64],
+        np: usize,
+        nc: usize,
+        j: &mut CircuitJacobian,
+    ) {
+        if !self.components.is_empty() {
+            self.component_slopes(t, p, inputs, np, &mut j.dp_dp);
+        }
+        if !self.motors.is_empty() {
+            self.motor_slopes(np, nc, &mut j.dp_dp, &mut j.df_dp, &mut j.df_ds, &mut j.df_dv);
+        }
+    }
+
+    /// The closed-form Jacobians' terms after the volumes' scaling: the motors' columns, the
+    /// rows of the lines' faces and accumulators (their rates do not depend on the strokes),
+    /// the cushions' slopes in the strokes, and the faces' and accumulators' own slopes.
+    /// False if a value is not finite.
+    #[inline(never)]
+    fn component_columns(&self, p: &[f64], strokes: &[Stroke], inputs: &[f64], j: &mut CircuitJacobian) -> bool {
+        let (nv, np, nc, na) = (self.volumes.len(), self.n_pressures(), self.n_cylinders(), self.n_actuators());
+        let mut finite = true;
+        if !self.motors.is_empty() {
+            finite &= self.motor_columns(strokes, nv, na, nc, j);
+        }
         for i in nv..np {
             j.dp_ds[i * na..(i + 1) * na].fill(0.0);
             j.dp_dv[i * na..(i + 1) * na].fill(0.0);
@@ -391,10 +458,7 @@ impl Circuit {
         if !self.components.accumulators.is_empty() {
             self.accumulator_slopes(p, inputs, np, &mut j.dp_dp);
         }
-        if !finite {
-            return Err(CircuitError::NonFinite { what: "circuit Jacobian".into() });
-        }
-        Ok(())
+        finite
     }
 
     /// The Jacobians by forward differences ([Jaiswal2021, eqs. 40-41]), to check [`Circuit::jacobian`]
@@ -455,6 +519,7 @@ impl Circuit {
     /// C_l (p_A - p_B) in the flows' slopes `dp_dp` (np x np, before the scaling by B_e/V),
     /// dT/dp_A = -dT/dp_B = eta_hm D_e in the torques' rows of `df_dp` (after the nc
     /// cylinders' rows), dT/d(angle) = 0 and dT/domega = -B.
+    #[inline]
     fn motor_slopes(
         &self,
         np: usize,
@@ -490,6 +555,30 @@ impl Circuit {
 }
 
 impl Circuit {
+    /// The motors' columns of `j.dp_ds` and `j.dp_dv` (np x na) in the nv volumes' rows: a
+    /// motor's flow q(omega) leaves port A and enters port B, scaled by the volume's B_e/V; its
+    /// volume does not change with its angle. False if a value is not finite.
+    #[inline]
+    fn motor_columns(&self, strokes: &[Stroke], nv: usize, na: usize, nc: usize, j: &mut CircuitJacobian) -> bool {
+        let mut finite = true;
+        for i in 0..nv {
+            let k = self.stiffness(i, strokes);
+            for (m, motor) in self.motors.iter().enumerate() {
+                let mut dq = 0.0;
+                if motor.port_a == Node::Volume(i) {
+                    dq -= motor.flow_by_speed();
+                }
+                if motor.port_b == Node::Volume(i) {
+                    dq += motor.flow_by_speed();
+                }
+                j.dp_ds[i * na + nc + m] = 0.0;
+                j.dp_dv[i * na + nc + m] = dq * k;
+                finite &= j.dp_dv[i * na + nc + m].is_finite();
+            }
+        }
+        finite
+    }
+
     /// The pressure drop p_A - p_B across motor `m` at the states `p`, with the input values
     /// from `input` (sources whose pressure is an input).
     pub fn motor_drop(&self, m: usize, p: &[f64], input: &dyn Fn(usize) -> f64) -> f64 {

@@ -197,10 +197,16 @@ struct Compiled {
     volume_slope: Vec<f64>,
     /// 1/B_oil + 1/B_wall of every cylinder.
     wall_factor: Vec<f64>,
+    /// Some throttle has an end cushion (`cushion.rs`); without one the evaluation keeps the
+    /// throttles' bare coefficients and never reads the strokes for them.
+    cushioned: bool,
+    /// No pressure valve, pump, line, accumulator, motor or cushion: the evaluation visits
+    /// only the orifices, cylinders and volumes, and one test skips the rest.
+    plain: bool,
 }
 
 impl Compiled {
-    fn of(oil_modulus: f64, volumes: &[VolumeSpec], cylinders: &[CylinderSpec]) -> Compiled {
+    fn of(oil_modulus: f64, volumes: &[VolumeSpec], cylinders: &[CylinderSpec], throttles: &[Throttle]) -> Compiled {
         let mut volume_slope = Vec::with_capacity(volumes.len() * cylinders.len());
         let mut chambers = Vec::with_capacity(volumes.len());
         for i in 0..volumes.len() {
@@ -225,6 +231,8 @@ impl Compiled {
             chambers,
             volume_slope,
             wall_factor: cylinders.iter().map(|c| 1.0 / oil_modulus + 1.0 / c.wall_modulus).collect(),
+            cushioned: throttles.iter().any(|t| t.cushion.is_some()),
+            plain: false,
         }
     }
 }
@@ -389,7 +397,8 @@ impl Circuit {
             .iter()
             .map(|m| MotorSpec::compile(m, &node, d.joint_index(&m.joint).expect("validated joint")))
             .collect();
-        let compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders);
+        let mut compiled = Compiled::of(h.oil.bulk_modulus, &volumes, &cylinders, &throttles);
+        compiled.plain = components.is_empty() && h.motors.is_empty() && !compiled.cushioned;
         Some(Circuit {
             oil_modulus: h.oil.bulk_modulus,
             volumes,

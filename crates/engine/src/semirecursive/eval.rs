@@ -393,9 +393,17 @@ impl Semirecursive {
                 (None, Attachment::Mechanism { .. }) => unreachable!("compiled with ends"),
             };
         }
-        if circuit.motors.is_empty() {
-            return;
+        if !circuit.motors.is_empty() {
+            self.motor_strokes();
         }
+    }
+
+    /// The motors' joint angles and rates into the strokes after the cylinders'. Out of line:
+    /// most circuits have no motor, and their cylinder loop keeps its code.
+    #[inline(never)]
+    fn motor_strokes(&mut self) {
+        let Some(circuit) = &self.tree.circuit else { return };
+        let w = &mut self.w;
         // A motor's rate is its joint's, omega = u . (w2 - w1): the row G = [0; -u] on body1
         // and [0; u] on body2, on which its torque acts as the wrench [0; T u] ([`super::motor`]).
         let nc = circuit.n_cylinders();

@@ -167,6 +167,7 @@ impl Semirecursive {
     /// dx in `w.tmp_n`): halves it while the pressure rows' residual (in Pa) grows over the
     /// one at `w.x_before` (Armijo's rule with a slope factor of 1e-4,
     /// [DennisSchnabel1983, Sect. 6.3]); with no decrease after [`MAX_HALVINGS`], the full correction.
+    #[inline(never)]
     fn damp(&mut self, s: Step, nm: usize, nx: usize) -> Result<(), StepError> {
         let merit = |f: &[f64]| f[nm..nx].iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let before = merit(&self.w.f);
