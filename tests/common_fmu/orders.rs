@@ -15,6 +15,7 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
     match q {
         Quantity::BodyPosition { .. }
         | Quantity::BodyOrientation { .. }
+        | Quantity::PointPosition { .. }
         | Quantity::NodePosition { .. }
         | Quantity::NodeDisplacement { .. }
         | Quantity::NodeRotation { .. }
@@ -51,6 +52,7 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         Quantity::SectionForce { .. } | Quantity::SectionMoment { .. } => usize::from(!damped_beams),
         Quantity::BodyVelocity { .. }
         | Quantity::BodyAngularVelocity { .. }
+        | Quantity::PointVelocity { .. }
         | Quantity::NodeVelocity { .. }
         | Quantity::NodeAngularVelocity { .. }
         | Quantity::JointAngleRate { .. }
@@ -64,6 +66,7 @@ pub fn documented_order(q: Quantity, d: &Description, input_cylinder: bool) -> u
         | Quantity::ExternalWork
         | Quantity::EnergyBalance => 1,
         Quantity::BodyAcceleration { .. }
+        | Quantity::PointAcceleration { .. }
         | Quantity::NodeAcceleration { .. }
         | Quantity::NodeAngularAcceleration { .. }
         | Quantity::JointReactionForce { .. }

@@ -177,6 +177,12 @@ impl Layout {
         }
     }
 
+    /// The description's output points ([`Description::output_points`]): the body and the
+    /// point in its frame, from its centre of mass.
+    pub fn output_points(&self, d: &Description) -> Vec<(usize, Vector3<f64>)> {
+        d.output_points().iter().map(|&(b, p)| (b, self.local_point(Some(b), &v3(&p)))).collect()
+    }
+
     /// Frame components of a global direction (as given: not normalized).
     pub fn local_dir(&self, part: Option<usize>, a: &Vector3<f64>) -> Vector3<f64> {
         match part {

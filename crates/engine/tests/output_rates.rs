@@ -53,7 +53,9 @@ fn moving_start(name: &str) -> Option<f64> {
 fn with_orientations(json: &str) -> Description {
     let mut v: serde_json::Value = serde_json::from_str(json).unwrap();
     for group in v["interface"]["outputs"].as_array_mut().unwrap() {
-        let extra: &[&str] = if group.get("body").is_some() {
+        let extra: &[&str] = if group.get("point").is_some() {
+            &["acceleration"]
+        } else if group.get("body").is_some() {
             &["orientation", "acceleration"]
         } else if group.get("node").is_some() {
             &["orientation", "rotation", "acceleration"]

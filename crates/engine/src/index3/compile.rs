@@ -275,6 +275,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         beams,
         hydraulics,
         gravity: layout.gravity,
+        points: layout.output_points(d),
         inputs: crate::inputs::InputSignals::held(
             d.interface.inputs.iter().map(|i| i.start).collect(),
             d.experiment.start,

@@ -225,6 +225,9 @@ pub struct Mechanism {
     /// The hydraulic circuit whose pressures are integrated with the bodies, if any.
     pub hydraulics: Option<Box<hydraulics::MechanismCircuit>>,
     pub gravity: Vector3<f64>,
+    /// The outputs' body-fixed points: the body and the point in its frame from its centre
+    /// of mass ([`crate::layout::Layout::output_points`]).
+    pub points: Vec<(usize, Vector3<f64>)>,
     /// The FMU inputs as signals over the communication step.
     pub inputs: InputSignals,
     /// The state the description specifies (before assembly).

@@ -186,6 +186,11 @@ impl Mechanism {
         let node = |n: usize| &bodies[self.beams.first_node + n];
         match q {
             Quantity::BodyPosition { body, axis } => [bodies[body].v[axis], bodies[body].acc[axis]],
+            Quantity::PointPosition { point, axis } => {
+                let [_, v, a] = self.output_point(point, bodies);
+                [v[axis], a[axis]]
+            }
+            Quantity::PointVelocity { point, axis } => [self.output_point(point, bodies)[2][axis], 0.0],
             Quantity::NodePosition { node: n, axis } | Quantity::NodeDisplacement { node: n, axis } => {
                 [node(n).v[axis], node(n).acc[axis]]
             }

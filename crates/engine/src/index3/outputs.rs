@@ -117,6 +117,9 @@ impl Mechanism {
         let bodies = &state.bodies;
         match q {
             Quantity::BodyOrientation { body, component } => quaternion(&bodies[body].rot)[component],
+            Quantity::PointPosition { point, axis } => self.output_point(point, bodies)[0][axis],
+            Quantity::PointVelocity { point, axis } => self.output_point(point, bodies)[1][axis],
+            Quantity::PointAcceleration { point, axis } => self.output_point(point, bodies)[2][axis],
             Quantity::BodyAngularVelocity { body, axis } => (bodies[body].rot * bodies[body].w)[axis],
             Quantity::NodeDisplacement { node, axis } => {
                 let b = self.beams.first_node + node;
@@ -188,6 +191,16 @@ impl Mechanism {
             Quantity::ConstraintViolation => self.constraint_violation(state),
             Quantity::NewtonIterations | Quantity::Steps => f64::NAN,
         }
+    }
+
+    /// Position, velocity and acceleration of output point `point` (global): with s the point
+    /// in the body frame, r + A s, v + A (w x s) and a + A (w' x s + w x (w x s)), w the
+    /// body-frame angular velocity.
+    pub fn output_point(&self, point: usize, bodies: &[super::BodyState]) -> [Vector3<f64>; 3] {
+        let (body, s) = &self.points[point];
+        let b = &bodies[*body];
+        let ws = b.w.cross(s);
+        [b.r + b.rot * s, b.v + b.rot * ws, b.acc + b.rot * (b.wdot.cross(s) + b.w.cross(&ws))]
     }
 
     /// Section forces and moments at a beam node: the mean of the adjacent elements' values

@@ -209,6 +209,11 @@ impl Semirecursive {
                     [d1[component], d2[component]]
                 }
                 Quantity::BodyVelocity { body: d, axis } => [com(body(d))[1][axis], 0.0],
+                Quantity::PointPosition { point, axis } => {
+                    let [_, v, a] = self.output_point(point);
+                    [v[axis], a[axis]]
+                }
+                Quantity::PointVelocity { point, axis } => [self.output_point(point)[2][axis], 0.0],
                 Quantity::BodyAngularVelocity { body: d, axis } => [body(d).acc[3 + axis], 0.0],
                 Quantity::JointAngle { joint } => self.joint_rates(joint, true),
                 Quantity::JointPosition { joint } => self.joint_rates(joint, false),

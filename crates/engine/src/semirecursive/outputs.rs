@@ -19,6 +19,9 @@ impl Semirecursive {
             Quantity::BodyVelocity { body, axis } => tb(body).com_velocity()[axis],
             Quantity::BodyAngularVelocity { body, axis } => tb(body).omega()[axis],
             Quantity::BodyAcceleration { body, axis } => tb(body).com_acceleration()[axis],
+            Quantity::PointPosition { point, axis } => self.output_point(point)[0][axis],
+            Quantity::PointVelocity { point, axis } => self.output_point(point)[1][axis],
+            Quantity::PointAcceleration { point, axis } => self.output_point(point)[2][axis],
             // Validation keeps beams out of the semirecursive formulations.
             Quantity::NodePosition { .. }
             | Quantity::NodeDisplacement { .. }
@@ -130,5 +133,17 @@ impl Semirecursive {
                 c.motors[m].flow(omega, c.motor_drop(m, &self.state.p, &|i| inputs.at(i, t)))
             }
         }
+    }
+}
+
+impl Semirecursive {
+    /// Position, velocity and acceleration of output point `point` (global), from its body's
+    /// kinematics at the current state.
+    pub(super) fn output_point(&self, point: usize) -> [nalgebra::Vector3<f64>; 3] {
+        let (body, s) = &self.tree.points[point];
+        let kin = &self.kin[self.tree.tree_index[*body]];
+        let p = kin.point(s);
+        let v = kin.velocity_at(&p);
+        [p, v, kin.acceleration_at(&p, &v)]
     }
 }

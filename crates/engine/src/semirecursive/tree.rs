@@ -146,6 +146,9 @@ pub struct Tree {
     pub row_columns: Vec<Vec<usize>>,
     /// The bodies coordinate j moves (j's subtree, j included), for every j.
     pub subtree: Vec<Vec<usize>>,
+    /// The outputs' body-fixed points: the description's body and the point in its frame
+    /// from its centre of mass ([`Layout::output_points`]).
+    pub points: Vec<(usize, Vector3<f64>)>,
 }
 
 fn v3(a: &[f64; 3]) -> Vector3<f64> {
@@ -398,6 +401,7 @@ impl Tree {
             planar,
             row_columns,
             subtree,
+            points: layout.output_points(d),
         })
     }
 

@@ -100,7 +100,12 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
             }],
             inputs: Vec::new(),
             outputs: vec![
-                OutputSpec::Body { body: format!("bar{n}"), quantities: vec![BodyQuantity::Position, BodyQuantity::Velocity] },
+                OutputSpec::Body {
+                    body: format!("bar{n}"),
+                    point: None,
+                    name: None,
+                    quantities: vec![BodyQuantity::Position, BodyQuantity::Velocity],
+                },
                 OutputSpec::Joint { joint: "ball1".into(), quantities: vec![JointQuantity::ReactionForce] },
                 OutputSpec::System {
                     system: vec![

@@ -99,10 +99,19 @@ tagged! {
     /// expanded into scalar variables by the interface module.
     #[serde(untagged, deny_unknown_fields)]
     pub enum OutputSpec reads OutputTwin as "OutputSpec" (OUTPUTS) {
-        /// Rigid-body outputs.
+        /// Rigid-body outputs: of its centre of mass, or of a body-fixed `point` named `name`
+        /// (a boom tip, a tool centre point).
         Body {
             /// A body of `bodies`.
             body: String,
+            /// A point fixed to the body, global at the initial configuration \[m\]: its
+            /// position, velocity and acceleration are output instead of the centre of
+            /// mass's (`name` is then required).
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            point: Option<[f64; 3]>,
+            /// The point's name: its variables are `<body>.<name>.position.x` and so on.
+            #[serde(default, skip_serializing_if = "Option::is_none")]
+            name: Option<String>,
             /// What is output.
             quantities: Vec<BodyQuantity>,
         },

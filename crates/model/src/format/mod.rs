@@ -507,6 +507,20 @@ fn read_tree(json: &str) -> Result<(Description, Option<Parametric>), Descriptio
 }
 
 impl Description {
+    /// The body-fixed points of the output groups that name one, in the order of
+    /// `interface.outputs`: the body's index and the point, global at the initial
+    /// configuration. [`Quantity::PointPosition`] and its kin index this list.
+    pub fn output_points(&self) -> Vec<(usize, [f64; 3])> {
+        self.interface
+            .outputs
+            .iter()
+            .filter_map(|o| match o {
+                OutputSpec::Body { body, point: Some(point), .. } => Some((self.body_index(body)?, *point)),
+                _ => None,
+            })
+            .collect()
+    }
+
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)
     }

@@ -24,6 +24,20 @@ pub enum Quantity {
         body: usize,
         axis: usize,
     },
+    /// A body-fixed point's position, velocity and acceleration (global); `point` indexes
+    /// [`super::Description::output_points`].
+    PointPosition {
+        point: usize,
+        axis: usize,
+    },
+    PointVelocity {
+        point: usize,
+        axis: usize,
+    },
+    PointAcceleration {
+        point: usize,
+        axis: usize,
+    },
     /// Beam node quantities; `node` indexes all nodes (beams in order).
     NodePosition {
         node: usize,

@@ -264,6 +264,7 @@ impl Me<'_> {
         match q {
             Quantity::BodyPosition { .. }
             | Quantity::BodyOrientation { .. }
+            | Quantity::PointPosition { .. }
             | Quantity::NodePosition { .. }
             | Quantity::NodeDisplacement { .. }
             | Quantity::NodeRotation { .. }
@@ -275,6 +276,7 @@ impl Me<'_> {
             | Quantity::ConstraintViolation => self.positions(),
             Quantity::BodyVelocity { .. }
             | Quantity::BodyAngularVelocity { .. }
+            | Quantity::PointVelocity { .. }
             | Quantity::NodeVelocity { .. }
             | Quantity::NodeAngularVelocity { .. }
             | Quantity::JointAngleRate { .. }
@@ -283,6 +285,7 @@ impl Me<'_> {
             | Quantity::KineticEnergy
             | Quantity::TotalEnergy => self.velocities(),
             Quantity::BodyAcceleration { .. }
+            | Quantity::PointAcceleration { .. }
             | Quantity::NodeAcceleration { .. }
             | Quantity::NodeAngularAcceleration { .. }
             | Quantity::SectionForce { .. }

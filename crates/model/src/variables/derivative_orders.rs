@@ -14,6 +14,7 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         // Positions and coordinates: velocities and accelerations are state.
         Quantity::BodyPosition { .. }
         | Quantity::BodyOrientation { .. }
+        | Quantity::PointPosition { .. }
         | Quantity::NodePosition { .. }
         | Quantity::NodeDisplacement { .. }
         | Quantity::NodeRotation { .. }
@@ -58,6 +59,7 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         // circuit equations; energies as powers.
         Quantity::BodyVelocity { .. }
         | Quantity::BodyAngularVelocity { .. }
+        | Quantity::PointVelocity { .. }
         | Quantity::NodeVelocity { .. }
         | Quantity::NodeAngularVelocity { .. }
         | Quantity::JointAngleRate { .. }
@@ -74,6 +76,7 @@ pub fn output_derivative_order(q: Quantity, d: &Description) -> u32 {
         // outputs (no derivatives offered), solver
         // health.
         Quantity::BodyAcceleration { .. }
+        | Quantity::PointAcceleration { .. }
         | Quantity::NodeAcceleration { .. }
         | Quantity::NodeAngularAcceleration { .. }
         | Quantity::JointReactionForce { .. }

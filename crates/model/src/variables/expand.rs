@@ -6,7 +6,9 @@
 use super::expand_hydraulics::{
     accumulator_outputs, cylinder_outputs, motor_outputs, source_outputs, valve_outputs, volume_outputs,
 };
-use super::expand_mechanism::{body_outputs, driver_outputs, force_outputs, joint_outputs, node_outputs};
+use super::expand_mechanism::{
+    body_outputs, driver_outputs, force_outputs, joint_outputs, node_outputs, point_outputs,
+};
 use super::expand_solver::solver_parameters;
 use super::{Binding, Causality, Initial, ModelInterface, Quantity, Start, VarType, Variability, Variable};
 use crate::format::{get_number, Description, Formulation, Method, OutputSpec, SystemQuantity};
@@ -175,7 +177,14 @@ pub(super) fn missing(what: &str, name: &str) -> InterfaceError {
 
 fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(), InterfaceError> {
     match o {
-        OutputSpec::Body { body, quantities } => body_outputs(d, body, quantities, b),
+        OutputSpec::Body { body, point: None, name: Some(name), .. } => Err(InterfaceError(format!(
+            "the output of body '{body}' has a \"name\" ('{name}') but no \"point\": a name belongs to a \
+             body-fixed point (give \"point\": [x, y, z]) and the centre of mass's outputs have none"
+        ))),
+        OutputSpec::Body { body, point: None, quantities, .. } => body_outputs(d, body, quantities, b),
+        OutputSpec::Body { body, point: Some(at), name, quantities } => {
+            point_outputs(d, body, at, name.as_deref(), quantities, b)
+        }
         OutputSpec::Joint { joint, quantities } => joint_outputs(d, joint, quantities, b),
         OutputSpec::Driver { driver, quantities } => driver_outputs(d, driver, quantities, b),
         OutputSpec::Force { force, quantities } => force_outputs(d, force, quantities, b),

@@ -55,6 +55,58 @@ pub(super) fn body_outputs(
     Ok(())
 }
 
+/// Position, velocity and acceleration of the point `at` fixed to `body`, named `name`.
+pub(super) fn point_outputs(
+    d: &Description,
+    body: &str,
+    at: &[f64; 3],
+    name: Option<&str>,
+    quantities: &[BodyQuantity],
+    b: &mut Builder,
+) -> Result<(), InterfaceError> {
+    let i = d.body_index(body).ok_or_else(|| missing("body", body))?;
+    let Some(name) = name.filter(|n| crate::format::is_identifier(n)) else {
+        return Err(InterfaceError(format!(
+            "the output of body '{body}' at point {at:?} needs a \"name\" (letters, digits and '_'), \
+             which names its variables: \"<body>.<name>.position.x\""
+        )));
+    };
+    // Its index in `Description::output_points`, which lists the same points in the same order.
+    let point = d
+        .output_points()
+        .iter()
+        .position(|(k, p)| *k == i && p == at)
+        .expect("the point is one of the description's output points");
+    for q in quantities {
+        let (field, unit, what) = match q {
+            BodyQuantity::Position => ("position", "m", "position"),
+            BodyQuantity::Velocity => ("velocity", "m/s", "velocity"),
+            BodyQuantity::Acceleration => ("acceleration", "m/s2", "acceleration"),
+            BodyQuantity::Orientation | BodyQuantity::AngularVelocity => {
+                return Err(InterfaceError(format!(
+                    "the output '{name}' of body '{body}' is a point: its quantities are position, velocity \
+                     and acceleration (the body's orientation and angular velocity are outputs of the body \
+                     itself, without \"point\")"
+                )))
+            }
+        };
+        for (axis, xyz) in XYZ.iter().enumerate() {
+            let q = match q {
+                BodyQuantity::Position => Quantity::PointPosition { point, axis },
+                BodyQuantity::Velocity => Quantity::PointVelocity { point, axis },
+                _ => Quantity::PointAcceleration { point, axis },
+            };
+            b.output(
+                format!("{body}.{name}.{field}.{xyz}"),
+                unit,
+                format!("{xyz} component of the {what} of point {name} of body {body}, global frame"),
+                q,
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Joint coordinates and their rates, reaction force and torque, friction force.
 pub(super) fn joint_outputs(
     d: &Description,
