@@ -254,7 +254,6 @@ fn refusal(edit: impl Fn(&mut Value)) -> String {
 fn bad_cushions_are_refused_with_the_element_the_field_and_the_reason() {
     let cases: Vec<(&str, Value, &[&str])> = vec![
         ("cylinder", json!("ram"), &["cushion.cylinder 'ram'", "is not a cylinder of the circuit", "cyl"]),
-        ("end", json!("middle"), &["cushion.end 'middle'", "\"retracted\" or \"extended\""]),
         ("length", json!(0.0), &["cushion.length 0 m", "positive and at most the stroke 0.5 m"]),
         ("length", json!(-0.01), &["cushion.length -0.01 m", "positive"]),
         ("length", json!(0.6), &["cushion.length 0.6 m", "at most the stroke 0.5 m of cylinder 'cyl'"]),
@@ -268,6 +267,11 @@ fn bad_cushions_are_refused_with_the_element_the_field_and_the_reason() {
         for x in expected {
             assert!(e.contains(x), "{field} = {value}: {e}");
         }
+    }
+    // An end that is none: a reading error at its path, with the valid words.
+    let e = refusal(|d| d["hydraulics"]["valves"][1]["cushion"]["end"] = json!("middle"));
+    for x in ["hydraulics.valves[1].cushion.end", "'middle'", "retracted, extended"] {
+        assert!(e.contains(x), "{e}");
     }
     // The retracted end empties the piston side A: a throttle B -> PB cannot cushion it.
     let e = refusal(|d| d["hydraulics"]["valves"][1]["cushion"]["end"] = json!("retracted"));

@@ -9,6 +9,7 @@
 //! Compiled into build.rs as part of the description module: serde only.
 
 use super::hydraulic_components::{Accumulator, Line, Motor, Pump};
+use super::keyword::keyword;
 use super::tagged::{tagged, Kinds};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -361,22 +362,28 @@ impl Valve {
 pub struct Cushion {
     /// The cylinder whose stroke closes the cushion.
     pub cylinder: String,
-    /// The end the cushion brakes: "retracted" (the piston side empties; d = |s| - closed
-    /// length) or "extended" (the rod side empties; d = closed length + stroke - |s|).
-    pub end: String,
+    /// The end the cushion brakes.
+    pub end: CylinderEnd,
     /// Cushion length \[m\]: the distance to the end over which the coefficient closes.
     pub length: f64,
     /// Fraction of the coefficient left at the end (d = 0) \[-\], in (0, 1].
     pub end_fraction: f64,
 }
 
-impl Cushion {
-    /// The two ends a cushion may brake.
-    pub const ENDS: [&'static str; 2] = ["retracted", "extended"];
+keyword! {
+    /// An end of a cylinder's stroke.
+    pub enum CylinderEnd("cylinder end") {
+        /// Fully retracted: the piston side empties toward it (d = |s| - closed length).
+        Retracted = "retracted",
+        /// Fully extended: the rod side empties toward it (d = closed length + stroke - |s|).
+        Extended = "extended",
+    }
+}
 
+impl Cushion {
     /// True for a cushion at the retracted end.
     pub fn retracted(&self) -> bool {
-        self.end == "retracted"
+        self.end == CylinderEnd::Retracted
     }
 }
 

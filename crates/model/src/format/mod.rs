@@ -45,7 +45,7 @@ pub use drivers::{Driver, JointCoordinate, Motion, Segment, SpeedRamp};
 pub use forces::{Force, ForcePlace, LineSymbol};
 pub use hydraulic_components::{Accumulator, Compensator, Line, Motor, Pump, MIN_GAS_FRACTION};
 pub use hydraulics::{
-    Cushion, CycleStep, Cylinder, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume,
+    Cushion, CycleStep, Cylinder, CylinderEnd, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume,
 };
 pub use interface::{
     AccumulatorQuantity, BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface,
