@@ -112,7 +112,7 @@ fn ringing(rows: &[Vec<f64>], h: f64) -> f64 {
 
 /// The catalog boom turned horizontal and clamped at the pin, without its circuit and its
 /// fittings' mass: the authors' static check of the bare steel boom under gravity.
-fn cantilever() -> Description {
+fn cantilever(youngs_modulus: f64) -> Description {
     let entry = mbfmu_model::catalog::find("PatuLiftBoomFlexible").expect("in the catalog");
     let mut v: serde_json::Value = serde_json::from_str(entry.json).unwrap();
     let pin = Vector3::new(-0.09, 1.4261, 0.0);
@@ -142,20 +142,24 @@ fn cantilever() -> Description {
         })
         .collect();
     v["joints"] = serde_json::Value::Array(joints);
+    // The named parameters (the steel's values) stay: the sections are written in them.
+    let mut named: Vec<serde_json::Value> =
+        v["interface"]["parameters"].as_array().unwrap().iter().filter(|p| p.get("value").is_some()).cloned().collect();
+    named.iter_mut().filter(|p| p["name"] == "youngs_modulus").for_each(|p| p["value"] = youngs_modulus.into());
     let obj = v.as_object_mut().unwrap();
     obj.remove("hydraulics");
     obj.insert("bodies".into(), serde_json::json!([]));
     obj.insert("static_start".into(), serde_json::json!(true));
     obj.insert(
         "interface".into(),
-        serde_json::json!({"outputs": [{"node": "boom10.end", "quantities": ["position", "displacement"]}]}),
+        serde_json::json!({"parameters": named, "outputs": [{"node": "boom10.end", "quantities": ["position", "displacement"]}]}),
     );
     format::parse(&v.to_string()).unwrap()
 }
 
 #[test]
 fn the_bare_boom_sags_as_its_sections_say() {
-    let d = cantilever();
+    let d = cantilever(2.1e11);
     let sim = Simulation::new(&d).unwrap_or_else(|e| panic!("{e}"));
     let sag = -sim.quantity(quantity(&d, "boom10.node1.displacement.y"));
     let g = -d.gravity[1];
@@ -202,6 +206,13 @@ fn the_bare_boom_sags_as_its_sections_say() {
         1e3 * shearing
     );
     assert!((sag / closed - 1.0).abs() < 0.03, "sag {sag} vs {closed}");
+
+    // The sections follow the FMU parameter youngs_modulus: at half of it the boom sags twice
+    // as far (bending and shear both scale with 1/E; the deflection is small).
+    let soft = cantilever(1.05e11);
+    let sag_soft = -Simulation::new(&soft).unwrap().quantity(quantity(&soft, "boom10.node1.displacement.y"));
+    println!("at E/2: {:.4} mm ({:.4} times)", 1e3 * sag_soft, sag_soft / sag);
+    assert!((sag_soft / sag - 2.0).abs() < 2e-3, "sag at E/2: {sag_soft}");
 }
 
 /// A catalog PATU boom whose valve is fed by a pump (1.2 l/s) with a relief valve cracking at
