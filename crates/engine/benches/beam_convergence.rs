@@ -1,4 +1,4 @@
-//! Convergence study of Zhang2022 Sect. 5.4 (Figs. 25-27) on the catalog's RotatingShaft:
+//! Convergence study of [Zhang2022, Sect. 5.4, Figs. 25-27] on the catalog's RotatingShaft:
 //! relative errors ([Zhang2022, eq. 26]) of the mid-span displacement u3, velocity v3 and
 //! acceleration a3 against a reference, at equal dt/n for every method, and the fitted
 //! slopes (least squares of log RE against log dt/n).

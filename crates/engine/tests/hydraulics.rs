@@ -94,7 +94,7 @@ fn double_step_and_penalty_agree_and_keep_their_constraints_and_energy() {
         println!("{model}: max constraint violation double-step {ds_violation:.3e}, penalty {pb_violation:.3e}");
         assert!(ds_violation <= d.solver.tolerance, "{model}: double-step violation {ds_violation:e}");
         assert!(pb_violation < 1e-7, "{model}: penalty violation {pb_violation:e}");
-        // Sect. 6.2: |E - E0 - W| below 0.1 % of the largest actuator work over the cycle.
+        // [Jaiswal2021, Sect. 6.2]: |E - E0 - W| below 0.1 % of the largest actuator work over the cycle.
         for (label, rows) in [("double-step", &ds), ("penalty", &pb)] {
             let work = column(rows, n - 2).fold(0.0, |a: f64, w| a.max(w.abs()));
             let drift = column(rows, n - 1).fold(0.0, |a: f64, e| a.max(e.abs()));
