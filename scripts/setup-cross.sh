@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the toolchains that `mbfmu package --platforms` and the cross-platform tests use,
-# from Debian's archive and PyPI only (run as root, on Debian 12 x86_64):
+# from Debian's archive and PyPI only (as root or through sudo, on Debian 12 x86_64):
 #   rustc-web, cargo-web, rust-web-src   a rustc 1.96 with its std sources, so that std is
 #                                        built for each target (-Zbuild-std)
 #   gcc-mingw-w64-x86-64                 the linker of the Windows DLL (imports only system DLLs)
@@ -25,8 +25,10 @@ done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup-cross: installing ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    apt=(apt-get)
+    if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then apt=(sudo apt-get); fi
+    "${apt[@]}" update -qq
+    "${apt[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 # bookworm's main rustc-web is older; the std sources must match the compiler exactly.
 version=$(/usr/bin/rustc --version | awk '{print $2}')
