@@ -1,8 +1,9 @@
 //! Every citation in the repository resolves: sources, documents, scripts and catalog files
 //! cite a work by its key in docs/references.md with a section, equation, figure or table
 //! (`[Zhang2022, eq. 8b]`), and design rules by a section of docs/architecture.md. None cites
-//! a paper by a file number ("seed 000"), a note outside the repository, a task number, or an
-//! architecture principle by number, since no reader can open those.
+//! a paper by a file number, a note outside the repository, a task number, or an architecture
+//! principle by number, since no reader can open those. The test of the pattern below lists
+//! such forms as inputs it must reject; they cite nothing.
 
 use regex::Regex;
 use std::path::{Path, PathBuf};

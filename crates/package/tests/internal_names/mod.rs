@@ -1,5 +1,5 @@
-//! Names that mean something only inside the project: the paper keys of its notes ("seed 004",
-//! "seed000", "the seed"), issue numbers, its notes (`*.md`, `shared/`) and source files. An
+//! Names that mean something only inside the project: the file numbers its notes gave the papers,
+//! issue numbers, its notes outside the repository and source files. An
 //! FMU travels alone, so none of its texts may use them; they cite the papers instead.
 
 use regex::Regex;
