@@ -1,14 +1,17 @@
 //! `package --platforms`: the FMU library compiled for other platforms on this machine, and
 //! `--binaries`: libraries compiled elsewhere, checked before they go into the archives.
 //!
-//! Every target is built with Debian's rustc and its std sources (`-Zbuild-std`), each in its
-//! own target directory (`target/cross/<rust target>`), so the host build is never touched.
-//! Windows links with mingw-w64's gcc; macOS and aarch64 Linux with zig through
-//! cargo-zigbuild (aarch64 against glibc 2.17, so that older distributions load it). zig's
-//! Mach-O linker ignores rustc's list of exported symbols, and rustc lists a dependency's
-//! `#[no_mangle]` function in the DLL's export definitions, so the macOS and Windows libraries
-//! are rewritten after the link to export the FMI functions only (crate::exports), into a copy
-//! next to cargo's output. scripts/setup-cross.sh installs all of it.
+//! Every target is built by the toolchain that builds the host library (rustup's, with each
+//! target's prebuilt standard library added by `rustup target add`), one cargo invocation per
+//! target, all in one target directory (`target/cross`) apart from the host build's, so the
+//! host build is never touched and the crates that run on the host (build scripts, derive
+//! macros, bindgen) are compiled once for all targets. Windows links with mingw-w64's gcc;
+//! macOS and aarch64 Linux with zig through cargo-zigbuild (aarch64 against glibc 2.17, so
+//! that older distributions load it). zig's linkers ignore rustc's list of exported symbols,
+//! and rustc lists a dependency's `#[no_mangle]` function in the DLL's export definitions, so
+//! the libraries of those targets are rewritten after the link to export the FMI functions
+//! only (crate::exports), into a copy next to cargo's output. scripts/setup-cross.sh installs
+//! all of it.
 
 use crate::error::{Context, Error, Result};
 use mbfmu_package::Platform;
@@ -17,11 +20,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-/// The compiler and cargo whose std sources `-Zbuild-std` compiles (Debian's rustc-web,
-/// cargo-web and rust-web-src).
-const RUSTC: &str = "/usr/bin/rustc";
-const CARGO: &str = "/usr/bin/cargo";
-const SETUP: &str = "run scripts/setup-cross.sh (as root) to install the cross toolchains";
+const SETUP: &str = "run scripts/setup-cross.sh to install the cross toolchains";
 
 /// The repository whose sources this executable was built from.
 pub fn repository() -> Result<PathBuf> {
@@ -63,6 +62,25 @@ fn clang_resource_dir() -> Option<PathBuf> {
     dirs.pop()
 }
 
+/// The cargo that builds the host library: the one running this program's build or test
+/// (`CARGO`), else the one on `PATH`.
+fn cargo_program() -> PathBuf {
+    std::env::var_os("CARGO").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("cargo"))
+}
+
+/// Whether the toolchain has the standard library of `triple` (rustup's `rust-std` component).
+fn has_std(triple: &str) -> bool {
+    let rustc = std::env::var_os("RUSTC").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("rustc"));
+    Command::new(rustc)
+        .args(["--print", "target-libdir", "--target", triple])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| PathBuf::from(String::from_utf8_lossy(&o.stdout).trim()))
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .is_some_and(|mut d| d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libstd-"))))
+}
+
 /// A build of the library for `platform`, its toolchain checked.
 pub struct Build {
     platform: Platform,
@@ -79,29 +97,21 @@ pub struct Build {
 pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     let triple = platform.rust_target();
     let venv = repo.join(".venv/bin");
-    require(
-        Path::new(RUSTC).is_file() && Path::new(CARGO).is_file(),
-        platform,
-        "/usr/bin/rustc or /usr/bin/cargo (rustc-web, cargo-web)",
-    )?;
-    let sysroot = Command::new(RUSTC).args(["--print", "sysroot"]).output().context(format!("cannot run {RUSTC}"))?;
-    let sysroot = PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
-    require(
-        sysroot.join("lib/rustlib/src/rust/library/Cargo.lock").is_file(),
-        platform,
-        "the standard library's sources of /usr/bin/rustc (rust-web-src)",
-    )?;
+    if platform == Platform::X86_64Linux {
+        return Err(Error::msg("the x86_64-linux library is the host's, built by cargo"));
+    }
+    require(has_std(triple), platform, &format!("the standard library for {triple} (rustup target add {triple})"))?;
 
-    let target_dir = repo.join("target/cross").join(triple);
-    let mut cargo = Command::new(CARGO);
+    let target_dir = repo.join("target/cross");
+    let mut cargo = Command::new(cargo_program());
     cargo.current_dir(repo);
-    // The Debian tools first; the repository's .venv holds zig, cargo-zigbuild and rust-objcopy.
+    // The repository's .venv holds zig and cargo-zigbuild.
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs = vec![venv.clone(), PathBuf::from("/usr/bin")];
+    let mut dirs = vec![venv.clone()];
     dirs.extend(std::env::split_paths(&path));
     cargo.env("PATH", std::env::join_paths(dirs).context("PATH")?);
     match platform {
-        Platform::X86_64Linux => return Err(Error::msg("the x86_64-linux library is the host's, built by cargo")),
+        Platform::X86_64Linux => unreachable!("returned above"),
         Platform::X86_64Windows => {
             require(on_path("x86_64-w64-mingw32-gcc"), platform, "x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64)")?;
             let resources = clang_resource_dir();
@@ -122,22 +132,12 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
             match platform {
                 Platform::Aarch64Linux => {
                     cargo.args(["--target", &format!("{triple}.2.17")]);
-                    // zig's linker ignores rustc's version script here too (8 563 exports).
-                    let flags = format!("CARGO_TARGET_{}_RUSTFLAGS", triple.to_uppercase().replace('-', "_"));
-                    cargo.env(flags, "-Zdefault-visibility=hidden");
                 }
                 _ => {
-                    require(venv.join("rust-objcopy").exists(), platform, "rust-objcopy (llvm) in .venv/bin")?;
                     // The oldest macOS of each architecture that Rust supports; zig would
                     // otherwise stamp its own newest.
                     let minimum = if platform == Platform::X86_64Darwin { "10.12" } else { "11.0" };
                     cargo.env("MACOSX_DEPLOYMENT_TARGET", minimum).args(["--target", triple]);
-                    // zig's Mach-O linker ignores rustc's list of exported symbols: hidden
-                    // visibility keeps Rust's own symbols out of the export trie (the
-                    // `#[no_mangle]` C functions keep the default visibility), and `run`
-                    // hides what remains (assembly, C and zig's own symbols).
-                    let flags = format!("CARGO_TARGET_{}_RUSTFLAGS", triple.to_uppercase().replace('-', "_"));
-                    cargo.env(flags, "-Zdefault-visibility=hidden");
                 }
             }
         }
@@ -147,12 +147,7 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     if !matches!(platform, Platform::X86_64Darwin | Platform::Aarch64Darwin) {
         cargo.env("CARGO_PROFILE_RELEASE_STRIP", "symbols");
     }
-    cargo
-        .args(["--release", "--lib", "-p", "mbfmu", "-Zbuild-std=std,panic_unwind", "--target-dir"])
-        .arg(&target_dir)
-        .env("RUSTC", RUSTC)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO", CARGO);
+    cargo.args(["--release", "--lib", "-p", "mbfmu", "--target-dir"]).arg(&target_dir);
     // Settings of the cargo that may have started this program do not apply to these builds.
     for var in [
         "RUSTFLAGS",
@@ -161,17 +156,14 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
         "RUSTC_WORKSPACE_WRAPPER",
         "CARGO_TARGET_DIR",
         "CARGO_BUILD_TARGET",
-        "RUSTUP_TOOLCHAIN",
         "LD_LIBRARY_PATH",
     ] {
         cargo.env_remove(var);
     }
     let library = target_dir.join(triple).join("release").join(platform.cargo_file_name());
     let output = match platform {
-        Platform::X86_64Darwin | Platform::Aarch64Darwin | Platform::X86_64Windows => {
-            target_dir.join(platform.cargo_file_name())
-        }
-        _ => library.clone(),
+        Platform::X86_64Linux | Platform::Aarch64Linux => library.clone(),
+        _ => target_dir.join(triple).join(platform.cargo_file_name()),
     };
     Ok(Build { platform, command: cargo, library, output })
 }
@@ -192,7 +184,7 @@ impl Build {
         let platform = self.platform;
         let start = Instant::now();
         println!("building the library for {platform} in {}", self.library.display());
-        let status = self.command.status().context(format!("cannot run {CARGO}"))?;
+        let status = self.command.status().context(format!("cannot run {:?}", self.command.get_program()))?;
         if !status.success() {
             return Err(Error::msg(format!("building the library for {platform} failed (cargo's messages above)")));
         }

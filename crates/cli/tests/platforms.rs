@@ -295,7 +295,7 @@ fn compare(platform: Platform, runs: &Runs) {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "cross: needs the cross toolchains (scripts/setup-cross.sh) and builds of four targets; the full tier runs it"]
 fn windows_binaries_under_wine_give_the_native_results() {
     let dir = packaged().dir.path().join("wine");
     std::fs::create_dir_all(&dir).unwrap();
@@ -326,16 +326,33 @@ fn windows_binaries_under_wine_give_the_native_results() {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "cross: needs the cross toolchains (scripts/setup-cross.sh) and builds of four targets; the full tier runs it"]
 fn aarch64_binaries_under_qemu_give_the_native_results() {
     let host = host("aarch64-linux-gnu-gcc", "host-aarch64", &["-ldl", "-lm"]);
-    let jobs_file = packaged().dir.path().join("jobs-aarch64.txt");
-    std::fs::write(&jobs_file, jobs(Platform::Aarch64Linux)).unwrap();
-    let output = run(
-        Command::new("qemu-aarch64").args(["-L", "/usr/aarch64-linux-gnu"]).arg(&host).arg(&jobs_file),
-        "qemu-aarch64",
-    );
-    compare(Platform::Aarch64Linux, &parse(&output));
+    // An emulated run is single-threaded and takes minutes: two emulators at once, one with
+    // the FMI 2.0 runs and one with the FMI 3.0 runs of every model (the jobs alternate).
+    let jobs = jobs(Platform::Aarch64Linux);
+    let halves: Vec<String> =
+        (0..2).map(|half| jobs.lines().skip(half).step_by(2).map(|line| format!("{line}\n")).collect()).collect();
+    let runs: Runs = std::thread::scope(|scope| {
+        let handles: Vec<_> = halves
+            .iter()
+            .enumerate()
+            .map(|(k, half)| {
+                let jobs_file = packaged().dir.path().join(format!("jobs-aarch64-{k}.txt"));
+                std::fs::write(&jobs_file, half).unwrap();
+                let host = &host;
+                scope.spawn(move || {
+                    let mut qemu = Command::new("qemu-aarch64");
+                    qemu.args(["-L", "/usr/aarch64-linux-gnu"]).arg(host).arg(&jobs_file);
+                    parse(&run(&mut qemu, "qemu-aarch64"))
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(runs.len(), 2 * catalog().len(), "every model in both versions");
+    compare(Platform::Aarch64Linux, &runs);
 }
 
 /// Exported names (without Mach-O's leading underscore) of a library.
@@ -358,7 +375,7 @@ fn exports(bytes: &[u8]) -> BTreeSet<String> {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "cross: needs the cross toolchains (scripts/setup-cross.sh) and builds of four targets; the full tier runs it"]
 fn every_binary_exports_the_fmi_functions_only_and_links_the_system_only() {
     let model = catalog()[0];
     let native = exports(&std::fs::read(binary(3, model, Platform::X86_64Linux)).unwrap());
@@ -495,7 +512,7 @@ fn verify_ad_hoc_signature(bytes: &[u8], offset: usize) -> usize {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (tens of CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "cross: needs the cross toolchains (scripts/setup-cross.sh) and builds of four targets; the full tier runs it"]
 fn macos_binaries_are_well_formed_and_signed() {
     for model in catalog() {
         for (platform, architecture, minimum) in [
