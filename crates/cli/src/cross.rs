@@ -7,11 +7,11 @@
 //! host build is never touched and the crates that run on the host (build scripts, derive
 //! macros, bindgen) are compiled once for all targets. Windows links with mingw-w64's gcc;
 //! macOS and aarch64 Linux with zig through cargo-zigbuild (aarch64 against glibc 2.17, so
-//! that older distributions load it). zig's linkers ignore rustc's list of exported symbols,
-//! and rustc lists a dependency's `#[no_mangle]` function in the DLL's export definitions, so
-//! the libraries of those targets are rewritten after the link to export the FMI functions
-//! only (crate::exports), into a copy next to cargo's output. scripts/setup-cross.sh installs
-//! all of it.
+//! that older distributions load it). zig's Mach-O linker ignores rustc's list of exported
+//! symbols, and rustc lists a dependency's `#[no_mangle]` function in the DLL's export
+//! definitions, so the macOS and Windows libraries are rewritten after the link to export the
+//! FMI functions only (crate::exports), into a copy next to cargo's output; on aarch64 Linux
+//! the root build.rs's version script does it. scripts/setup-cross.sh installs all of it.
 
 use crate::error::{Context, Error, Result};
 use mbfmu_package::Platform;
@@ -127,8 +127,8 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
             );
             cargo.args(["--target", triple]);
             // Rust's windows-gnu code has no per-function sections, so the linker cannot drop
-            // the matrix products that are never called; unoptimized they would double the
-            // DLL (18.6 instead of about 10 MB): optimized for this target as for any other.
+            // the matrix products that are never called, and unoptimized they make the DLL
+            // 18.6 MB instead of 11.8: optimized for this target as for any other.
             for package in UNOPTIMIZED_ON_HOST {
                 cargo.arg("--config").arg(format!("profile.release.package.{package}.opt-level=3"));
             }
@@ -138,8 +138,12 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
             cargo = retarget(cargo, venv.join("cargo-zigbuild"));
             // zig reports its include directories relative to the working directory when they
             // lie below it, and cargo-zigbuild hands them to bindgen (fmi-sys), whose build
-            // script runs elsewhere: started outside the repository, zig gives them whole.
-            cargo.arg("zigbuild").arg("--manifest-path").arg(repo.join("Cargo.toml")).current_dir(std::env::temp_dir());
+            // script runs elsewhere: started in an empty directory of its own, which holds
+            // neither zig (in the repository's .venv) nor its cache, zig gives them whole (the
+            // system's temporary directory would not do for a repository inside it).
+            let empty = target_dir.join("zig-working-directory");
+            std::fs::create_dir_all(&empty).context(format!("cannot create {}", empty.display()))?;
+            cargo.arg("zigbuild").arg("--manifest-path").arg(repo.join("Cargo.toml")).current_dir(empty);
             match platform {
                 Platform::Aarch64Linux => {
                     cargo.args(["--target", &format!("{triple}.2.17")]);
