@@ -436,3 +436,29 @@ fn runs_with_the_standard_streams_closed() {
         assert_eq!(std::fs::read(&lock).unwrap(), b"", "{} is written to", lock.display());
     }
 }
+
+/// `--platforms` names what is wrong before any build starts: an unknown platform with the
+/// valid names, a missing toolchain with what to install and the set-up script.
+#[test]
+fn platforms_report_unknown_names_and_missing_toolchains() {
+    let out = tempfile::tempdir().unwrap();
+    let out_dir = path_str(out.path());
+    let unknown = fails(&["package", "--platforms", "x86_64-amiga", "--out", out_dir]);
+    assert!(unknown.contains("x86_64-amiga") && unknown.contains("aarch64-darwin"), "{unknown}");
+
+    // No toolchain on PATH: nothing finds the Windows target's standard library.
+    let empty = tempfile::tempdir().unwrap();
+    let missing = Command::new(env!("CARGO_BIN_EXE_mbfmu"))
+        .args(["package", "--platforms", "x86_64-windows", "--out", out_dir])
+        .env("PATH", empty.path())
+        .env_remove("RUSTC")
+        .output()
+        .expect("the mbfmu binary runs");
+    let stderr = text(&missing.stderr);
+    assert_eq!(missing.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("rustup target add x86_64-pc-windows-gnu") && stderr.contains("scripts/setup-cross.sh"),
+        "{stderr}"
+    );
+    assert!(std::fs::read_dir(out.path()).unwrap().next().is_none(), "nothing written before the check");
+}
