@@ -102,9 +102,6 @@ pub struct Build {
 pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     let triple = platform.rust_target();
     let venv = repo.join(".venv/bin");
-    if platform == Platform::X86_64Linux {
-        return Err(Error::msg("the x86_64-linux library is the host's, built by cargo"));
-    }
     require(has_std(triple), platform, &format!("the standard library for {triple} (rustup target add {triple})"))?;
 
     let target_dir = repo.join("target/cross");
@@ -116,7 +113,7 @@ pub fn prepare(repo: &Path, platform: Platform) -> Result<Build> {
     dirs.extend(std::env::split_paths(&path));
     cargo.env("PATH", std::env::join_paths(dirs).context("PATH")?);
     match platform {
-        Platform::X86_64Linux => unreachable!("returned above"),
+        Platform::X86_64Linux => return Err(Error::msg("the x86_64-linux library is the host's, built by cargo")),
         Platform::X86_64Windows => {
             require(on_path("x86_64-w64-mingw32-gcc"), platform, "x86_64-w64-mingw32-gcc (gcc-mingw-w64-x86-64)")?;
             let resources = clang_resource_dir();
