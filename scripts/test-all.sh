@@ -8,7 +8,9 @@
 # The fast tier needs none of this: `cargo test` runs every test that needs no external tool;
 # the tests marked `#[ignore = "external: ..."]` (FMPy, libcosim, Dask, Chromium, valgrind) and
 # `#[ignore = "slow: ..."]` run only here, through `--include-ignored`, and fail (never skip)
-# when their tool is missing. The `cross:` ones run in scripts/test-cross.sh.
+# when their tool is missing. Among the external ones are the cross-platform tests
+# (crates/cli/tests/platforms.rs), for which scripts/setup-cross.sh below installs the cross
+# toolchains; scripts/test-cross.sh runs them alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export DEBIAN_FRONTEND=noninteractive
@@ -58,10 +60,9 @@ if ! command -v mdbook >/dev/null 2>&1; then
 fi
 mdbook build docs
 
-# Every test: the fast tier and the ignored (external and slow) ones. The cross-platform
-# tests (`#[ignore = "cross: ..."]`, crates/cli/tests/platforms.rs) run in
-# scripts/test-cross.sh: with them, a run on CI's two cores takes about 55 minutes.
-echo "test-all: the cross-platform tier is not part of this run; scripts/test-cross.sh runs it"
-cargo test --release -- --include-ignored \
-    --skip windows_binaries_under_wine --skip aarch64_binaries_under_qemu \
-    --skip every_binary_exports_the_fmi_functions --skip macos_binaries_are_well_formed
+# The cross toolchains of `mbfmu package --platforms` and the platform tests: mingw-w64, the
+# aarch64 cross gcc, qemu-user, wine, the targets' prebuilt std, zig (scripts/setup-cross.sh).
+bash scripts/setup-cross.sh
+
+# Every test: the fast tier and the ignored (external and slow) ones.
+cargo test --release -- --include-ignored

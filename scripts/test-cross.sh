@@ -2,11 +2,11 @@
 # The cross-platform tier: installs the cross toolchains (scripts/setup-cross.sh), builds the
 # FMU library for Windows x64, aarch64 Linux and macOS, and runs the platform tests (the
 # project's C host under wine and qemu against the native run; exports, linked libraries and
-# Mach-O structure). Apart from the full tier (scripts/test-all.sh) for its cost: about 25
-# minutes on two cores, which would take a CI run to about 55.
+# Mach-O structure). The full tier (scripts/test-all.sh) runs them too, among every other test;
+# this script runs them alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup-cross.sh
 export PATH="$PWD/.venv/bin:$PATH"
 # --show-output: the build time of each target and the largest difference of each run.
-cargo test --release -p mbfmu-cli --test platforms -- --include-ignored --show-output
+cargo test --release -p mbfmu-cli --test suite platforms:: -- --include-ignored --show-output

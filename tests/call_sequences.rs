@@ -4,10 +4,10 @@
 //! one the standard's state machine allows (tests/fmi_oracle, written from the standards and
 //! independent of the FMU's tables), every Error must come with an Error log line, no panic
 //! may reach the firewall, and at the end a reset instance must run again. Seeds are fixed;
-//! a longer run: `PROPTEST_CASES=2000 cargo test --release --test call_sequences`.
+//! a longer run: `PROPTEST_CASES=2000 cargo test --release --test suite call_sequences::`.
 
-mod common_fmu;
-mod fmi_oracle;
+use crate::common_fmu;
+use crate::fmi_oracle;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -6,7 +6,7 @@
 //! order it does not provide is 0. (FMI 2.0 derivatives go through FMPy in tests/fmpy.rs: the
 //! `fmi` crate has no FMI 2.0 derivative functions.)
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::orders::documented_order;
 use common_fmu::*;

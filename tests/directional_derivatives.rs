@@ -15,7 +15,7 @@
 //! `<ModelStructure>` dependencies: an entry that is not declared must vanish (below 1e-8 of
 //! its row, round-off of the differences).
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::host::Host;

@@ -7,7 +7,7 @@
 //! calls. The counts and wall times are printed; speed is a bench matter, so only the counts
 //! and the results are asserted.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::host::Host;

@@ -6,7 +6,7 @@
 //! for rheonomic models, time; co-simulation unknowns are continuous Real outputs and knowns
 //! inputs.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -4,7 +4,7 @@
 //! Instantiation, handles, the state machines and variable access here; logging in
 //! fmi_abi_logging.rs, stepping and FMU states in fmi_abi_steps.rs. Everything is generic over the catalog.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -7,7 +7,7 @@
 //! before the call (FMI 3.0 Sect. 4.2.1). Every case logs a line that names the parameter,
 //! and the host can go on stepping.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -2,7 +2,7 @@
 //! off (FMI 2.0.4 Sect. 2.1.5, FMI 3.0 Sect. 2.3.5), and the solver's work reported per
 //! step under logNonlinearSystems. Misuse of the rest of the interface is in fmi_abi.rs.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

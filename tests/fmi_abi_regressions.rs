@@ -1,6 +1,6 @@
 //! Misuse the call-sequence oracle (tests/call_sequences.rs) found, kept as fixed cases.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use mbfmu_model::catalog::find;

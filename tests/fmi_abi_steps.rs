@@ -3,7 +3,7 @@
 //! in eight threads. Every failure must come with the standard's status and a log line, and
 //! leave the instance usable where the standard says so. Generic over the catalog.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

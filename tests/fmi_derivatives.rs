@@ -7,7 +7,7 @@
 //! exact value at every internal step (evaluated where the formulation evaluates it), and
 //! differ measurably from zero-order hold.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -2,7 +2,7 @@
 //! runs its DefaultExperiment, and every output at every communication point is
 //! bit-identical to the same model driven through the Rust API (`sim::Slave`).
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::*;
 use fmi::fmi2::import::Fmi2Import;

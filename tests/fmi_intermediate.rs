@@ -6,7 +6,7 @@
 //! calls the standard does not allow in Intermediate Update Mode are Errors that end the
 //! step; requiredIntermediateVariables are checked at instantiation.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -5,7 +5,7 @@
 //! (tests/fmpy_checks.py); output derivatives, input interpolation and intermediate updates
 //! (tests/fmpy_derivatives.py). CI installs fmpy into a virtual environment (.ci/run).
 
-mod common_fmu;
+use crate::common_fmu;
 
 use std::process::Command;
 

@@ -8,9 +8,9 @@
 //! Random FMI call sequences against a model of the standard's state machine are in
 //! tests/call_sequences.rs.
 //!
-//! A longer run: `PROPTEST_CASES=5000 cargo test --release --test fuzz`.
+//! A longer run: `PROPTEST_CASES=5000 cargo test --release --test suite fuzz::`.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -5,7 +5,7 @@
 //! master, with the coupling error against the monolithic HydraulicFourBar FMU as a function
 //! of the communication step.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::*;
 use fmi::fmi2::import::Fmi2Import;

@@ -5,7 +5,7 @@
 //! hydraulic four-bar coupled by libcosim converges to the monolithic FMU. The checks are in
 //! tests/libcosim_checks.py; .ci/run installs fmpy and libcosimpy into .venv.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use std::path::Path;
 use std::process::Command;

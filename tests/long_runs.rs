@@ -33,7 +33,7 @@
 //! correction stagnating just above its tolerance (the round-off floor). Runtime: about a
 //! minute on two cores (2 min of CPU; four test functions in parallel).
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

@@ -1,7 +1,7 @@
 //! The generated modelDescription.xml files are checked in under modelDescription/ so that a
 //! change of a model's interface shows in review (docs/architecture.md#generated-model-descriptions). This test
 //! fails when they are stale; `cargo run --release -- package` or
-//! `MBFMU_REGENERATE=1 cargo test --release --test model_descriptions` refreshes them.
+//! `MBFMU_REGENERATE=1 cargo test --release --test suite model_descriptions::` refreshes them.
 
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::{checked_in_path, model_description, write_model_descriptions};

@@ -5,7 +5,7 @@
 //! mechanism), and agrees with the FMU's own co-simulation run at tight tolerance; FMI 2
 //! and FMI 3 give bit-identical trajectories, and a restored FMU state repeats the run. FMPy's CVode on every such FMU: tests/fmpy.rs.
 
-mod common_fmu;
+use crate::common_fmu;
 
 use common_fmu::abi::*;
 use common_fmu::*;

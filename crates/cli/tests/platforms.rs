@@ -295,7 +295,7 @@ fn compare(platform: Platform, runs: &Runs) {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (about 25 CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn windows_binaries_under_wine_give_the_native_results() {
     let dir = packaged().dir.path().join("wine");
     std::fs::create_dir_all(&dir).unwrap();
@@ -326,7 +326,7 @@ fn windows_binaries_under_wine_give_the_native_results() {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (about 25 CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn aarch64_binaries_under_qemu_give_the_native_results() {
     let host = host("aarch64-linux-gnu-gcc", "host-aarch64", &["-ldl", "-lm"]);
     // An emulated run is single-threaded and takes minutes: two emulators at once, one with
@@ -375,7 +375,7 @@ fn exports(bytes: &[u8]) -> BTreeSet<String> {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (about 25 CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn every_binary_exports_the_fmi_functions_only_and_links_the_system_only() {
     let model = catalog()[0];
     let native = exports(&std::fs::read(binary(3, model, Platform::X86_64Linux)).unwrap());
@@ -512,7 +512,7 @@ fn verify_ad_hoc_signature(bytes: &[u8], offset: usize) -> usize {
 }
 
 #[test]
-#[ignore = "cross: needs the cross toolchains and builds of four targets (about 25 CPU-minutes); run scripts/test-cross.sh"]
+#[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn macos_binaries_are_well_formed_and_signed() {
     for model in catalog() {
         for (platform, architecture, minimum) in [

@@ -4,11 +4,11 @@
 //! extrapolation (FMI 2.0 input derivatives, FMI 3.0 intermediate updates), at communication
 //! steps of 0.1 to 10 ms: the README's table. About 30 s, so it is ignored by default:
 //!
-//!     cargo test --release -p mbfmu-cli --test split_study -- --ignored --nocapture
+//!     cargo test --release -p mbfmu-cli --test suite split_study:: -- --ignored --nocapture
 //!
 //! The best configuration's two numbers are asserted by ssp_valve_split.rs.
 
-mod ssp_common;
+use crate::ssp_common;
 
 use ssp_common::*;
 

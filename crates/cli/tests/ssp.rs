@@ -6,7 +6,7 @@
 //! libcosimpy on PATH, as .ci/run installs them). Bad systems and failing FMUs:
 //! ssp_refused.rs; the split at the valve ports: ssp_valve_split.rs.
 
-mod ssp_common;
+use crate::ssp_common;
 
 use ssp_common::*;
 

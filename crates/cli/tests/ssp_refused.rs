@@ -2,7 +2,7 @@
 //! naming the file, line and element; a declared loop of direct feed-through; a component
 //! that fails during the run, reported with its status and message.
 
-mod ssp_common;
+use crate::ssp_common;
 
 use ssp_common::*;
 use std::path::Path;

@@ -8,7 +8,7 @@
 //! bound, and so does FMPy's `simulate_ssp` (a third master, FMI 2.0 only). The whole study
 //! (every configuration and step): split_study.rs.
 
-mod ssp_common;
+use crate::ssp_common;
 
 use ssp_common::*;
 

@@ -2,7 +2,7 @@
 //! the Parquet and CSV tables against each other, independence from the thread count,
 //! failed runs, bad input (refused before any run), and Ctrl-C (the finished runs are kept).
 
-mod sweep_common;
+use crate::sweep_common;
 
 use parquet::record::Field;
 use std::process::{Command, Stdio};

@@ -4,7 +4,7 @@
 //! distributed and pyarrow (.ci/run installs them into .venv); the package is taken from this
 //! checkout (PYTHONPATH), not from an installed copy.
 
-mod sweep_common;
+use crate::sweep_common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

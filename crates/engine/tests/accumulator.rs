@@ -4,7 +4,7 @@
 //! and the semirecursive formulations and several methods at 1 ms, a charge from below the
 //! pre-charge and back (the empty stop), and the refusals of bad input.
 
-mod common;
+use crate::common;
 
 use common::{circuit_description, quantity};
 use mbfmu_engine::Simulation;

@@ -2,7 +2,7 @@
 //! against the test set's own relative-angle formulation integrated here, whose accuracy is
 //! in turn checked against the published PSIDE solution at t = 0.03 s.
 
-mod common;
+use crate::common;
 
 use common::andrews;
 use mbfmu_model::format::Method;

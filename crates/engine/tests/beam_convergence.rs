@@ -43,7 +43,7 @@
 //!
 //! Run time about 15 s in release on one core.
 
-mod shaft;
+use crate::shaft;
 
 use mbfmu_model::format::Method;
 use shaft::{esdirk4, lms4, relative_error, slope, Study, MID_NODE, QUANTITIES};

@@ -1,7 +1,7 @@
 //! Beams under rigid motion through the real engine: objectivity of a
 //! pre-stressed beam spun past 2 pi, and the rigid-body limit of a stiff beam pendulum.
 
-mod common;
+use crate::common;
 
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{parse, Quantity};

@@ -7,7 +7,7 @@
 //! trapped pressure rising in the cushion and bounded by the bypass relief, a slow arrival at
 //! the end; and the refusals of bad input.
 
-mod common;
+use crate::common;
 
 use common::quantity;
 use mbfmu_engine::Simulation;

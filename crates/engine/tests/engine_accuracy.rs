@@ -3,7 +3,7 @@
 //! integrated here with RK4, and an independent kinematic solution of the four-link; and the
 //! first-order convergence of both integrators of [Fang2023, Fig. 2].
 
-mod common;
+use crate::common;
 
 use common::{catalog, grid, order, rms, sample, slider_closed_form, DoublePendulum, FourLinkKinematics};
 use mbfmu_model::format::Method;

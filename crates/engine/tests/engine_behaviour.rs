@@ -1,7 +1,7 @@
 //! Qualitative behaviour the cited papers report: energy ([Fang2023, Fig. 3]),
 //! constraint satisfaction after every step, Coulomb friction (Sect. 3.4, Fig. 9).
 
-mod common;
+use crate::common;
 
 use common::{catalog, grid, sample};
 use mbfmu_engine::Simulation;

@@ -2,7 +2,7 @@
 //! against the closed forms of its data: the beam's final angle for the injected volume, the piston following the flow, the first bending mode ringing after
 //! the flow stops, and the orifice's pressure drop at the piston's flow.
 
-mod common;
+use crate::common;
 
 use common::{catalog, quantity};
 use mbfmu_engine::Simulation;

@@ -9,8 +9,6 @@
 //!   boom on stiff oil vibrates at the cantilever's first bending frequency
 //!   omega = 1.8751^2 sqrt(EI / (m L^4)).
 
-mod common;
-
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{self, Description};
 use mbfmu_model::variables::{interface_of, Binding, Quantity};

@@ -3,7 +3,7 @@
 //! a pressure-compensated pump, and a long line's laminar
 //! pressure drop and its quarter-wave mode.
 
-mod common;
+use crate::common;
 
 use common::{circuit_description, quantity};
 use mbfmu_engine::Simulation;

@@ -12,7 +12,7 @@
 //!   omega_ss = Q / (D_e / eta_v + C_l B / (eta_hm D_e)),   p_ss = B omega_ss / (eta_hm D_e),
 //! and the decay rate sigma and damped frequency omega_d of A's complex eigenvalues.
 
-mod common;
+use crate::common;
 
 use common::quantity;
 use mbfmu_engine::Simulation;

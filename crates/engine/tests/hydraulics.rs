@@ -3,7 +3,7 @@
 //! double-step and penalty (Figs. 7-8), constraint violation (Figs. 11-12), energy balance
 //! (Sect. 6.2), the static start, and the four-bar in the index-3 formulation of the engine.
 
-mod common;
+use crate::common;
 
 use common::{catalog, grid};
 use mbfmu_engine::Simulation;

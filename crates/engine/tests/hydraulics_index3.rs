@@ -4,7 +4,7 @@
 //! Checked against the semirecursive formulation's runs of the same descriptions (another
 //! formulation and integrator, at a step fine enough to be exact here) and against closed forms.
 
-mod common;
+use crate::common;
 
 use common::catalog;
 use mbfmu_engine::Simulation;

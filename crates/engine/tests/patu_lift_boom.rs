@@ -6,7 +6,7 @@
 //! pressures ring after the valve opens and after it closes, against the closed form of a
 //! rigid boom on two oil springs; and the energy balance of [Jaiswal2021, Sect. 6.2].
 
-mod common;
+use crate::common;
 
 use common::{catalog, quantity};
 use mbfmu_engine::Simulation;

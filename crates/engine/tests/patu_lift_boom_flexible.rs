@@ -4,7 +4,7 @@
 //! oil springs' ringing, and an Euler-Bernoulli-Timoshenko integration of its own section table
 //! for the boom's static deflection as a cantilever.
 
-mod common;
+use crate::common;
 
 use common::{catalog, quantity};
 use mbfmu_engine::Simulation;

@@ -3,7 +3,7 @@
 //! with several loops (Andrews' squeezer, [Zhang2022, Sect. 5.1]), both formulations with the
 //! trapezoidal rule, against independent references and at second order.
 
-mod common;
+use crate::common;
 
 use common::{andrews, catalog, DoublePendulum};
 use mbfmu_engine::Simulation;

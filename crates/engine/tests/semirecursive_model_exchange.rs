@@ -6,7 +6,7 @@
 //! (second order: the differences fall by about 4 per halving). The penalty item of
 //! `solver.formulation` integrates the same ODE.
 
-mod common;
+use crate::common;
 
 use common::catalog;
 use mbfmu_engine::partials::{Column, Known};

@@ -2,8 +2,6 @@
 //! Sect. 1): its degrees of freedom, agreement with the index-3 formulation, re-chosen
 //! partitions, the 32-link chain, and bit-identical snapshots.
 
-mod statespace;
-
 use mbfmu_engine::index3::Mechanism;
 use mbfmu_engine::statespace::StateSpaceFormulation;
 use mbfmu_engine::Simulation;

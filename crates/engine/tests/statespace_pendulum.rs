@@ -5,7 +5,7 @@
 //! pendulum's Lagrange equations in its two link angles, integrated with classical RK4 at
 //! 1e-6 s (tests/statespace/mod.rs), as \[Negrut1997\] builds its "exact" solution.
 
-mod statespace;
+use crate::statespace;
 
 use mbfmu_engine::statespace::StateSpaceFormulation;
 use mbfmu_model::format::Method;

@@ -40,7 +40,7 @@ fn checked_in_schema_is_current() {
         stored == json_schema_text(),
         "docs/model.schema.json differs from the schema the model types generate; regenerate it with \
          `cargo run --release -- schema --output docs/model.schema.json` \
-         (or `MBFMU_REGENERATE=1 cargo test --release -p mbfmu-model --test schema`)"
+         (or `MBFMU_REGENERATE=1 cargo test --release -p mbfmu-model --test suite schema::`)"
     );
 }
 

@@ -1,7 +1,7 @@
 //! The texts of every modelDescription.xml (descriptions of the model, its variables and
 //! enumeration items) name nothing internal to the project: the file travels alone in the FMU.
 
-mod internal_names;
+use crate::internal_names;
 
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;

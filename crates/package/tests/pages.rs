@@ -3,7 +3,7 @@
 //! to the references' DOIs and to anchors on the page, and a bibliography holding every work
 //! the page cites.
 
-mod internal_names;
+use crate::internal_names;
 
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
