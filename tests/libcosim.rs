@@ -7,14 +7,14 @@
 
 use crate::common_fmu;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
 /// The catalog packaged once for both tests.
 fn packaged() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    DIR.get_or_init(common_fmu::packaged_catalog).path()
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| common_fmu::packaged_catalog_for_static("libcosim-catalog"))
 }
 
 fn checks(args: &[&str]) -> String {

@@ -19,9 +19,25 @@ use std::sync::{Arc, Mutex, Once};
 /// The catalog packaged into a temporary directory (fmi2/<Model>.fmu, fmi3/<Model>.fmu).
 pub fn packaged_catalog() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let library = mbfmu_package::locate_library().expect("the cdylib is built next to the test executable");
-    mbfmu_package::package_catalog(&library, dir.path()).expect("packaging the catalog");
+    package_catalog_into(dir.path());
     dir
+}
+
+/// The catalog packaged into target/tmp/<name>, emptied first, for a static: a static is
+/// never dropped, so a `TempDir` held in one would stay in the system's temporary directory
+/// after every run.
+pub fn packaged_catalog_for_static(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("emptying {}: {e}", dir.display()));
+    }
+    package_catalog_into(&dir);
+    dir
+}
+
+fn package_catalog_into(dir: &Path) {
+    let library = mbfmu_package::locate_library().expect("the cdylib is built next to the test executable");
+    mbfmu_package::package_catalog(&library, dir).expect("packaging the catalog");
 }
 
 pub fn fmu_path(root: &Path, version: u8, entry: &CatalogEntry) -> PathBuf {

@@ -33,19 +33,19 @@ fn fails(args: &[&str]) -> String {
 }
 
 /// The catalog packaged once per test run: (temporary root, stdout of `package`).
-fn packaged() -> &'static (tempfile::TempDir, String) {
-    static DIR: OnceLock<(tempfile::TempDir, String)> = OnceLock::new();
+fn packaged() -> &'static (PathBuf, String) {
+    static DIR: OnceLock<(PathBuf, String)> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("fmus");
-        let md = dir.path().join("modelDescription");
+        let dir = crate::scratch::dir("cli-catalog");
+        let out = dir.join("fmus");
+        let md = dir.join("modelDescription");
         let stdout = ok(&["package", "--out", out.to_str().unwrap(), "--model-descriptions", md.to_str().unwrap()]);
         (dir, stdout)
     })
 }
 
 fn fmu(version: u32) -> PathBuf {
-    packaged().0.path().join(format!("fmus/fmi{version}/{MODEL}.fmu"))
+    packaged().0.join(format!("fmus/fmi{version}/{MODEL}.fmu"))
 }
 
 fn path_str(p: &Path) -> &str {
@@ -103,7 +103,7 @@ fn package_writes_both_versions_with_the_library_of_this_build() {
         let mut xml = String::new();
         archive.by_name("modelDescription.xml").unwrap().read_to_string(&mut xml).unwrap();
         assert!(xml.contains(&format!("fmiVersion=\"{version}.0\"")));
-        let copy = dir.path().join(format!("modelDescription/fmi{version}/{MODEL}.xml"));
+        let copy = dir.join(format!("modelDescription/fmi{version}/{MODEL}.xml"));
         assert_eq!(std::fs::read_to_string(&copy).unwrap(), xml, "checked-in copy equals the archived XML");
     }
 }

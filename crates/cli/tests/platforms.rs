@@ -58,7 +58,7 @@ type Runs = BTreeMap<String, (Vec<Vec<f64>>, bool)>;
 type Real = (String, u32, String, Option<f64>, Option<f64>);
 
 struct Packaged {
-    dir: tempfile::TempDir,
+    dir: PathBuf,
 }
 
 /// The platforms to build: `all`, or the list in `MBFMU_TEST_PLATFORMS` (as `package
@@ -68,17 +68,16 @@ fn selected() -> String {
     std::env::var("MBFMU_TEST_PLATFORMS").unwrap_or_else(|_| "all".into())
 }
 
-/// `mbfmu package --platforms all` (or [`selected`]) into a temporary directory, once per test
-/// binary.
+/// `mbfmu package --platforms all` (or [`selected`]) into target/tmp/platforms, once per run.
 fn packaged() -> &'static Packaged {
     static PACKAGED: OnceLock<Packaged> = OnceLock::new();
     PACKAGED.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::scratch::dir("platforms");
         let start = std::time::Instant::now();
         let platforms = selected();
         let output = Command::new(env!("CARGO_BIN_EXE_mbfmu"))
             .args(["package", "--platforms", &platforms, "--out"])
-            .arg(dir.path())
+            .arg(&dir)
             .output()
             .expect("mbfmu runs");
         assert!(
@@ -106,7 +105,7 @@ fn catalog() -> Vec<&'static str> {
 fn unpacked(version: u8, model: &str) -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let root = packaged().dir.path();
+    let root = packaged().dir.as_path();
     let dir = root.join("unpacked").join(format!("fmi{version}")).join(model);
     if !dir.exists() {
         let file = std::fs::File::open(root.join(format!("fmi{version}/{model}.fmu"))).unwrap();
@@ -136,7 +135,7 @@ fn run(command: &mut Command, what: &str) -> String {
 /// The C host compiled by `compiler` into the package directory.
 fn host(compiler: &str, name: &str, extra: &[&str]) -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/platforms/host.c");
-    let out = packaged().dir.path().join(name);
+    let out = packaged().dir.as_path().join(name);
     run(Command::new(compiler).args(["-O2", "-o"]).arg(&out).arg(&source).args(extra), compiler);
     out
 }
@@ -251,7 +250,7 @@ fn native_runs() -> &'static Runs {
     static NATIVE: OnceLock<Runs> = OnceLock::new();
     NATIVE.get_or_init(|| {
         let host = host("gcc", "host-native", &["-ldl", "-lm"]);
-        let jobs_file = packaged().dir.path().join("jobs-native.txt");
+        let jobs_file = packaged().dir.as_path().join("jobs-native.txt");
         std::fs::write(&jobs_file, jobs(Platform::X86_64Linux)).unwrap();
         parse(&run(Command::new(host).arg(&jobs_file), "the native host"))
     })
@@ -297,7 +296,7 @@ fn compare(platform: Platform, runs: &Runs) {
 #[test]
 #[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn windows_binaries_under_wine_give_the_native_results() {
-    let dir = packaged().dir.path().join("wine");
+    let dir = packaged().dir.as_path().join("wine");
     std::fs::create_dir_all(&dir).unwrap();
     let host = host("x86_64-w64-mingw32-gcc", "wine/host.exe", &[]);
     let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/platforms/bcryptprimitives.c");
@@ -339,7 +338,7 @@ fn aarch64_binaries_under_qemu_give_the_native_results() {
             .iter()
             .enumerate()
             .map(|(k, half)| {
-                let jobs_file = packaged().dir.path().join(format!("jobs-aarch64-{k}.txt"));
+                let jobs_file = packaged().dir.as_path().join(format!("jobs-aarch64-{k}.txt"));
                 std::fs::write(&jobs_file, half).unwrap();
                 let host = &host;
                 scope.spawn(move || {

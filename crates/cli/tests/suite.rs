@@ -13,6 +13,7 @@ mod cli;
 mod parametric;
 mod platforms;
 mod schema;
+mod scratch;
 mod simulate_inputs;
 mod split_study;
 mod ssp;

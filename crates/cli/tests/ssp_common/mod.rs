@@ -48,14 +48,13 @@ pub fn s(p: &Path) -> &str {
 
 /// The catalog and systems packaged once per test run.
 pub fn root() -> &'static Path {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let (out, md) = (dir.path().join("fmus"), dir.path().join("md"));
+        let dir = crate::scratch::dir("ssp-catalog");
+        let (out, md) = (dir.join("fmus"), dir.join("md"));
         ok(&["package", "--out", s(&out), "--model-descriptions", s(&md)]);
         dir
     })
-    .path()
 }
 
 pub fn ssp(version: u8) -> PathBuf {

@@ -25,19 +25,19 @@ pub fn ok(args: &[&str]) -> String {
 }
 
 /// The catalog packaged once per test binary: <dir>/fmus/fmi{2,3}/<Model>.fmu.
-pub fn packaged() -> &'static tempfile::TempDir {
-    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+pub fn packaged() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("fmus");
-        let md = dir.path().join("modelDescription");
+        let dir = crate::scratch::dir("sweep-catalog");
+        let out = dir.join("fmus");
+        let md = dir.join("modelDescription");
         ok(&["package", "--out", out.to_str().unwrap(), "--model-descriptions", md.to_str().unwrap()]);
         dir
     })
 }
 
 pub fn fmu(version: u32, model: &str) -> PathBuf {
-    packaged().path().join(format!("fmus/fmi{version}/{model}.fmu"))
+    packaged().join(format!("fmus/fmi{version}/{model}.fmu"))
 }
 
 pub fn s(p: &Path) -> &str {
