@@ -373,7 +373,10 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
         | Method::TrapezoidalConstantStep
         | Method::TrapezoidalVariableStep
         | Method::Abm2
-        | Method::Sdirk4 => return None,
+        | Method::Sdirk4
+        | Method::Rk4
+        | Method::Dopri5
+        | Method::Dop853 => return None,
     })
 }
 

@@ -42,5 +42,6 @@ mod planar_kernels;
 mod semirecursive_mechanisms;
 mod semirecursive_model_exchange;
 mod statespace_catalog;
+mod statespace_explicit;
 mod statespace_pendulum;
 mod step_budget;

@@ -175,7 +175,10 @@ impl<S: DaeSystem> Integrator<S> {
             | Method::TrapezoidalConstantStep
             | Method::TrapezoidalVariableStep
             | Method::Abm2
-            | Method::Sdirk4 => {
+            | Method::Sdirk4
+            | Method::Rk4
+            | Method::Dopri5
+            | Method::Dop853 => {
                 return Err(format!("{} is not a method of the residual-form suite", method.item_name()))
             }
         };

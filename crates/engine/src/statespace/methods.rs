@@ -10,10 +10,14 @@
 //! - the explicit Adams-Bashforth-Moulton pair of eq. 20 (Euler predictor, one trapezoidal
 //!   corrector) at constant step;
 //! - SDIRK4 of Hairer and Wanner with its embedded order-3 solution (q = 3), each stage a
-//!   Newton solve of the same form (eqs. 15-16 with beta = gamma_RK^2, gamma = gamma_RK).
+//!   Newton solve of the same form (eqs. 15-16 with beta = gamma_RK^2, gamma = gamma_RK);
+//! - the explicit Runge-Kutta methods of `explicit`: RK4 at constant step, DOPRI5 and DOP853
+//!   under the same error control (their own estimators), each stage one evaluation of the
+//!   ODE (dependent positions by Newton, then velocities and accelerations).
 //!
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
+use super::explicit::{self, Explicit};
 use super::{sdirk, StateSpace};
 use crate::formulation::Progress;
 use crate::index3::Mechanism;
@@ -23,7 +27,7 @@ use mbfmu_model::format::Method;
 
 /// Safety factor of the step-size controller ([Negrut1997, Sect. 3.2]).
 pub const SAFETY: f64 = 0.85;
-/// Largest and smallest ratio of consecutive steps (Hairer, Norsett and Wanner I, Sect. II.4).
+/// Largest and smallest ratio of consecutive steps \[HairerNorsettWanner1993, Sect. II.4\].
 pub const GROWTH_MAX: f64 = 5.0;
 pub const GROWTH_MIN: f64 = 0.2;
 /// Step reduction after a Newton failure.
@@ -92,7 +96,13 @@ impl StateSpace {
         max_steps: u64,
     ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
-        let exponent = 1.0 / (1.0 + if self.method == Method::Sdirk4 { 3.0 } else { 1.0 });
+        // 1 / (q + 1), q the order of the error estimate.
+        let exponent = match self.method {
+            Method::Sdirk4 => 1.0 / 4.0,
+            Method::Dopri5 => explicit::DOPRI5.exponent,
+            Method::Dop853 => explicit::DOP853.exponent,
+            _ => 1.0 / 2.0,
+        };
         if self.h_next.is_nan() || self.h_next <= 0.0 {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
@@ -145,7 +155,7 @@ impl StateSpace {
         Ok(Progress::Reached)
     }
 
-    /// Starting step of Hairer, Norsett and Wanner I, Sect. II.4: h0 = 0.01 |y0| / |f0| in the
+    /// Starting step of \[HairerNorsettWanner1993, Sect. II.4\]: h0 = 0.01 |y0| / |f0| in the
     /// tolerance-weighted norm, refined by one explicit Euler step with the estimated second
     /// derivative.
     fn initial_step(
@@ -251,6 +261,9 @@ impl StateSpace {
                 Ok((0.0, 0))
             }
             Method::Sdirk4 => self.sdirk4(mech, t, h, newton),
+            Method::Rk4 => self.explicit(mech, t, h, t_new, &explicit::RK4, newton),
+            Method::Dopri5 => self.explicit(mech, t, h, t_new, &explicit::DOPRI5, newton),
+            Method::Dop853 => self.explicit(mech, t, h, t_new, &explicit::DOP853, newton),
             other => Err(StepError::NonFinite {
                 time: t,
                 what: format!("method {} is not a method of the state-space formulation", other.item_name()),
@@ -302,6 +315,76 @@ impl StateSpace {
             self.err[nd + c] = h * evd;
         }
         Ok((self.error_norm(), iterations))
+    }
+
+    /// One explicit Runge-Kutta step of the second-order system y = [v; v'], y' = [v'; v'']:
+    /// stage i at V_i = v_n + h sum_j a_ij V'_j, V'_i = v'_n + h sum_j a_ij A_j with
+    /// A_i = v''(t + c_i h, V_i, V'_i) \[HairerNorsettWanner1993, Sect. II.1\], and
+    /// v_{n+1} = v_n + h sum_j b_j V'_j, v'_{n+1} = v'_n + h sum_j b_j A_j. Stage 0 is the
+    /// current point, whose accelerations the last step left. The new point is evaluated last
+    /// (for first-same-as-last methods it is the last stage), so the next step starts from it.
+    /// Returns the error norm (0 at constant step) and no Newton iterations.
+    fn explicit(
+        &mut self,
+        mech: &Mechanism,
+        t: f64,
+        h: f64,
+        t_new: f64,
+        m: &Explicit,
+        newton: &NewtonSettings,
+    ) -> Result<(f64, u32), StepError> {
+        let nd = self.red.nd;
+        let stages = m.stages();
+        self.stage_vd[0].copy_from_slice(&self.y[nd..]);
+        self.stage_a[0].copy_from_slice(&self.a);
+        for i in 1..stages {
+            for c in 0..nd {
+                self.v[c] = self.y[c] + h * combine(m.a[i], &self.stage_vd, c);
+                self.vd[c] = self.y[nd + c] + h * combine(m.a[i], &self.stage_a, c);
+            }
+            self.stage_vd[i].copy_from_slice(&self.vd);
+            let t_stage = if m.c[i] == 1.0 { t_new } else { t + m.c[i] * h };
+            self.ode_rhs(mech, t_stage, newton, i)?;
+        }
+        for c in 0..nd {
+            self.y_new[c] = self.y[c] + h * combine(m.b, &self.stage_vd, c);
+            self.y_new[nd + c] = self.y[nd + c] + h * combine(m.b, &self.stage_a, c);
+        }
+        if m.fsal {
+            // The last stage's sums are the solution's (a_sj = b_j, b_s = 0): it is the new point.
+            self.a_new.copy_from_slice(&self.stage_a[stages - 1]);
+        } else {
+            self.v.copy_from_slice(&self.y_new[..nd]);
+            self.vd.copy_from_slice(&self.y_new[nd..]);
+            self.ode_rhs(mech, t_new, newton, stages)?;
+            self.a_new.copy_from_slice(&self.stage_a[stages]);
+        }
+        if m.e.is_empty() {
+            return Ok((0.0, 0));
+        }
+        let mut third = 0.0;
+        if !m.e3.is_empty() {
+            self.explicit_error(m.e3, h);
+            third = self.error_norm();
+        }
+        self.explicit_error(m.e, h);
+        let fifth = self.error_norm();
+        if m.e3.is_empty() {
+            return Ok((fifth, 0));
+        }
+        // DOP853's combination of its fifth- and third-order estimates
+        // \[HairerNorsettWanner1993, Sect. II.10\], in the RMS norms of eq. 21.
+        let denominator = (fifth * fifth + 0.01 * third * third).sqrt();
+        Ok((if denominator > 0.0 { fifth * fifth / denominator } else { 0.0 }, 0))
+    }
+
+    /// h sum_j e_j [V'_j; A_j] into `err`.
+    fn explicit_error(&mut self, e: &[f64], h: f64) {
+        let nd = self.red.nd;
+        for c in 0..nd {
+            self.err[c] = h * combine(e, &self.stage_vd, c);
+            self.err[nd + c] = h * combine(e, &self.stage_a, c);
+        }
     }
 
     /// RMS norm of eq. 21 over the independent positions and velocities.
@@ -445,4 +528,15 @@ impl StateSpace {
         }
         Ok(())
     }
+}
+
+/// sum_j w_j stage_j[c], the zero weights skipped.
+fn combine(weights: &[f64], stage: &[Vec<f64>], c: usize) -> f64 {
+    let mut sum = 0.0;
+    for (w, k) in weights.iter().zip(stage) {
+        if *w != 0.0 {
+            sum += w * k[c];
+        }
+    }
+    sum
 }

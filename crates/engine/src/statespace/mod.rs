@@ -3,8 +3,9 @@
 //! independent coordinates v and velocities v', integrated by \[Negrut1997\]'s methods
 //! (Sect. 2-3): the implicit trapezoidal rule at constant and variable step with Newton on
 //! the independent accelerations (eqs. 14-22), the explicit Adams-Bashforth-Moulton scheme
-//! (eq. 20), and Hairer and Wanner's SDIRK4 at variable step. The same ODE is what a Model
-//! Exchange host integrates.
+//! (eq. 20), and Hairer and Wanner's SDIRK4 at variable step; and the explicit Runge-Kutta
+//! methods RK4, DOPRI5 and DOP853 (`explicit`). The same ODE is what a Model Exchange host
+//! integrates.
 //!
 //! - [`chart`]: generalized coordinates with rotation-vector charts;
 //! - [`partition`]: independent coordinates by LU with full pivoting of Phi_q;
@@ -20,6 +21,7 @@
 //! [`CHART_LIMIT`].
 
 pub mod chart;
+pub mod explicit;
 mod formulation;
 mod methods;
 mod ode_partials;
@@ -163,7 +165,8 @@ impl StateSpace {
         let nd = n - m;
         let trivial = Partition { dependent: (0..m).collect(), independent: (m..n).collect() };
         let red = Reduced::new(mech, trivial, &state.bodies);
-        let stages = sdirk::STAGES;
+        // The SDIRK stages, or the explicit methods' stages and their new point.
+        let stages = sdirk::STAGES.max(explicit::MAX_STAGES + 1);
         let mut s = StateSpace {
             method,
             control,

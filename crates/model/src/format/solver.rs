@@ -169,6 +169,15 @@ keyword! {
         /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
         /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in Negrut et al. Sect. 3).
         Sdirk4 = "sdirk4",
+        /// State-space formulation: classical explicit Runge-Kutta method of order 4 at
+        /// constant step (Hairer, Norsett and Wanner 1993, Sect. II.1).
+        Rk4 = "rk4",
+        /// State-space formulation: explicit Dormand-Prince 5(4) pair at variable step
+        /// (Dormand and Prince 1980; Hairer, Norsett and Wanner 1993, Sect. II.5).
+        Dopri5 = "dopri5",
+        /// State-space formulation: explicit eighth-order DOP853 at variable step, error
+        /// estimates of orders 5 and 3 (Hairer, Norsett and Wanner 1993, Sect. II.10).
+        Dop853 = "dop853",
     }
 }
 
@@ -202,14 +211,24 @@ impl Method {
         Method::TrapezoidalVariableStep,
         Method::Abm2,
         Method::Sdirk4,
+        Method::Rk4,
+        Method::Dopri5,
+        Method::Dop853,
     ];
 
     /// The methods of the index-3 formulation: the first nineteen of [`Method::ALL`].
     pub const INDEX3: &'static [Method] = Self::ALL.split_at(19).0;
 
     /// The methods of the state-space formulation (Negrut et al.).
-    pub const STATE_SPACE: &'static [Method] =
-        &[Method::TrapezoidalVariableStep, Method::TrapezoidalConstantStep, Method::Abm2, Method::Sdirk4];
+    pub const STATE_SPACE: &'static [Method] = &[
+        Method::TrapezoidalVariableStep,
+        Method::TrapezoidalConstantStep,
+        Method::Abm2,
+        Method::Sdirk4,
+        Method::Rk4,
+        Method::Dopri5,
+        Method::Dop853,
+    ];
 
     /// The methods of Zhang et al. 2022 (the residual-form suite), in the order of its tables: the
     /// index-3 methods after half-implicit, BDF1 and trapezoidal.
@@ -242,6 +261,9 @@ impl Method {
             Method::TrapezoidalVariableStep => 102,
             Method::Abm2 => 103,
             Method::Sdirk4 => 104,
+            Method::Rk4 => 105,
+            Method::Dopri5 => 106,
+            Method::Dop853 => 107,
         }
     }
 
@@ -280,6 +302,9 @@ impl Method {
             Method::TrapezoidalVariableStep => "IMPL_VSS",
             Method::Abm2 => "EXPL",
             Method::Sdirk4 => "SDIRK4",
+            Method::Rk4 => "RK4",
+            Method::Dopri5 => "DOPRI5",
+            Method::Dop853 => "DOP853",
         }
     }
 
@@ -338,6 +363,15 @@ impl Method {
             Method::Sdirk4 => {
                 "L-stable SDIRK of order 4 (Hairer & Wanner 1996, five stages) with embedded order-3 error estimate at variable step (Negrut et al., Sect. 3)"
             }
+            Method::Rk4 => {
+                "classical explicit Runge-Kutta method of order 4 on the state-space ODE at constant step, four evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.1)"
+            }
+            Method::Dopri5 => {
+                "explicit Dormand-Prince 5(4) pair on the state-space ODE at variable step, six evaluations per step (Dormand & Prince 1980; Hairer, Norsett & Wanner 1993, Sect. II.5)"
+            }
+            Method::Dop853 => {
+                "explicit eighth-order DOP853 on the state-space ODE at variable step, error estimates of orders 5 and 3, twelve evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.10)"
+            }
         }
     }
 
@@ -346,8 +380,9 @@ impl Method {
         match self {
             Method::HalfImplicit | Method::Bdf1 => 1,
             Method::Mssth3 | Method::Esdirk324L2Sa | Method::Esdirk325L2Sa => 3,
-            Method::Mssth4 | Method::Esdirk436L2Sa2 | Method::Sdirk4 => 4,
-            Method::Mssth5 => 5,
+            Method::Mssth4 | Method::Esdirk436L2Sa2 | Method::Sdirk4 | Method::Rk4 => 4,
+            Method::Mssth5 | Method::Dopri5 => 5,
+            Method::Dop853 => 8,
             _ => 2,
         }
     }
@@ -359,7 +394,7 @@ impl Method {
             Method::Msstc3 | Method::Mssth3 | Method::Esdirk324L2Sa => 3,
             Method::Msstc4 | Method::Mssth4 | Method::Esdirk325L2Sa => 4,
             Method::Msstc5 | Method::Mssth5 | Method::Esdirk436L2Sa2 | Method::Sdirk4 => 5,
-            Method::Abm2 => 0,
+            Method::Abm2 | Method::Rk4 | Method::Dopri5 | Method::Dop853 => 0,
             _ => 1,
         }
     }
@@ -367,7 +402,7 @@ impl Method {
     /// True for methods that choose their own steps under error control (absolute and
     /// relative tolerances, Negrut et al. eq. 21).
     pub fn variable_step(self) -> bool {
-        matches!(self, Method::TrapezoidalVariableStep | Method::Sdirk4)
+        matches!(self, Method::TrapezoidalVariableStep | Method::Sdirk4 | Method::Dopri5 | Method::Dop853)
     }
 
     /// True where the spectral radius at infinity (rho_inf) is a free parameter.
