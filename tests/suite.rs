@@ -8,6 +8,9 @@
 
 mod common_fmu;
 mod fmi_oracle;
+// Directories for statics, shared with the command line's tests.
+#[path = "../crates/cli/tests/scratch.rs"]
+mod scratch;
 
 mod call_sequences;
 mod citations;

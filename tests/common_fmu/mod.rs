@@ -23,14 +23,10 @@ pub fn packaged_catalog() -> tempfile::TempDir {
     dir
 }
 
-/// The catalog packaged into target/tmp/<name>, emptied first, for a static: a static is
-/// never dropped, so a `TempDir` held in one would stay in the system's temporary directory
-/// after every run.
+/// The catalog packaged into target/tmp/<name>, emptied first, for a static
+/// (crates/cli/tests/scratch.rs says why).
 pub fn packaged_catalog_for_static(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).unwrap_or_else(|e| panic!("emptying {}: {e}", dir.display()));
-    }
+    let dir = crate::scratch::dir(name);
     package_catalog_into(&dir);
     dir
 }

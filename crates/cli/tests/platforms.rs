@@ -57,10 +57,6 @@ type Runs = BTreeMap<String, (Vec<Vec<f64>>, bool)>;
 /// A real variable: name, value reference, causality, start, max.
 type Real = (String, u32, String, Option<f64>, Option<f64>);
 
-struct Packaged {
-    dir: PathBuf,
-}
-
 /// The platforms to build: `all`, or the list in `MBFMU_TEST_PLATFORMS` (as `package
 /// --platforms` takes it), to work on one platform at a time; a test of a platform left out
 /// fails, naming the variable.
@@ -69,8 +65,8 @@ fn selected() -> String {
 }
 
 /// `mbfmu package --platforms all` (or [`selected`]) into target/tmp/platforms, once per run.
-fn packaged() -> &'static Packaged {
-    static PACKAGED: OnceLock<Packaged> = OnceLock::new();
+fn packaged() -> &'static Path {
+    static PACKAGED: OnceLock<PathBuf> = OnceLock::new();
     PACKAGED.get_or_init(|| {
         let dir = crate::scratch::dir("platforms");
         let start = std::time::Instant::now();
@@ -93,7 +89,7 @@ fn packaged() -> &'static Packaged {
             }
         }
         eprintln!("package --platforms {platforms}: {:.0} s", start.elapsed().as_secs_f64());
-        Packaged { dir }
+        dir
     })
 }
 
@@ -105,7 +101,7 @@ fn catalog() -> Vec<&'static str> {
 fn unpacked(version: u8, model: &str) -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let root = packaged().dir.as_path();
+    let root = packaged();
     let dir = root.join("unpacked").join(format!("fmi{version}")).join(model);
     if !dir.exists() {
         let file = std::fs::File::open(root.join(format!("fmi{version}/{model}.fmu"))).unwrap();
@@ -135,7 +131,7 @@ fn run(command: &mut Command, what: &str) -> String {
 /// The C host compiled by `compiler` into the package directory.
 fn host(compiler: &str, name: &str, extra: &[&str]) -> PathBuf {
     let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/platforms/host.c");
-    let out = packaged().dir.as_path().join(name);
+    let out = packaged().join(name);
     run(Command::new(compiler).args(["-O2", "-o"]).arg(&out).arg(&source).args(extra), compiler);
     out
 }
@@ -250,7 +246,7 @@ fn native_runs() -> &'static Runs {
     static NATIVE: OnceLock<Runs> = OnceLock::new();
     NATIVE.get_or_init(|| {
         let host = host("gcc", "host-native", &["-ldl", "-lm"]);
-        let jobs_file = packaged().dir.as_path().join("jobs-native.txt");
+        let jobs_file = packaged().join("jobs-native.txt");
         std::fs::write(&jobs_file, jobs(Platform::X86_64Linux)).unwrap();
         parse(&run(Command::new(host).arg(&jobs_file), "the native host"))
     })
@@ -296,7 +292,7 @@ fn compare(platform: Platform, runs: &Runs) {
 #[test]
 #[ignore = "external: the cross toolchains (scripts/setup-cross.sh; the full tier installs them) and builds of four targets"]
 fn windows_binaries_under_wine_give_the_native_results() {
-    let dir = packaged().dir.as_path().join("wine");
+    let dir = packaged().join("wine");
     std::fs::create_dir_all(&dir).unwrap();
     let host = host("x86_64-w64-mingw32-gcc", "wine/host.exe", &[]);
     let stub = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/platforms/bcryptprimitives.c");
@@ -338,7 +334,7 @@ fn aarch64_binaries_under_qemu_give_the_native_results() {
             .iter()
             .enumerate()
             .map(|(k, half)| {
-                let jobs_file = packaged().dir.as_path().join(format!("jobs-aarch64-{k}.txt"));
+                let jobs_file = packaged().join(format!("jobs-aarch64-{k}.txt"));
                 std::fs::write(&jobs_file, half).unwrap();
                 let host = &host;
                 scope.spawn(move || {

@@ -12,6 +12,8 @@
 //! Literals keep the digits of their source even beyond f64 precision.
 #![allow(clippy::excessive_precision)]
 
+use mbfmu_model::format::Method;
+
 /// An explicit Runge-Kutta method with optional embedded error estimators.
 pub struct Explicit {
     pub c: &'static [f64],
@@ -24,13 +26,24 @@ pub struct Explicit {
     pub e3: &'static [f64],
     /// The last stage is evaluated at the new point (first same as last): no extra evaluation.
     pub fsal: bool,
-    /// The exponent of the step-size controller, 1 / (q + 1) with q the error estimate's order.
+    /// The exponent of the step-size controller, 1 / (q + 1) with q the error estimate's order
+    /// (unused at constant step).
     pub exponent: f64,
 }
 
 impl Explicit {
     pub fn stages(&self) -> usize {
         self.c.len()
+    }
+}
+
+/// The tableau of an explicit method of the state-space formulation; None for the others.
+pub fn of(method: Method) -> Option<&'static Explicit> {
+    match method {
+        Method::Rk4 => Some(&RK4),
+        Method::Dopri5 => Some(&DOPRI5),
+        Method::Dop853 => Some(&DOP853),
+        _ => None,
     }
 }
 

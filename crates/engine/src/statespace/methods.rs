@@ -97,10 +97,9 @@ impl StateSpace {
     ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
         // 1 / (q + 1), q the order of the error estimate.
-        let exponent = match self.method {
-            Method::Sdirk4 => 1.0 / 4.0,
-            Method::Dopri5 => explicit::DOPRI5.exponent,
-            Method::Dop853 => explicit::DOP853.exponent,
+        let exponent = match (self.method, explicit::of(self.method)) {
+            (_, Some(tableau)) => tableau.exponent,
+            (Method::Sdirk4, None) => 1.0 / 4.0,
             _ => 1.0 / 2.0,
         };
         if self.h_next.is_nan() || self.h_next <= 0.0 {
@@ -261,9 +260,10 @@ impl StateSpace {
                 Ok((0.0, 0))
             }
             Method::Sdirk4 => self.sdirk4(mech, t, h, newton),
-            Method::Rk4 => self.explicit(mech, t, h, t_new, &explicit::RK4, newton),
-            Method::Dopri5 => self.explicit(mech, t, h, t_new, &explicit::DOPRI5, newton),
-            Method::Dop853 => self.explicit(mech, t, h, t_new, &explicit::DOP853, newton),
+            Method::Rk4 | Method::Dopri5 | Method::Dop853 => {
+                let tableau = explicit::of(self.method).expect("every explicit method has a tableau");
+                self.explicit(mech, t, h, t_new, tableau, newton)
+            }
             other => Err(StepError::NonFinite {
                 time: t,
                 what: format!("method {} is not a method of the state-space formulation", other.item_name()),
