@@ -142,3 +142,43 @@ fn log_nonlinear_systems_reports_the_variable_steps_of_a_state_space_model() {
         before = after;
     }
 }
+
+/// `solver.method` = `auto` on the stiff double pendulum switches from DOP853 to SDIRK4 within
+/// the first communication step and says so once, at logStatusInfo, which a host can switch
+/// on and off like any declared category.
+#[test]
+fn auto_reports_its_switch_at_log_status_info() {
+    let entry = mbfmu_model::catalog::find("StiffDoublePendulum").unwrap();
+    let model = model(entry);
+    let (start, stop, h) = experiment(&model);
+    let method = var(&model, "solver.method").value_reference;
+    let auto = i64::from(mbfmu_model::format::Method::Auto.code());
+    let only = [cstring("logStatusInfo")];
+    let only = only.iter().map(|c| c.as_ptr()).collect::<Vec<_>>();
+
+    let f = Fmu3::new(entry, "auto3");
+    unsafe {
+        assert_eq!(f.b.fmi3SetInt64(f.c, &method, 1, &auto, 1), OK3);
+        assert_eq!(f.b.fmi3SetDebugLogging(f.c, true, 1, only.as_ptr()), OK3);
+    }
+    f.init(start, stop);
+    f.log.clear();
+    // The switch comes at about 5.5 ms.
+    for k in 0..10 {
+        assert_eq!(f.do_step(start + k as f64 * h, h).0, OK3);
+    }
+    let lines = f.log.lines();
+    assert_eq!(lines.len(), 1, "one switch, one message: {lines:?}");
+    assert_eq!(lines[0].1, "logStatusInfo");
+    assert!(lines[0].2.contains("became stiff") && lines[0].2.contains("SDIRK4"), "{lines:?}");
+
+    let f = Fmu2::new(entry, "auto2");
+    assert_eq!(f.set_integer(method, auto as i32), OK2);
+    unsafe { assert_eq!(f.b.fmi2SetDebugLogging(f.c, 1, 1, only.as_ptr()), OK2) };
+    f.init(start, stop);
+    for k in 0..10 {
+        assert_eq!(f.do_step(start + k as f64 * h, h), OK2);
+    }
+    let info: Vec<_> = f.lines().into_iter().filter(|(_, l)| l.contains("became stiff")).collect();
+    assert_eq!(info.len(), 1, "{info:?}");
+}

@@ -131,8 +131,12 @@ impl Slave {
     }
 
     /// Concludes a communication step with the result of its advance: the time, the inputs
-    /// held for the next step, the notes on Newton solves at the round-off floor.
+    /// held for the next step, the notes on Newton solves at the round-off floor and on the
+    /// solver's choices (`auto` switching methods).
     fn end_step(&mut self, step: &StepInProgress, result: Result<Progress, StepError>) -> Result<(), SlaveError> {
+        if let Some(text) = self.sim.as_mut().and_then(|sim| sim.take_notice()) {
+            self.note("logStatusInfo", format!("doStep from {}: {text}", step.t));
+        }
         let sim = self.sim.as_ref().expect("built at exit of initialization");
         if sim.floor_count() > step.floor_before {
             let floor = sim.floor_report();

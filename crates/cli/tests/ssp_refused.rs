@@ -208,24 +208,30 @@ fn a_declared_direct_feedthrough_loop_is_refused() {
     // force it is. FMI 2 dependencies are 1-based variable indices.
     let dir = unpacked(2);
     let mechanism = dir.path().join("resources/HydraulicFourBarMechanism.fmu");
-    let honest = "<Unknown index=\"20\" dependencies=\"29 30\" dependenciesKind=\"dependent dependent\"/>";
+    // The 1-based indices of the two variables and the output's declaration as packaged.
+    let xml = mbfmu_model::catalog::find("HydraulicFourBarMechanism").unwrap().fmi2_xml;
+    let index =
+        |name: &str| xml.split("<ScalarVariable ").position(|v| v.starts_with(&format!("name=\"{name}\""))).unwrap();
+    let (rate, force) = (index("cylinder.rate"), index("cylinder_force"));
+    let declared = format!("<Unknown index=\"{rate}\"");
+    let start = xml.find(&format!("{declared} ")).expect("the output's dependencies");
+    let honest = &xml[start..start + xml[start..].find("/>").unwrap() + 2];
+    let bare = format!("{declared}/>");
     let csv = dir.path().join("never.csv");
     // As packaged: no loop, no note.
     let (_, stderr) = ok(&["simulate", s(dir.path()), "--stop-time", "0.01", "--csv", s(&csv)]);
     assert!(!stderr.contains("algebraic"), "{stderr}");
-    // cylinder.rate (index 20) without dependencies (it may depend on everything): a note,
-    // and the run goes on.
-    edit_model_description(&mechanism, |xml| xml.replacen(honest, "<Unknown index=\"20\"/>", 1));
+    // cylinder.rate without dependencies (it may depend on everything): a note, and the run
+    // goes on.
+    edit_model_description(&mechanism, |xml| xml.replacen(honest, &bare, 1));
     std::fs::remove_file(&csv).unwrap();
     let (_, stderr) = ok(&["simulate", s(dir.path()), "--stop-time", "0.01", "--csv", s(&csv)]);
     assert!(
         stderr.contains("would be algebraic") && stderr.contains("; mechanism declares no such dependency"),
         "{stderr}"
     );
-    // Declared feed-through on both sides: cylinder.rate on cylinder_force (index 12). Refused.
-    edit_model_description(&mechanism, |xml| {
-        xml.replacen("<Unknown index=\"20\"/>", "<Unknown index=\"20\" dependencies=\"12\"/>", 1)
-    });
+    // Declared feed-through on both sides: cylinder.rate on cylinder_force. Refused.
+    edit_model_description(&mechanism, |xml| xml.replacen(&bare, &format!("{declared} dependencies=\"{force}\"/>"), 1));
     std::fs::remove_file(&csv).unwrap();
     let err = fails(&["simulate", s(dir.path()), "--csv", s(&csv)]);
     assert!(

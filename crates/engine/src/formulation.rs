@@ -127,6 +127,24 @@ pub(crate) fn sub_step<F: Formulation + ?Sized>(
     Ok(())
 }
 
+/// The default [`Formulation::advance_to`]: equal sub-steps no larger than the step size.
+pub(crate) fn equal_sub_steps<F: Formulation + ?Sized>(
+    f: &mut F,
+    t_end: f64,
+    counters: &mut StepCounters,
+    max_steps: u64,
+) -> Result<Progress, StepError> {
+    let mut plan = SubSteps::new(f.time(), t_end, f.step_size(), max_steps)?;
+    while let Some(target) = plan.next_target() {
+        if plan.taken() >= max_steps {
+            return Ok(Progress::Budget);
+        }
+        sub_step(f, target, counters)?;
+        plan.advance();
+    }
+    Ok(Progress::Reached)
+}
+
 /// Sizes of the equations, for reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dims {
@@ -183,21 +201,19 @@ pub trait Formulation: Send {
     /// of the last internal step and [`Progress::Budget`] says so (those steps are the first
     /// ones the unbounded advance takes).
     fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
-        let mut plan = SubSteps::new(self.time(), t_end, self.step_size(), max_steps)?;
-        while let Some(target) = plan.next_target() {
-            if plan.taken() >= max_steps {
-                return Ok(Progress::Budget);
-            }
-            sub_step(self, target, counters)?;
-            plan.advance();
-        }
-        Ok(Progress::Reached)
+        equal_sub_steps(self, t_end, counters, max_steps)
     }
 
     /// True if the formulation chooses its own internal steps (variable-step methods), so
     /// that [`SubSteps`] do not describe its advance.
     fn own_step_control(&self) -> bool {
         false
+    }
+
+    /// A message for the importer's log about a choice the formulation made (e.g. `auto`
+    /// switching methods), once; None when there is none.
+    fn take_notice(&mut self) -> Option<String> {
+        None
     }
 
     /// Newton solves accepted at the round-off floor so far (`integrators::convergence`;
@@ -336,6 +352,13 @@ pub trait OdeSystem {
     /// A host drives the ODE from now on (a Model Exchange instance): time and states are
     /// the host's. Before, the view reads the co-simulation state.
     fn activate(&mut self) {}
+
+    /// The states that are velocities (their error tolerances are scaled by the velocity
+    /// factor of [`crate::settings::ErrorControl`] when the formulation integrates the ODE
+    /// itself); none by default.
+    fn velocity_states(&self) -> std::ops::Range<usize> {
+        0..0
+    }
 
     /// Number of event indicators (state events, FMI 2.0.4 Sect. 3.1, FMI 3.0 Sect. 3.1).
     fn event_indicator_count(&self) -> usize {

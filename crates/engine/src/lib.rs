@@ -273,6 +273,12 @@ impl Simulation {
         self.formulation.floor_report()
     }
 
+    /// A message for the importer's log about a choice the formulation made since the last
+    /// call (`auto` switching to its implicit method), once.
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.formulation.take_notice()
+    }
+
     /// The count of [`Simulation::floor_report`].
     pub fn floor_count(&self) -> u64 {
         self.formulation.floor_count()

@@ -111,15 +111,19 @@ impl StateSpaceSettings {
     }
 }
 
-/// Settings of the semirecursive formulations (\[Jaiswal2021\]); they integrate with the
-/// trapezoidal rule (Sect. 4), the only method they offer.
+/// Settings of the semirecursive formulations (\[Jaiswal2021\]): the trapezoidal rule of
+/// Sect. 4, or an explicit Runge-Kutta method on the double-step ODE (`integrators::explicit`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SemirecursiveSettings {
     /// Double-step coordinate partitioning or the penalty formulation. Invariant: one of
     /// `Formulation::SEMIRECURSIVE`.
     pub formulation: Formulation,
+    /// Invariant: one of `formulation.methods()`.
+    pub method: Method,
     /// Largest internal step \[s\].
     pub step_size: f64,
+    /// Error control of the variable-step explicit methods.
+    pub control: ErrorControl,
     /// Newton tolerance on coordinate corrections [rad or m] (\[Jaiswal2021\]: 1e-7 rad).
     pub tolerance: f64,
     /// Newton tolerance on pressure corrections \[Pa\] (\[Jaiswal2021\]: 1e-2 Pa).
@@ -135,10 +139,15 @@ impl SemirecursiveSettings {
         if !s.formulation.is_semirecursive() {
             return Err(BuildError::Solver(format!("{} is not a semirecursive formulation", s.formulation.name())));
         }
-        offered(s.formulation, s.method)?;
         Ok(SemirecursiveSettings {
             formulation: s.formulation,
+            method: offered(s.formulation, s.method)?,
             step_size: s.step_size,
+            control: ErrorControl {
+                atol: s.absolute_tolerance(),
+                rtol: s.relative_tolerance(),
+                velocity_factor: s.velocity_tolerance_factor(),
+            },
             tolerance: s.tolerance,
             pressure_tolerance: s.pressure_tolerance,
             max_iterations: s.max_iterations,
@@ -165,6 +174,6 @@ mod tests {
             ..SolverDefaults::default()
         };
         let e = SemirecursiveSettings::of(&semi).unwrap_err().to_string();
-        assert!(e.contains("offers trapezoidal"), "{e}");
+        assert!(e.contains("offers trapezoidal, rk4, dopri5, dop853"), "{e}");
     }
 }

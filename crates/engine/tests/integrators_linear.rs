@@ -376,7 +376,8 @@ fn reference_root(m: Method, rho: f64, z: C) -> Option<C> {
         | Method::Sdirk4
         | Method::Rk4
         | Method::Dopri5
-        | Method::Dop853 => return None,
+        | Method::Dop853
+        | Method::Auto => return None,
     })
 }
 

@@ -178,9 +178,8 @@ impl<S: DaeSystem> Integrator<S> {
             | Method::Sdirk4
             | Method::Rk4
             | Method::Dopri5
-            | Method::Dop853 => {
-                return Err(format!("{} is not a method of the residual-form suite", method.item_name()))
-            }
+            | Method::Dop853
+            | Method::Auto => return Err(format!("{} is not a method of the residual-form suite", method.item_name())),
         };
         let (nd, na) = (sys.n_diff(), sys.n_alg());
         let (n_pool, n_points, n_aux) = match &family {

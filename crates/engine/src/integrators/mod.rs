@@ -11,10 +11,14 @@
 
 pub mod coefficients;
 pub mod convergence;
+pub mod explicit;
+mod explicit_ode;
 mod integrator;
 mod newton;
+pub mod step_control;
 
 pub use convergence::{Convergence, FloorReport, Verdict};
+pub use explicit_ode::{Advance, ExplicitOde, Outcome, StiffnessTest, CALM_STEPS, STIFF_FRACTION, STIFF_STEPS};
 pub use integrator::{Checkpoint, History, HistoryView, Integrator};
 pub use newton::{correct, NewtonSettings, NewtonStats};
 

@@ -3,7 +3,7 @@
 //! trapezoidal rule.
 
 use super::{SemiState, Semirecursive};
-use crate::formulation::{to_bytes_into, Dims, Formulation, OdeSystem};
+use crate::formulation::{equal_sub_steps, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::hydraulics::{laws, Attachment};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
@@ -50,6 +50,9 @@ impl Clone for SemiState {
             pivot_reference: 0.0,
             tangent: Default::default(),
             multipliers: Default::default(),
+            h_next: f64::NAN,
+            stiff: false,
+            stiffness: Default::default(),
         };
         copy.clone_from(self);
         copy
@@ -78,6 +81,9 @@ impl Clone for SemiState {
         self.pivot_reference = s.pivot_reference;
         self.tangent.clone_from(&s.tangent);
         self.multipliers.clone_from(&s.multipliers);
+        self.h_next = s.h_next;
+        self.stiff = s.stiff;
+        self.stiffness = s.stiffness;
     }
 }
 
@@ -115,7 +121,26 @@ impl Formulation for Semirecursive {
     }
 
     fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
+        if self.explicit_in_use() {
+            self.explicit_step(target)?;
+            return Ok(StepStats { iterations: 0, stages: 0 });
+        }
         Semirecursive::step_to(self, target)
+    }
+
+    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
+        if self.explicit_in_use() {
+            return self.explicit_advance(t_end, counters, max_steps);
+        }
+        equal_sub_steps(self, t_end, counters, max_steps)
+    }
+
+    fn own_step_control(&self) -> bool {
+        self.explicit_in_use()
+    }
+
+    fn take_notice(&mut self) -> Option<String> {
+        Semirecursive::take_notice(self)
     }
 
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {

@@ -20,6 +20,7 @@ mod assembly;
 pub mod cuts;
 pub mod dynamics;
 mod eval;
+mod explicit;
 mod formulation;
 pub mod kept_tangent;
 pub mod kinematics;
@@ -41,7 +42,7 @@ pub use tree::{CompileError, Tree};
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
-use crate::integrators::FloorReport;
+use crate::integrators::{ExplicitOde, FloorReport};
 use crate::linalg::{copy_small, SmallLu as Lu};
 use crate::settings::SemirecursiveSettings;
 use crate::state::{BodyState, MechState};
@@ -93,6 +94,12 @@ pub struct SemiState {
     /// Penalty formulation: the multipliers of the last steps, for the next step's predictor
     /// ([`multiplier_history`]).
     pub multipliers: MultiplierHistory,
+    /// The error-controlled explicit methods' proposal for the next step (NaN: none yet).
+    pub h_next: f64,
+    /// `auto` found the problem stiff and integrates with the trapezoidal rule from then on.
+    pub stiff: bool,
+    /// `auto`'s stiffness test so far.
+    pub stiffness: crate::integrators::StiffnessTest,
 }
 
 /// Scratch arrays, allocated once per instance.
@@ -207,8 +214,13 @@ pub struct Semirecursive {
     inputs_before: InputSignals,
     /// Scratch of the output rates.
     rate_scratch: std::cell::RefCell<output_rates::RateScratch>,
-    /// The Model Exchange view of the equations (`ode.rs`), idle in co-simulation.
+    /// The Model Exchange view of the equations (`ode.rs`), idle in co-simulation except
+    /// while an explicit method steps it.
     ode: ode::Ode,
+    /// The explicit method's stages, where the method is one (`explicit.rs`).
+    explicit: Option<ExplicitOde>,
+    /// What the importer's log should hear (`auto` switching to the implicit method).
+    notice: Option<String>,
 }
 
 /// Storage for the inputs before a change (sized once).
@@ -309,7 +321,13 @@ impl Semirecursive {
                 if settings.formulation == Formulation::SemirecursivePenalty { n * n } else { 0 },
             ),
             multipliers: MultiplierHistory::none(m),
+            h_next: f64::NAN,
+            stiff: false,
+            stiffness: Default::default(),
         };
+        let layout =
+            Layout { dof: n.saturating_sub(m), pressures: np, spools: ns, work: usize::from(n > 0), cylinders: nc };
+        let explicit = explicit::tableau(settings.method).map(|t| ExplicitOde::new(t, layout.len()));
         let mut s = Semirecursive {
             tree,
             settings,
@@ -329,10 +347,9 @@ impl Semirecursive {
             saved: None,
             inputs_before: inputs_before_of(&d.interface.inputs),
             rate_scratch: Default::default(),
-            ode: ode::Ode::new(
-                Layout { dof: n.saturating_sub(m), pressures: np, spools: ns, work: usize::from(n > 0), cylinders: nc },
-                n,
-            ),
+            ode: ode::Ode::new(layout, n),
+            explicit,
+            notice: None,
         };
         s.assemble()?;
         Ok(s)

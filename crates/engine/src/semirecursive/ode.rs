@@ -172,7 +172,7 @@ impl Semirecursive {
 
     /// Makes the host's point the current one (Model Exchange), starting from the current
     /// state.
-    fn activate(&mut self) {
+    pub(super) fn activate(&mut self) {
         if self.ode.active {
             return;
         }
@@ -525,6 +525,11 @@ impl OdeSystem for Semirecursive {
 
     fn event(&mut self) -> Result<bool, StepError> {
         self.ode_event()
+    }
+
+    fn velocity_states(&self) -> std::ops::Range<usize> {
+        let l = self.ode.layout;
+        l.velocities()..l.pressure()
     }
 
     fn event_indicator_count(&self) -> usize {

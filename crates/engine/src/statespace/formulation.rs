@@ -2,7 +2,7 @@
 //! Model Exchange view of its ODE (continuous states [v; v'], derivatives [v'; v''], step
 //! events that re-choose the partition; [Negrut1997, Sect. 1]).
 
-use super::{Chart, Counters, Partition, StateSpace};
+use super::{AutoSwitch, Chart, Counters, Partition, StateSpace};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
 use crate::inputs::InputSignals;
@@ -30,6 +30,7 @@ pub struct StateSpaceSnapshot {
     pub d_vd: Vec<f64>,
     pub jacobian_stale: bool,
     pub h_next: f64,
+    pub auto: AutoSwitch,
     pub kappa0: f64,
     pub stale: bool,
     pub counters: Counters,
@@ -48,6 +49,7 @@ struct StateSpaceSnapshotView<'a> {
     d_vd: Columns<'a>,
     jacobian_stale: bool,
     h_next: f64,
+    auto: AutoSwitch,
     kappa0: f64,
     stale: bool,
     counters: Counters,
@@ -106,6 +108,7 @@ impl StateSpace {
             d_vd: to_vec(&self.jac.d_vd),
             jacobian_stale: self.jac.stale,
             h_next: self.h_next,
+            auto: self.auto,
             kappa0: self.kappa0,
             stale: self.stale,
             counters: self.counters,
@@ -125,6 +128,7 @@ impl StateSpace {
             d_vd: Columns(&self.jac.d_vd),
             jacobian_stale: self.jac.stale,
             h_next: self.h_next,
+            auto: self.auto,
             kappa0: self.kappa0,
             stale: self.stale,
             counters: self.counters,
@@ -145,6 +149,7 @@ impl StateSpace {
         copy_columns(&self.jac.d_vd, &mut s.d_vd);
         s.jacobian_stale = self.jac.stale;
         s.h_next = self.h_next;
+        s.auto = self.auto;
         s.kappa0 = self.kappa0;
         s.stale = self.stale;
         s.counters = self.counters;
@@ -193,6 +198,7 @@ impl StateSpace {
         from_vec(&mut self.jac.d_vd, &s.d_vd);
         self.jac.stale = s.jacobian_stale;
         self.h_next = s.h_next;
+        self.auto = s.auto;
         self.kappa0 = s.kappa0;
         self.counters = s.counters;
         // `current` is exact; the reduced equations are evaluated again when needed.
@@ -404,6 +410,10 @@ impl Formulation for StateSpaceFormulation {
 
     fn own_step_control(&self) -> bool {
         true
+    }
+
+    fn take_notice(&mut self) -> Option<String> {
+        self.solver.take_notice()
     }
 
     fn floor_report(&self) -> FloorReport {

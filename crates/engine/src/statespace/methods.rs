@@ -17,28 +17,18 @@
 //!
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
-use super::explicit::{self, Explicit};
 use super::{sdirk, StateSpace};
 use crate::formulation::Progress;
 use crate::index3::Mechanism;
+use crate::integrators::explicit::{self, Explicit};
 use crate::integrators::{Convergence, NewtonSettings, StepError};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
-/// Safety factor of the step-size controller ([Negrut1997, Sect. 3.2]).
-pub const SAFETY: f64 = 0.85;
-/// Largest and smallest ratio of consecutive steps \[HairerNorsettWanner1993, Sect. II.4\].
-pub const GROWTH_MAX: f64 = 5.0;
-pub const GROWTH_MIN: f64 = 0.2;
-/// Step reduction after a Newton failure.
-const NEWTON_FAILURE_FACTOR: f64 = 0.25;
+use crate::integrators::step_control::{recoverable, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR};
 
 fn norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum::<f64>().sqrt()
-}
-
-fn recoverable(e: &StepError) -> bool {
-    matches!(e, StepError::NotConverged { .. } | StepError::Singular { .. } | StepError::NonFinite { .. })
 }
 
 impl StateSpace {
@@ -67,7 +57,7 @@ impl StateSpace {
             self.ode_evaluate(mech, &settings.newton)?;
             self.base.clone_from(&self.current);
         }
-        if self.method.variable_step() {
+        if self.running().variable_step() {
             return self.variable_steps(mech, t_end, settings, max_steps);
         }
         let n = ((span / settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
@@ -96,12 +86,7 @@ impl StateSpace {
         max_steps: u64,
     ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
-        // 1 / (q + 1), q the order of the error estimate.
-        let exponent = match (self.method, explicit::of(self.method)) {
-            (_, Some(tableau)) => tableau.exponent,
-            (Method::Sdirk4, None) => 1.0 / 4.0,
-            _ => 1.0 / 2.0,
-        };
+        let mut exponent = self.exponent();
         if self.h_next.is_nan() || self.h_next <= 0.0 {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
@@ -123,22 +108,21 @@ impl StateSpace {
                 Ok((err, iterations)) if err <= 1.0 => {
                     self.accept(mech, t_new, iterations, newton)?;
                     let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
-                    let factor = (SAFETY * err.powf(-exponent)).clamp(GROWTH_MIN, limit);
-                    self.h_next = h * factor;
+                    self.h_next = h * step_factor(err, exponent, limit);
                     if clipped {
                         self.h_next = self.h_next.max(proposed);
                     }
                     rejected_last = false;
+                    // A step shortened to land on the communication point says nothing of
+                    // what limits the steps.
+                    if self.method == Method::Auto && !self.auto.stiff && !clipped && self.stiffness_detected(t_new) {
+                        exponent = self.exponent();
+                    }
                 }
                 Ok((err, _)) => {
                     self.counters.rejected += 1;
                     rejected_last = true;
-                    let factor = if err.is_finite() {
-                        (SAFETY * err.powf(-exponent)).clamp(GROWTH_MIN, 1.0)
-                    } else {
-                        GROWTH_MIN
-                    };
-                    self.h_next = h * factor;
+                    self.h_next = h * if err.is_finite() { step_factor(err, exponent, 1.0) } else { GROWTH_MIN };
                 }
                 Err(e) if recoverable(&e) => {
                     self.counters.rejected += 1;
@@ -152,6 +136,33 @@ impl StateSpace {
             }
         }
         Ok(Progress::Reached)
+    }
+
+    /// 1 / (q + 1), q the order of the running method's error estimate.
+    fn exponent(&self) -> f64 {
+        match (self.running(), explicit::of(self.running())) {
+            (_, Some(tableau)) => tableau.exponent,
+            (Method::Sdirk4, None) => 1.0 / 4.0,
+            _ => 1.0 / 2.0,
+        }
+    }
+
+    /// `auto` after an accepted DOP853 step at `t`: records the step's stiffness estimate and
+    /// switches to SDIRK4 when the test proves the problem stiff \[HairerWanner1996, Sect. IV.2\];
+    /// true when it switched.
+    fn stiffness_detected(&mut self, t: f64) -> bool {
+        let boundary = explicit::DOP853.stability_boundary;
+        if !self.auto.test.record(self.h_lambda, boundary) {
+            return false;
+        }
+        self.auto.stiff = true;
+        self.jac.stale = true;
+        self.notice = Some(format!(
+            "solver.method auto: the problem became stiff at t = {t} (step times the dominant eigenvalue estimated at \
+             {:.2}, DOP853's stability boundary {boundary}), so SDIRK4 integrates from here on",
+            self.h_lambda
+        ));
+        true
     }
 
     /// Starting step of \[HairerNorsettWanner1993, Sect. II.4\]: h0 = 0.01 |y0| / |f0| in the
@@ -219,7 +230,7 @@ impl StateSpace {
         self.evaluated = false;
         self.red.hold_friction(mech, &self.base);
         let nd = self.red.nd;
-        match self.method {
+        match self.running() {
             Method::TrapezoidalConstantStep | Method::TrapezoidalVariableStep => {
                 for c in 0..nd {
                     self.tv[c] = self.y[c] + h * self.y[nd + c] + 0.25 * h * h * self.a[c];
@@ -261,7 +272,7 @@ impl StateSpace {
             }
             Method::Sdirk4 => self.sdirk4(mech, t, h, newton),
             Method::Rk4 | Method::Dopri5 | Method::Dop853 => {
-                let tableau = explicit::of(self.method).expect("every explicit method has a tableau");
+                let tableau = explicit::of(self.running()).expect("every explicit method has a tableau");
                 self.explicit(mech, t, h, t_new, tableau, newton)
             }
             other => Err(StepError::NonFinite {
@@ -353,11 +364,23 @@ impl StateSpace {
         if m.fsal {
             // The last stage's sums are the solution's (a_sj = b_j, b_s = 0): it is the new point.
             self.a_new.copy_from_slice(&self.stage_a[stages - 1]);
+            self.h_lambda = 0.0;
         } else {
+            // The stiffness estimate from the last stage (c = 1) and the new point: h times
+            // |f(y_new) - f(Y_s)| / |y_new - Y_s| \[HairerWanner1996, Sect. IV.2\].
+            let (mut dy, mut df) = (0.0, 0.0);
+            for c in 0..nd {
+                dy += (self.y_new[c] - self.v[c]).powi(2) + (self.y_new[nd + c] - self.vd[c]).powi(2);
+            }
             self.v.copy_from_slice(&self.y_new[..nd]);
             self.vd.copy_from_slice(&self.y_new[nd..]);
             self.ode_rhs(mech, t_new, newton, stages)?;
             self.a_new.copy_from_slice(&self.stage_a[stages]);
+            for c in 0..nd {
+                df += (self.y_new[nd + c] - self.stage_vd[stages - 1][c]).powi(2)
+                    + (self.a_new[c] - self.stage_a[stages - 1][c]).powi(2);
+            }
+            self.h_lambda = if dy > 0.0 && m.c[stages - 1] == 1.0 { h * (df / dy).sqrt() } else { 0.0 };
         }
         if m.e.is_empty() {
             return Ok((0.0, 0));
@@ -422,7 +445,7 @@ impl StateSpace {
         let nd = self.red.nd;
         // Variable-step methods: the Newton error must stay well below the local error the
         // controller estimates (a hundredth of the absolute velocity tolerance).
-        let tolerance = if self.method.variable_step() {
+        let tolerance = if self.running().variable_step() {
             newton.tolerance.min(1e-2 * self.control.velocity_factor * self.control.atol)
         } else {
             newton.tolerance

@@ -4,7 +4,7 @@
 //! (Sect. 2-3): the implicit trapezoidal rule at constant and variable step with Newton on
 //! the independent accelerations (eqs. 14-22), the explicit Adams-Bashforth-Moulton scheme
 //! (eq. 20), and Hairer and Wanner's SDIRK4 at variable step; and the explicit Runge-Kutta
-//! methods RK4, DOPRI5 and DOP853 (`explicit`). The same ODE is what a Model Exchange host
+//! methods RK4, DOPRI5 and DOP853 (`integrators::explicit`). The same ODE is what a Model Exchange host
 //! integrates.
 //!
 //! - [`chart`]: generalized coordinates with rotation-vector charts;
@@ -21,8 +21,7 @@
 //! [`CHART_LIMIT`].
 
 pub mod chart;
-pub mod explicit;
-mod formulation;
+pub mod formulation;
 mod methods;
 mod ode_partials;
 pub mod partition;
@@ -59,6 +58,14 @@ pub struct Counters {
     pub repartitions: u64,
     pub last_iterations: u32,
     pub total_iterations: u64,
+}
+
+/// `auto`'s choice: DOP853 until the stiffness test proves the problem stiff
+/// (\[HairerWanner1996, Sect. IV.2\]), then SDIRK4 for the rest of the run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AutoSwitch {
+    pub stiff: bool,
+    pub test: crate::integrators::StiffnessTest,
 }
 
 /// The Newton iteration matrix of eq. 19, M_hat + gamma h dPsi/dv' + beta h^2 dPsi/dv, with
@@ -99,6 +106,11 @@ pub struct StateSpace {
     jac: IterationMatrix,
     /// Step the controller proposes next (variable-step methods); 0 before the first step.
     h_next: f64,
+    auto: AutoSwitch,
+    /// The last explicit step's stiffness estimate h |lambda| (0 where it has none).
+    h_lambda: f64,
+    /// What the importer's log should hear (`auto` switching), once.
+    notice: Option<String>,
     /// Pivot ratio of Phi_u when the partition was chosen.
     kappa0: f64,
     /// Model Exchange: the host moved the current point (time, states, inputs) since `current`
@@ -166,7 +178,7 @@ impl StateSpace {
         let trivial = Partition { dependent: (0..m).collect(), independent: (m..n).collect() };
         let red = Reduced::new(mech, trivial, &state.bodies);
         // The SDIRK stages, or the explicit methods' stages and their new point.
-        let stages = sdirk::STAGES.max(explicit::MAX_STAGES + 1);
+        let stages = sdirk::STAGES.max(crate::integrators::explicit::MAX_STAGES + 1);
         let mut s = StateSpace {
             method,
             control,
@@ -194,6 +206,9 @@ impl StateSpace {
                 stale: true,
             },
             h_next: 0.0,
+            auto: AutoSwitch::default(),
+            h_lambda: 0.0,
+            notice: None,
             kappa0: 1.0,
             stale: false,
             evaluated: false,
@@ -213,6 +228,21 @@ impl StateSpace {
 
     pub fn method(&self) -> Method {
         self.method
+    }
+
+    /// The method that integrates now: `auto` is DOP853, then SDIRK4 once it found the
+    /// problem stiff.
+    pub fn running(&self) -> Method {
+        match self.method {
+            Method::Auto if self.auto.stiff => Method::Sdirk4,
+            Method::Auto => Method::Dop853,
+            m => m,
+        }
+    }
+
+    /// A message for the importer's log (`auto` switching), once.
+    pub fn take_notice(&mut self) -> Option<String> {
+        self.notice.take()
     }
 
     /// The state at the current point.

@@ -27,7 +27,7 @@ pub const CAPABILITIES: &[Capability] = &[
         feature: "hydraulic circuit with cylinders on bodies or beam nodes",
         index3: "yes, every method but halfImplicit",
         state_space: "no",
-        semirecursive: "yes (bodies only)",
+        semirecursive: "yes (bodies only), with trapezoidal",
     },
     Capability {
         feature: "cylinders driven by length and velocity inputs",
@@ -68,8 +68,8 @@ pub const CAPABILITIES: &[Capability] = &[
     Capability {
         feature: "methods",
         index3: "halfImplicit, bdf1, trapezoidal, lms2-4, ss2-4, bathe, msstc3-5, mssth3-5, the three ESDIRKs",
-        state_space: "trapezoidalConstantStep, trapezoidalVariableStep, abm2, sdirk4, rk4, dopri5, dop853",
-        semirecursive: "trapezoidal",
+        state_space: "trapezoidalConstantStep, trapezoidalVariableStep, abm2, sdirk4, rk4, dopri5, dop853, auto",
+        semirecursive: "trapezoidal; without a hydraulic circuit also rk4, dopri5, dop853, auto",
     },
 ];
 
@@ -116,6 +116,15 @@ impl Description {
             let feature = "hydraulic circuit with cylinders on bodies or beam nodes";
             if f == Formulation::StateSpace {
                 return Err(refuse(self, feature));
+            }
+            if semirecursive && !self.solver.method.holds_circuits() {
+                return Err(invalid(
+                    "solver.method",
+                    format!(
+                        "the {} method cannot integrate a hydraulic circuit: its pressure dynamics are stiff, and an explicit method's stability would limit the steps to microseconds; choose solver.method \"trapezoidal\"",
+                        self.solver.method.item_name()
+                    ),
+                ));
             }
             if f == Formulation::Index3 {
                 if self.solver.method == Method::HalfImplicit {

@@ -42,12 +42,13 @@ impl Formulation {
 
     /// The integrators that work with this formulation (the `solver.method` items offered).
     /// The semirecursive formulations of Jaiswal et al. 2021 integrate with the trapezoidal rule,
-    /// positions and pressures as primary variables (Sect. 4); their penalty projections and
-    /// coordinate partitioning are tied to it.
+    /// positions and pressures as primary variables (Sect. 4), their penalty projections and
+    /// coordinate partitioning tied to it; the explicit Runge-Kutta methods integrate their
+    /// double-step ODE (the one Model Exchange offers).
     pub fn methods(self) -> &'static [Method] {
         match self {
             Formulation::Index3 => Method::INDEX3,
-            Formulation::SemirecursiveDoubleStep | Formulation::SemirecursivePenalty => &[Method::Trapezoidal],
+            Formulation::SemirecursiveDoubleStep | Formulation::SemirecursivePenalty => Method::SEMIRECURSIVE,
             Formulation::StateSpace => Method::STATE_SPACE,
         }
     }
@@ -169,15 +170,20 @@ keyword! {
         /// State-space formulation: SDIRK of order 4 with embedded order-3 error estimate at
         /// variable step (Hairer and Wanner 1996, Sect. IV.6, Table 6.5; named in Negrut et al. Sect. 3).
         Sdirk4 = "sdirk4",
-        /// State-space formulation: classical explicit Runge-Kutta method of order 4 at
-        /// constant step (Hairer, Norsett and Wanner 1993, Sect. II.1).
+        /// State-space and semirecursive formulations: classical explicit Runge-Kutta method of
+        /// order 4 at constant step (Hairer, Norsett and Wanner 1993, Sect. II.1).
         Rk4 = "rk4",
-        /// State-space formulation: explicit Dormand-Prince 5(4) pair at variable step
-        /// (Dormand and Prince 1980; Hairer, Norsett and Wanner 1993, Sect. II.5).
+        /// State-space and semirecursive formulations: explicit Dormand-Prince 5(4) pair at
+        /// variable step (Dormand and Prince 1980; Hairer, Norsett and Wanner 1993, Sect. II.5).
         Dopri5 = "dopri5",
-        /// State-space formulation: explicit eighth-order DOP853 at variable step, error
-        /// estimates of orders 5 and 3 (Hairer, Norsett and Wanner 1993, Sect. II.10).
+        /// State-space and semirecursive formulations: explicit eighth-order DOP853 at variable
+        /// step, error estimates of orders 5 and 3 (Hairer, Norsett and Wanner 1993, Sect. II.10).
         Dop853 = "dop853",
+        /// State-space and semirecursive formulations: DOP853 until its steps are limited by
+        /// stability rather than accuracy (the stiffness test of Hairer and Wanner 1996,
+        /// Sect. IV.2), then the formulation's implicit method (SDIRK4 or the trapezoidal rule);
+        /// not for models with a hydraulic circuit, which are stiff from the start.
+        Auto = "auto",
     }
 }
 
@@ -214,6 +220,7 @@ impl Method {
         Method::Rk4,
         Method::Dopri5,
         Method::Dop853,
+        Method::Auto,
     ];
 
     /// The methods of the index-3 formulation: the first nineteen of [`Method::ALL`].
@@ -228,7 +235,13 @@ impl Method {
         Method::Rk4,
         Method::Dopri5,
         Method::Dop853,
+        Method::Auto,
     ];
+
+    /// The methods of the semirecursive formulations (\[Jaiswal2021\]'s trapezoidal rule and the
+    /// explicit methods of their ODE).
+    pub const SEMIRECURSIVE: &'static [Method] =
+        &[Method::Trapezoidal, Method::Rk4, Method::Dopri5, Method::Dop853, Method::Auto];
 
     /// The methods of Zhang et al. 2022 (the residual-form suite), in the order of its tables: the
     /// index-3 methods after half-implicit, BDF1 and trapezoidal.
@@ -264,6 +277,7 @@ impl Method {
             Method::Rk4 => 105,
             Method::Dopri5 => 106,
             Method::Dop853 => 107,
+            Method::Auto => 108,
         }
     }
 
@@ -305,6 +319,7 @@ impl Method {
             Method::Rk4 => "RK4",
             Method::Dopri5 => "DOPRI5",
             Method::Dop853 => "DOP853",
+            Method::Auto => "auto",
         }
     }
 
@@ -364,13 +379,16 @@ impl Method {
                 "L-stable SDIRK of order 4 (Hairer & Wanner 1996, five stages) with embedded order-3 error estimate at variable step (Negrut et al., Sect. 3)"
             }
             Method::Rk4 => {
-                "classical explicit Runge-Kutta method of order 4 on the state-space ODE at constant step, four evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.1)"
+                "classical explicit Runge-Kutta method of order 4 on the minimal-coordinate ODE at constant step, four evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.1)"
             }
             Method::Dopri5 => {
-                "explicit Dormand-Prince 5(4) pair on the state-space ODE at variable step, six evaluations per step (Dormand & Prince 1980; Hairer, Norsett & Wanner 1993, Sect. II.5)"
+                "explicit Dormand-Prince 5(4) pair on the minimal-coordinate ODE at variable step, six evaluations per step (Dormand & Prince 1980; Hairer, Norsett & Wanner 1993, Sect. II.5)"
             }
             Method::Dop853 => {
-                "explicit eighth-order DOP853 on the state-space ODE at variable step, error estimates of orders 5 and 3, twelve evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.10)"
+                "explicit eighth-order DOP853 on the minimal-coordinate ODE at variable step, error estimates of orders 5 and 3, twelve evaluations per step (Hairer, Norsett & Wanner 1993, Sect. II.10)"
+            }
+            Method::Auto => {
+                "DOP853 while the problem is not stiff, then the formulation's implicit method (SDIRK4 in state space, the trapezoidal rule in the semirecursive formulations) once steps are limited by stability (Hairer & Wanner 1996, Sect. IV.2); logged at logStatusInfo when it switches"
             }
         }
     }
@@ -382,7 +400,7 @@ impl Method {
             Method::Mssth3 | Method::Esdirk324L2Sa | Method::Esdirk325L2Sa => 3,
             Method::Mssth4 | Method::Esdirk436L2Sa2 | Method::Sdirk4 | Method::Rk4 => 4,
             Method::Mssth5 | Method::Dopri5 => 5,
-            Method::Dop853 => 8,
+            Method::Dop853 | Method::Auto => 8,
             _ => 2,
         }
     }
@@ -394,7 +412,7 @@ impl Method {
             Method::Msstc3 | Method::Mssth3 | Method::Esdirk324L2Sa => 3,
             Method::Msstc4 | Method::Mssth4 | Method::Esdirk325L2Sa => 4,
             Method::Msstc5 | Method::Mssth5 | Method::Esdirk436L2Sa2 | Method::Sdirk4 => 5,
-            Method::Abm2 | Method::Rk4 | Method::Dopri5 | Method::Dop853 => 0,
+            Method::Abm2 | Method::Rk4 | Method::Dopri5 | Method::Dop853 | Method::Auto => 0,
             _ => 1,
         }
     }
@@ -402,7 +420,17 @@ impl Method {
     /// True for methods that choose their own steps under error control (absolute and
     /// relative tolerances, Negrut et al. eq. 21).
     pub fn variable_step(self) -> bool {
-        matches!(self, Method::TrapezoidalVariableStep | Method::Sdirk4 | Method::Dopri5 | Method::Dop853)
+        matches!(
+            self,
+            Method::TrapezoidalVariableStep | Method::Sdirk4 | Method::Dopri5 | Method::Dop853 | Method::Auto
+        )
+    }
+
+    /// False for the methods that cannot integrate a hydraulic circuit: the half-implicit
+    /// method (its quasi-Newton matrix has no circuit block) and the explicit ones, whose
+    /// stability would limit steps to microseconds on the circuit's pressure dynamics.
+    pub fn holds_circuits(self) -> bool {
+        !matches!(self, Method::HalfImplicit | Method::Rk4 | Method::Dopri5 | Method::Dop853 | Method::Auto)
     }
 
     /// True where the spectral radius at infinity (rho_inf) is a free parameter.

@@ -99,15 +99,15 @@ pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
 /// [`interface_of`] given `json`, the description serialized (`serde_json::to_value`): the
 /// document parameter paths address, for callers that keep it anyway.
 pub fn interface_of_serialized(d: &Description, json: &serde_json::Value) -> Result<ModelInterface, InterfaceError> {
-    // The half-implicit method cannot hold a hydraulic circuit (the formulation table,
-    // `format::CAPABILITIES`): an index-3 model with one does not offer it.
+    // The half-implicit and the explicit methods cannot hold a hydraulic circuit (the
+    // formulation table, `format::CAPABILITIES`): a model with one does not offer them.
     let methods: Vec<Method> = d
         .solver
         .formulation
         .methods()
         .iter()
         .copied()
-        .filter(|&m| !(d.hydraulics.is_some() && m == Method::HalfImplicit))
+        .filter(|&m| d.hydraulics.is_none() || m.holds_circuits())
         .collect();
     let semirecursive = d.solver.formulation.is_semirecursive();
     // A choice of constraint treatment only where there is a mechanism.

@@ -40,6 +40,7 @@ pub const LOG_CATEGORIES: &[(&str, &str)] = &[
     ("logStatusFatal", "Fatal errors"),
     ("logNonlinearSystems", "Newton iterations of the internal solver"),
     ("logCalls", "Every FMI function call"),
+    ("logStatusInfo", "Choices the solver made (solver.method auto switching to an implicit method)"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! Explicit Runge-Kutta methods of the state-space ODE: the classical fourth-order method
+//! Explicit Runge-Kutta methods of the minimal-coordinate ODEs (state-space and semirecursive
+//! formulations): the classical fourth-order method
 //! \[HairerNorsettWanner1993, Sect. II.1, Table 1.2\], Dormand and Prince's 5(4) pair
 //! \[DormandPrince1980\] (\[HairerNorsettWanner1993, Sect. II.5, Table 5.2\]) and DOP853, the 8(5,3)
 //! method of \[HairerNorsettWanner1993, Sect. II.10\] (coefficients of Prince and Dormand's
@@ -15,6 +16,7 @@
 use mbfmu_model::format::Method;
 
 /// An explicit Runge-Kutta method with optional embedded error estimators.
+#[derive(Debug)]
 pub struct Explicit {
     pub c: &'static [f64],
     /// Row i (stage i, from 0) holds a_i0 .. a_i,i-1.
@@ -29,6 +31,10 @@ pub struct Explicit {
     /// The exponent of the step-size controller, 1 / (q + 1) with q the error estimate's order
     /// (unused at constant step).
     pub exponent: f64,
+    /// Where the stability domain meets the negative real axis, |h lambda| (the boundary the
+    /// stiffness test compares h times its estimate of the Jacobian's dominant eigenvalue
+    /// with, \[HairerWanner1996, Sect. IV.2\]).
+    pub stability_boundary: f64,
 }
 
 impl Explicit {
@@ -59,6 +65,7 @@ pub const RK4: Explicit = Explicit {
     e3: &[],
     fsal: false,
     exponent: 0.0,
+    stability_boundary: 2.785,
 };
 
 /// DOPRI5 \[DormandPrince1980\], \[HairerNorsettWanner1993, Sect. II.5, Table 5.2\]: the
@@ -79,6 +86,7 @@ pub const DOPRI5: Explicit = Explicit {
     e3: &[],
     fsal: true,
     exponent: 1.0 / 5.0,
+    stability_boundary: 3.31,
 };
 
 const B853: [f64; 12] = [
@@ -229,6 +237,7 @@ pub const DOP853: Explicit = Explicit {
     ],
     fsal: false,
     exponent: 1.0 / 8.0,
+    stability_boundary: 6.39,
 };
 
 #[cfg(test)]
@@ -289,6 +298,28 @@ mod tests {
             let v: f64 = (0..s).map(|i| m.b[i] * (0..i).map(|j| m.a[i][j] * ac(j, p)).sum::<f64>()).sum();
             let want = 1.0 / ((p + 1) * (p + 2) * (p + 3)) as f64;
             assert!((v - want).abs() < 1e-12, "p = {p}: {v} vs {want}");
+        }
+    }
+
+    /// The stability function R(z) = 1 + z b^T (I - z A)^-1 1 of an explicit tableau, by
+    /// forward substitution (A is strictly lower triangular) \[HairerWanner1996, Sect. IV.2\].
+    fn stability(m: &Explicit, z: f64) -> f64 {
+        let s = m.stages();
+        let mut g = vec![0.0; s];
+        for i in 0..s {
+            g[i] = 1.0 + z * (0..i).map(|j| m.a[i][j] * g[j]).sum::<f64>();
+        }
+        1.0 + z * (0..s).map(|i| m.b[i] * g[i]).sum::<f64>()
+    }
+
+    /// The stiffness test's boundaries are where each method's stability domain meets the
+    /// negative real axis: |R(-0.99 B)| < 1 < |R(-1.01 B)|.
+    #[test]
+    fn stability_boundaries_are_where_the_domains_end_on_the_real_axis() {
+        for m in [&RK4, &DOPRI5, &DOP853] {
+            let b = m.stability_boundary;
+            let (inside, outside) = (stability(m, -0.99 * b).abs(), stability(m, -1.01 * b).abs());
+            assert!(inside < 1.0 && outside > 1.0, "boundary {b}: |R| = {inside} inside, {outside} outside");
         }
     }
 }
