@@ -346,6 +346,13 @@ impl StateSpace {
     ) -> Result<(f64, u32), StepError> {
         let nd = self.red.nd;
         let stages = m.stages();
+        if nd == 0 {
+            // No independent coordinate (a mechanism driven through all its freedoms): the
+            // motion is the drivers', and one evaluation at the new point gives it.
+            self.ode_rhs(mech, t_new, newton, stages)?;
+            self.h_lambda = 0.0;
+            return Ok((0.0, 0));
+        }
         self.stage_vd[0].copy_from_slice(&self.y[nd..]);
         self.stage_a[0].copy_from_slice(&self.a);
         for i in 1..stages {
