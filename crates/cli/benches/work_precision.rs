@@ -335,7 +335,7 @@ struct Instance {
 impl Instance {
     /// An instance of `model`, whose description the library finds by its token (a catalog
     /// model) or in `resources`/model.json (a packaged description).
-    fn new(model: &Model, name: &str, resources: Option<&Path>) -> Instance {
+    fn new(model: &Model, name: &str, resources: Option<&Path>) -> Result<Instance, String> {
         let lib = library();
         let name = CString::new(name).unwrap();
         let token = CString::new(model.token.as_str()).unwrap();
@@ -356,12 +356,21 @@ impl Instance {
                 None,
             )
         };
-        assert!(!handle.is_null(), "{name:?}: instantiation failed");
-        let vr = |n: &str| model.interface.by_name(n).unwrap_or_else(|| panic!("no variable {n}")).value_reference;
-        Instance {
-            handle,
-            position: [vr("bar2.position.x"), vr("bar2.position.y"), vr("bar2.position.z")],
-            steps: model.interface.by_name("steps").map(|v| v.value_reference),
+        if handle.is_null() {
+            return Err("instantiation failed (MBFMU_BENCH_LOG=1 prints why; a library built after this bench \
+                        knows other tokens: build both with one cargo command)"
+                .into());
+        }
+        let position = ["x", "y", "z"].map(|c| model.interface.by_name(&format!("bar2.position.{c}")));
+        // Owned from here: freed when dropped, also on the error below.
+        let mut instance =
+            Instance { handle, position: [0; 3], steps: model.interface.by_name("steps").map(|v| v.value_reference) };
+        match position {
+            [Some(x), Some(y), Some(z)] => {
+                instance.position = [x.value_reference, y.value_reference, z.value_reference];
+                Ok(instance)
+            }
+            _ => Err("the model has no output bar2.position".into()),
         }
     }
 
@@ -369,8 +378,9 @@ impl Instance {
     fn prepare(&self, values: &[(u32, Value)]) -> Result<(), String> {
         let lib = library();
         unsafe {
-            if lib.fmi3Reset(self.handle) != 0 {
-                return Err("fmi3Reset failed".into());
+            let status = lib.fmi3Reset(self.handle);
+            if status != 0 {
+                return Err(format!("fmi3Reset returned status {status}"));
             }
             for &(vr, value) in values {
                 let status = match value {
@@ -510,7 +520,13 @@ fn fmu_rows(row: &FmuModel, reference: [f64; 2], options: &Options) -> Vec<Serie
     if let Some(max_steps) = vr("solver.maxStepsPerCall") {
         common.push((max_steps, Value::Int(i32::MAX)));
     }
-    let instance = Instance::new(&model, row.model, resources.as_deref());
+    let instance = match Instance::new(&model, row.model, resources.as_deref()) {
+        Ok(instance) => instance,
+        Err(why) => {
+            println!("{}: {why}; skipped", row.model);
+            return Vec::new();
+        }
+    };
     let mut series = Vec::new();
     for &name in row.methods {
         let Some(method) = model.interface.methods.iter().find(|m| m.item_name() == name).copied() else {
@@ -849,17 +865,22 @@ fn write_csv(series: &[Series], path: &Path) -> std::io::Result<()> {
 /// The log-log plot: error on the horizontal axis (more accurate to the right), cost per
 /// simulated second on the vertical, one line per row; the peers dashed.
 fn write_svg(series: &[Series], path: &Path, note: &str) -> std::io::Result<()> {
-    const COLOURS: [&str; 20] = [
-        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#bcbd22", "#17becf", "#393b79",
-        "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#de9ed6",
+    // A family of colours per formulation (blues: index-3, oranges and reds: state space, greens:
+    // semirecursive, others for rows added later); the peers in black and greys, dashed.
+    const FAMILIES: [(&str, &[&str]); 4] = [
+        ("index-3", &["#08306b", "#2171b5", "#6baed6", "#4a1486", "#807dba", "#636363", "#969696", "#bdbdbd"]),
+        ("state-space", &["#7f2704", "#d94801", "#fd8d3c", "#a50f15", "#ef3b2c", "#fc9272"]),
+        ("semirecursive", &["#00441b", "#238b45", "#74c476", "#a1d99b"]),
+        ("", &["#e377c2", "#bcbd22", "#17becf", "#8c564b"]),
     ];
+    let mut used = [0usize; FAMILIES.len()];
     let shown: Vec<&Series> = series.iter().filter(|s| s.points.iter().any(|p| p.error < 1.0)).collect();
     let points = || shown.iter().flat_map(|s| s.points.iter()).filter(|p| p.error < 1.0);
     let (e_min, c_min, c_max) = points()
         .fold((1.0f64, f64::INFINITY, 0.0f64), |(e, lo, hi), p| (e.min(p.error), lo.min(p.cost), hi.max(p.cost)));
     let ex = (e_min.max(1e-16).log10().floor() as i32, 0);
     let cy = (c_min.log10().floor() as i32, c_max.log10().ceil() as i32);
-    let (w, h, left, right, top, bottom) = (860.0, 520.0, 70.0, 270.0, 30.0, 60.0);
+    let (w, h, left, right, top, bottom) = (900.0, 520.0, 70.0, 300.0, 30.0, 60.0);
     let (pw, ph) = (w - left - right, h - top - bottom);
     let x = |e: f64| left + pw * (ex.1 as f64 - e.log10()) / (ex.1 - ex.0) as f64;
     let y = |c: f64| top + ph * (cy.1 as f64 - c.log10()) / (cy.1 - cy.0) as f64;
@@ -918,10 +939,19 @@ fn write_svg(series: &[Series], path: &Path, note: &str) -> std::io::Result<()> 
                 "#999"
             }
         } else {
-            COLOURS[i % COLOURS.len()]
+            let family = FAMILIES.iter().position(|(key, _)| s.engine.contains(key)).unwrap();
+            let colours = FAMILIES[family].1;
+            used[family] += 1;
+            colours[(used[family] - 1) % colours.len()]
         };
         let dash = if s.product { "" } else { r#" stroke-dasharray="6 3""# };
-        let width = if s.product { 1.5 } else { 2.0 };
+        let width = if !s.product {
+            2.0
+        } else if s.engine.contains("index-3") {
+            1.0
+        } else {
+            1.6
+        };
         let coords: Vec<String> = s
             .points
             .iter()
