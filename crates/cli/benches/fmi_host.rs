@@ -8,6 +8,10 @@
 //! Run: `cargo bench -p mbfmu-cli --bench fmi_host` (add `-- --no-valgrind` to skip the
 //! instruction counts, `-- --row NAME` for one row).
 
+#[path = "fmi3_host/mod.rs"]
+mod fmi3_host;
+
+use fmi3_host::{library, log_message};
 use fmi_sys::fmi3 as f3;
 use mbfmu_model::catalog;
 use mbfmu_model::variables::{FmiVersion, VarType};
@@ -186,25 +190,6 @@ const ROWS: &[Row] = &[
         target_instructions: None,
     },
 ];
-
-fn library() -> &'static f3::Fmi3Binding {
-    static LIB: std::sync::OnceLock<f3::Fmi3Binding> = std::sync::OnceLock::new();
-    LIB.get_or_init(|| {
-        let path = mbfmu_package::locate_library().expect("the FMU library is built next to this bench");
-        unsafe { f3::Fmi3Binding::new(path).expect("FMI 3 symbols") }
-    })
-}
-
-/// Prints what the FMU logs (only errors and warnings: logging is off).
-unsafe extern "C" fn log_message(
-    _env: f3::fmi3InstanceEnvironment,
-    status: f3::fmi3Status,
-    category: f3::fmi3String,
-    message: f3::fmi3String,
-) {
-    let text = |p: f3::fmi3String| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    eprintln!("FMU [{status}] {}: {}", text(category), text(message));
-}
 
 /// An initialized co-simulation instance of a catalog model.
 struct Instance {

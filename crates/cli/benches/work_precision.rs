@@ -34,6 +34,10 @@
 //! Run: `cargo bench -p mbfmu-cli --bench work_precision` (`-- --quick` for a shorter ladder,
 //! `-- --no-peers` for the FMU alone).
 
+#[path = "fmi3_host/mod.rs"]
+mod fmi3_host;
+
+use fmi3_host::{library, log_message};
 use fmi_sys::fmi3 as f3;
 use mbfmu_model::catalog;
 use mbfmu_model::variables::SolverSetting;
@@ -292,28 +296,6 @@ fn distance(a: [f64; 2], b: [f64; 2]) -> f64 {
 
 // ---------------------------------------------------------------------------------------------
 // The FMU through its C ABI.
-
-fn library() -> &'static f3::Fmi3Binding {
-    static LIB: std::sync::OnceLock<f3::Fmi3Binding> = std::sync::OnceLock::new();
-    LIB.get_or_init(|| {
-        let path = mbfmu_package::locate_library().expect("the FMU library is built next to this bench");
-        unsafe { f3::Fmi3Binding::new(path).expect("FMI 3 symbols") }
-    })
-}
-
-/// Prints what the FMU logs (errors and warnings only: logging is off).
-unsafe extern "C" fn log_message(
-    _env: f3::fmi3InstanceEnvironment,
-    status: f3::fmi3Status,
-    category: f3::fmi3String,
-    message: f3::fmi3String,
-) {
-    if std::env::var_os("MBFMU_BENCH_LOG").is_none() {
-        return;
-    }
-    let text = |p: f3::fmi3String| unsafe { std::ffi::CStr::from_ptr(p) }.to_string_lossy().into_owned();
-    eprintln!("FMU [{status}] {}: {}", text(category), text(message));
-}
 
 /// A value to set before initialization.
 #[derive(Clone, Copy)]
@@ -983,6 +965,8 @@ fn write_svg(series: &[Series], path: &Path, note: &str) -> std::io::Result<()> 
 }
 
 fn main() {
+    // Coarse steps fail on purpose: the FMU's messages only where asked for.
+    fmi3_host::set_quiet(std::env::var_os("MBFMU_BENCH_LOG").is_none());
     let args: Vec<String> = std::env::args().collect();
     let has = |flag: &str| args.iter().any(|a| a == flag);
     let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
