@@ -46,16 +46,7 @@ fn pendulum(formulation: Formulation) -> Description {
     match formulation {
         Formulation::StateSpace => catalog("DoublePendulumStateSpace"),
         f => {
-            // The catalog's description with the formulation changed and without the joint
-            // reaction output, which relative coordinates do not give.
-            let json = mbfmu_model::catalog::find("DoublePendulum").expect("catalog model").json;
-            let mut v: serde_json::Value = serde_json::from_str(json).expect("JSON");
-            for output in v["interface"]["outputs"].as_array_mut().expect("outputs") {
-                if let Some(q) = output.get_mut("quantities").and_then(|q| q.as_array_mut()) {
-                    q.retain(|q| q != "reaction_force");
-                }
-            }
-            let mut d = mbfmu_model::format::parse(&v.to_string()).expect("valid");
+            let mut d = common::without_joint_reactions(catalog("DoublePendulum"));
             d.solver.formulation = f;
             d
         }
@@ -168,20 +159,13 @@ fn embedded_pairs_meet_their_tolerances() {
 }
 
 /// The catalog model `name` in `formulation` with `method` and tolerances `tol`, keeping the
-/// outputs relative coordinates give (joint reactions are index-3 multipliers).
+/// outputs relative coordinates give.
 fn minimal(name: &str, formulation: Formulation, method: Method, tol: f64) -> Description {
-    let mut d = catalog(name);
+    let mut d = common::without_joint_reactions(catalog(name));
     d.solver.formulation = formulation;
     d.solver.method = method;
     d.solver.absolute_tolerance = Some(tol);
     d.solver.relative_tolerance = Some(tol);
-    for o in &mut d.interface.outputs {
-        if let mbfmu_model::format::OutputSpec::Joint { quantities, .. } = o {
-            quantities.retain(|q| {
-                matches!(q, mbfmu_model::format::JointQuantity::Coordinate | mbfmu_model::format::JointQuantity::Rate)
-            });
-        }
-    }
     d.validate().expect("valid in the minimal-coordinate formulation");
     d
 }

@@ -7,21 +7,16 @@ use crate::common;
 
 use common::{andrews, catalog, DoublePendulum};
 use mbfmu_engine::Simulation;
-use mbfmu_model::format::{Description, Formulation, JointQuantity, Method, OutputSpec};
+use mbfmu_model::format::{Description, Formulation, Method};
 
 const FORMULATIONS: [Formulation; 2] = [Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty];
 
 /// The catalog model in `formulation` with the trapezoidal rule, keeping the outputs the
 /// formulation offers (joint reactions are index-3 multipliers).
 fn with_formulation(name: &str, formulation: Formulation) -> Description {
-    let mut d = catalog(name);
+    let mut d = common::without_joint_reactions(catalog(name));
     d.solver.formulation = formulation;
     d.solver.method = Method::Trapezoidal;
-    for o in &mut d.interface.outputs {
-        if let OutputSpec::Joint { quantities, .. } = o {
-            quantities.retain(|q| matches!(q, JointQuantity::Coordinate | JointQuantity::Rate));
-        }
-    }
     d
 }
 

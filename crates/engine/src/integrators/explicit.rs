@@ -53,6 +53,17 @@ pub fn of(method: Method) -> Option<&'static Explicit> {
     }
 }
 
+/// DOP853's error from its fifth- and third-order estimates (each a tolerance-weighted norm):
+/// err5^2 / sqrt(err5^2 + 0.01 err3^2) \[HairerNorsettWanner1993, Sect. II.10\].
+pub fn dop853_error(fifth: f64, third: f64) -> f64 {
+    let denominator = (fifth * fifth + 0.01 * third * third).sqrt();
+    if denominator > 0.0 {
+        fifth * fifth / denominator
+    } else {
+        0.0
+    }
+}
+
 /// Most stages of any method here (DOP853).
 pub const MAX_STAGES: usize = 12;
 

@@ -8,7 +8,8 @@
 //! at its end point (the new point is evaluated after the error test; DOPRI5's last stage is
 //! that point). Each accepted step is a completed step of the system ([`OdeSystem::completed_step`]),
 //! and where it asks for an event (new coordinates) the event is taken and the state read again.
-//! Time events of the system ([`OdeSystem::next_time_event`]) end a step exactly.
+//! Time events of the system ([`OdeSystem::next_time_event`]) end an error-controlled step
+//! exactly (the formulations whose ODEs have them offer no constant-step explicit method).
 //!
 //! Stiffness: each accepted step of an error-controlled method estimates h |lambda| of the
 //! dominant eigenvalue from two stages at the same time, ||f(x_a) - f(x_b)|| / ||x_a - x_b||,
@@ -17,7 +18,9 @@
 //! implicit method.
 
 use super::explicit::{Explicit, MAX_STAGES};
-use super::step_control::{recoverable, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR};
+use super::step_control::{
+    first_guess, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
+};
 use super::StepError;
 use crate::formulation::{OdeSystem, Progress, StepCounters, SubSteps};
 use crate::settings::ErrorControl;
@@ -197,7 +200,7 @@ impl ExplicitOde {
                 return Err(e);
             }
         }
-        result.map_err(|(e, _)| e)
+        result
     }
 
     fn constant_steps(
@@ -208,15 +211,15 @@ impl ExplicitOde {
         step_size: f64,
         max_steps: u64,
         counters: &mut StepCounters,
-    ) -> Result<Outcome, (StepError, f64)> {
-        let mut plan = SubSteps::new(t0, t_end, step_size, max_steps).map_err(|e| (e, t0))?;
+    ) -> Result<Outcome, StepError> {
+        let mut plan = SubSteps::new(t0, t_end, step_size, max_steps)?;
         let mut t = t0;
         while let Some(target) = plan.next_target() {
             if plan.taken() >= max_steps {
                 return Ok(Outcome::Progress(Progress::Budget));
             }
-            self.stages(ode, t, target - t, target).map_err(|e| (e, t))?;
-            self.accept(ode, target, counters).map_err(|e| (e, t))?;
+            self.stages(ode, t, target - t, target)?;
+            self.accept(ode, target, counters)?;
             t = target;
             plan.advance();
         }
@@ -230,12 +233,12 @@ impl ExplicitOde {
         h_next: &mut f64,
         counters: &mut StepCounters,
         mut stiffness: Option<&mut StiffnessTest>,
-    ) -> Result<Outcome, (StepError, f64)> {
+    ) -> Result<Outcome, StepError> {
         let Advance { t0, t_end, step_size, control, max_steps } = *run;
         let exponent = self.tableau.exponent;
         let mut t = t0;
         if h_next.is_nan() || *h_next <= 0.0 {
-            *h_next = self.initial_step(ode, t, step_size.min(t_end - t), control).map_err(|e| (e, t))?;
+            *h_next = self.initial_step(ode, t, step_size.min(t_end - t), control)?;
         }
         let mut rejected_last = false;
         let mut attempts = 0u64;
@@ -250,14 +253,14 @@ impl ExplicitOde {
             let clipped = t + 1.01 * proposed >= target;
             let (h, t_new) = if clipped { (target - t, target) } else { (proposed, t + proposed) };
             if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
-                return Err((StepError::BadStep { time: t, h }, t));
+                return Err(StepError::BadStep { time: t, h });
             }
             match self.stages(ode, t, h, t_new).map(|()| self.error_norm(h, control)) {
                 Ok(err) if err <= 1.0 => {
-                    let h_lambda = self.accept(ode, t_new, counters).map_err(|e| (e, t))?;
+                    let h_lambda = self.accept(ode, t_new, counters)?;
                     t = t_new;
                     if t == target && target < t_end {
-                        self.time_event(ode).map_err(|e| (e, t))?;
+                        self.time_event(ode)?;
                     }
                     let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
                     *h_next = h * step_factor(err, exponent, limit);
@@ -281,10 +284,10 @@ impl ExplicitOde {
                     rejected_last = true;
                     *h_next = h * NEWTON_FAILURE_FACTOR;
                     if h_next.is_nan() || *h_next <= 1e-14 * t.abs().max(1.0) {
-                        return Err((e, t));
+                        return Err(e);
                     }
                 }
-                Err(e) => return Err((e, t)),
+                Err(e) => return Err(e),
             }
         }
         Ok(Outcome::Progress(Progress::Reached))
@@ -307,7 +310,7 @@ impl ExplicitOde {
         let scale = |s: &Self, i: usize| s.weight[i] * (control.atol + s.x[i].abs() * control.rtol);
         let rms = |s: &Self, v: &[f64]| ((0..n).map(|i| (v[i] / scale(s, i)).powi(2)).sum::<f64>() / n as f64).sqrt();
         let (d0, d1) = (rms(self, &self.x), rms(self, &self.k[0]));
-        let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 }.min(h_max);
+        let h0 = first_guess(d0, d1, h_max);
         for c in 0..n {
             self.stage[c] = self.x[c] + h0 * self.k[0][c];
         }
@@ -319,9 +322,7 @@ impl ExplicitOde {
             self.err[c] = self.k[1][c] - self.k[0][c];
         }
         let d2 = rms(self, &self.err) / h0;
-        let h1 =
-            if d1.max(d2) <= 1e-15 { (h0 * 1e-3).max(1e-6) } else { (0.01 / d1.max(d2)).powf(self.tableau.exponent) };
-        Ok((100.0 * h0).min(h1).min(h_max))
+        Ok(starting_step(h0, d1, d2, self.tableau.exponent, h_max))
     }
 
     /// The stages of one step of size h from (t, x) with k[0] = f(t, x), and the solution
@@ -375,12 +376,7 @@ impl ExplicitOde {
             return fifth;
         }
         let third = self.estimate(m.e3, h, control);
-        let denominator = (fifth * fifth + 0.01 * third * third).sqrt();
-        if denominator > 0.0 {
-            fifth * fifth / denominator
-        } else {
-            0.0
-        }
+        super::explicit::dop853_error(fifth, third)
     }
 
     /// RMS of h sum_j e_j k_j scaled per component \[Negrut1997, eq. 21\].

@@ -22,3 +22,16 @@ pub fn step_factor(err: f64, exponent: f64, limit: f64) -> f64 {
 pub fn recoverable(e: &StepError) -> bool {
     matches!(e, StepError::NotConverged { .. } | StepError::Singular { .. } | StepError::NonFinite { .. })
 }
+
+/// The starting step of \[HairerNorsettWanner1993, Sect. II.4\], first part: h0 = 0.01 d0 / d1
+/// (d0 = |x0|, d1 = |f0| in the tolerance-weighted norm; 1e-6 if either is tiny), at most `h_max`.
+pub fn first_guess(d0: f64, d1: f64, h_max: f64) -> f64 {
+    if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 }.min(h_max)
+}
+
+/// Its second part, after an explicit Euler step of h0 estimated the second derivative
+/// d2 = |f1 - f0| / h0: h1 = (0.01 / max(d1, d2))^(1/(q+1)), the step min(100 h0, h1, h_max).
+pub fn starting_step(h0: f64, d1: f64, d2: f64, exponent: f64, h_max: f64) -> f64 {
+    let h1 = if d1.max(d2) <= 1e-15 { (h0 * 1e-3).max(1e-6) } else { (0.01 / d1.max(d2)).powf(exponent) };
+    (100.0 * h0).min(h1).min(h_max)
+}

@@ -25,7 +25,9 @@ use crate::integrators::{Convergence, NewtonSettings, StepError};
 use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
-use crate::integrators::step_control::{recoverable, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR};
+use crate::integrators::step_control::{
+    first_guess, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
+};
 
 fn norm(x: &[f64]) -> f64 {
     x.iter().map(|v| v * v).sum::<f64>().sqrt()
@@ -196,7 +198,7 @@ impl StateSpace {
             d1 += (f / scale(self, i)).powi(2);
         }
         let (d0, d1) = ((d0 / (2 * nd) as f64).sqrt(), (d1 / (2 * nd) as f64).sqrt());
-        let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 }.min(hmax);
+        let h0 = first_guess(d0, d1, hmax);
         self.evaluated = false;
         for c in 0..nd {
             self.v[c] = self.y[c] + h0 * self.y[nd + c];
@@ -212,8 +214,7 @@ impl StateSpace {
             d2 += (df / scale(self, i)).powi(2);
         }
         let d2 = (d2 / (2 * nd) as f64).sqrt() / h0;
-        let h1 = if d1.max(d2) <= 1e-15 { (h0 * 1e-3).max(1e-6) } else { (0.01 / d1.max(d2)).powf(exponent) };
-        Ok((100.0 * h0).min(h1).min(hmax))
+        Ok(starting_step(h0, d1, d2, exponent, hmax))
     }
 
     /// One step from `t` (the current state) of size `h` to `t_new`; returns the error norm
@@ -402,10 +403,8 @@ impl StateSpace {
         if m.e3.is_empty() {
             return Ok((fifth, 0));
         }
-        // DOP853's combination of its fifth- and third-order estimates
-        // \[HairerNorsettWanner1993, Sect. II.10\], in the RMS norms of eq. 21.
-        let denominator = (fifth * fifth + 0.01 * third * third).sqrt();
-        Ok((if denominator > 0.0 { fifth * fifth / denominator } else { 0.0 }, 0))
+        // In the RMS norms of eq. 21.
+        Ok((explicit::dop853_error(fifth, third), 0))
     }
 
     /// h sum_j e_j [V'_j; A_j] into `err`.

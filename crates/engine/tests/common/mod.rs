@@ -94,6 +94,19 @@ pub fn catalog(name: &str) -> Description {
     mbfmu_model::format::parse(mbfmu_model::catalog::find(name).expect("catalog model").json).expect("valid")
 }
 
+/// `d` without the joint outputs relative coordinates do not give (reactions and friction are
+/// index-3 multipliers): what a catalog model keeps in a semirecursive formulation.
+pub fn without_joint_reactions(mut d: Description) -> Description {
+    for o in &mut d.interface.outputs {
+        if let mbfmu_model::format::OutputSpec::Joint { quantities, .. } = o {
+            quantities.retain(|q| {
+                matches!(q, mbfmu_model::format::JointQuantity::Coordinate | mbfmu_model::format::JointQuantity::Rate)
+            });
+        }
+    }
+    d
+}
+
 /// The quantity output `name` of `d` gives.
 pub fn quantity(d: &Description, name: &str) -> Quantity {
     match interface_of(d).unwrap().by_name(name).unwrap_or_else(|| panic!("no output {name}")).binding {
