@@ -1,5 +1,5 @@
 // Bundles the player (src/main.js) with three.js into dist/replay.js: one minified IIFE that
-// the Rust side inlines into a <script> element, so it must not contain "</script".
+// the Rust side inlines into a script element, so it must not contain "</script" (or "<!--").
 import * as esbuild from 'esbuild';
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -20,10 +20,13 @@ await esbuild.build({
   logLevel: 'warning',
 });
 
-const text = readFileSync(outfile, 'utf8');
-const at = text.toLowerCase().indexOf('</script');
-if (at >= 0) {
-  console.error(`build: ${outfile} contains "</script" at offset ${at}; it cannot be inlined in a page`);
-  process.exit(1);
+// "</script" would end the element; "<!--" could start the script-data escaped states.
+const text = readFileSync(outfile, 'utf8').toLowerCase();
+for (const bad of ['</script', '<!--']) {
+  const at = text.indexOf(bad);
+  if (at >= 0) {
+    console.error(`build: ${outfile} contains "${bad}" at offset ${at}; it cannot be inlined in a page`);
+    process.exit(1);
+  }
 }
 console.log(`build: ${outfile} (${statSync(outfile).size} bytes)`);

@@ -9,7 +9,7 @@ const DATA_ID = 'mbfmu-replay-data';
 
 export function readScene(doc) {
   const el = doc.getElementById(DATA_ID);
-  if (!el) throw new ReplayError(`no replay data: the page has no <script id="${DATA_ID}"> element`);
+  if (!el) throw new ReplayError(`no replay data: the page has no script element with id "${DATA_ID}"`);
   let scene;
   try {
     scene = JSON.parse(el.textContent);

@@ -216,8 +216,13 @@ class Player {
   // Renders time this.t now; moves the slider unless the slider set the time.
   draw(moveSlider) {
     this.dirty = false;
-    const s = this.kin.update(this.t, this.magnification);
-    this.content.update(s);
+    // Poses only when time or magnification changed (not for a camera move).
+    if (this.shown === undefined || this.shown.t !== this.t || this.shown.m !== this.magnification) {
+      this.located = this.kin.update(this.t, this.magnification);
+      this.content.update(this.located);
+      this.shown = { t: this.t, m: this.magnification };
+    }
+    const s = this.located;
     this.renderer.render(this.scene, this.camera);
     const ui = this.ui;
     if (moveSlider) ui.slider.value = String(this.nearestIndex(this.t));
