@@ -26,7 +26,7 @@ cd "$dir"
 stamp=node_modules/.mbfmu-lock.sha256
 want="$(cat package.json package-lock.json | sha256sum | cut -d' ' -f1)"
 if [ ! -f node_modules/.package-lock.json ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    npm ci --quiet --no-audit --no-fund --include=dev
+    npm ci --quiet --no-audit --no-fund --include=dev >&2
     echo "$want" > "$stamp"
 fi
 
