@@ -7,8 +7,10 @@ pub mod documentation;
 pub mod drawing;
 pub mod icon;
 pub mod platform;
+pub mod replay;
 pub mod ssp;
 
+pub use documentation::Motion;
 use mbfmu_model::catalog::{CatalogEntry, CATALOG};
 use mbfmu_model::variables::FmiVersion;
 pub use platform::{Binaries, Platform};
@@ -74,6 +76,8 @@ pub struct FmuContent {
     /// Sizes of a user's description far outside machine scale (likely unit mistakes), for
     /// the packager to show; none for the catalog.
     pub warnings: Vec<mbfmu_model::format::PlausibilityWarning>,
+    /// The 3D replay the documentation shows (`documentation/<Model>.replay.html`).
+    pub motion: Motion,
 }
 
 /// Where the icon goes in the archive: FMI 2.0 reads `model.png` at the root, FMI 3.0
@@ -87,8 +91,13 @@ pub fn icon_path(version: FmiVersion) -> &'static str {
 
 impl FmuContent {
     pub fn catalog(entry: &CatalogEntry) -> FmuContent {
+        FmuContent::catalog_with(entry, Motion::not_made())
+    }
+
+    /// A catalog model whose documentation shows `motion`.
+    pub fn catalog_with(entry: &CatalogEntry, motion: Motion) -> FmuContent {
         let model = mbfmu_model::Model::from_json(entry.json).expect("catalog models are valid");
-        let page = |version| crate::documentation::page(&model.description, &model.interface, version);
+        let page = |version| crate::documentation::page(&model.description, &model.interface, version, &motion);
         FmuContent {
             name: entry.name.to_string(),
             fmi2_xml: entry.fmi2_xml.to_string(),
@@ -98,6 +107,7 @@ impl FmuContent {
             resource_description: None,
             icon: icon::png(&model.description).ok(),
             warnings: Vec::new(),
+            motion,
         }
     }
 
@@ -114,7 +124,12 @@ impl FmuContent {
             )
             .map_err(|e| e.to_string())
         };
-        let page = |version| crate::documentation::page(&model.description, &model.interface, version);
+        let motion = Motion::Omitted(
+            "Pages of models packaged from a description carry no replay: `mbfmu simulate <FMU> --animate run.html` \
+             writes a 3D replay of any run of this FMU."
+                .into(),
+        );
+        let page = |version| crate::documentation::page(&model.description, &model.interface, version, &motion);
         Ok(FmuContent {
             name: model.description.name.clone(),
             fmi2_xml: xml(FmiVersion::V2)?,
@@ -124,6 +139,7 @@ impl FmuContent {
             resource_description: Some(json.to_string()),
             icon: Some(icon::png(&model.description)?),
             warnings: model.description.plausibility_warnings(),
+            motion,
         })
     }
 
@@ -179,6 +195,10 @@ pub fn write_archive_to<W: Write + Seek>(
     let mut entries: Vec<(String, &[u8])> = vec![("modelDescription.xml".into(), content.xml(version).as_bytes())];
     entries.extend(libraries.iter().map(|(name, bytes)| (name.clone(), bytes.as_slice())));
     entries.push(("documentation/index.html".into(), content.documentation(version).as_bytes()));
+    let replay_entry = format!("documentation/{}", documentation::replay_file(&content.name));
+    if let Motion::Replay { html, .. } = &content.motion {
+        entries.push((replay_entry, html.as_bytes()));
+    }
     if let Some(png) = &content.icon {
         entries.push((icon_path(version).to_string(), png));
     }

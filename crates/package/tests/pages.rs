@@ -8,16 +8,45 @@ use crate::internal_names;
 use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::documentation::bibliography;
+use mbfmu_package::{FmuContent, Motion};
 use regex::Regex;
 
+/// Every page, without a replay and (FMI 3.0) with one.
 fn pages() -> Vec<(String, String)> {
     let mut pages = Vec::new();
     for entry in CATALOG {
         for version in [FmiVersion::V2, FmiVersion::V3] {
             pages.push((format!("{} ({version:?})", entry.name), mbfmu_package::documentation_html(entry, version)));
         }
+        let motion = Motion::Replay { html: "<!doctype html>".into(), samples: 600 };
+        let content = FmuContent::catalog_with(entry, motion);
+        pages.push((format!("{} (V3, with its replay)", entry.name), content.documentation3));
     }
     pages
+}
+
+#[test]
+fn a_replay_sits_beside_its_page_in_a_frame() {
+    let entry = mbfmu_model::catalog::find("SliderCrank").unwrap();
+    let html = "<!doctype html><title>replay</title>".to_string();
+    let content = FmuContent::catalog_with(entry, Motion::Replay { html: html.clone(), samples: 321 });
+    let page = &content.documentation3;
+    assert!(page.contains("<iframe class=\"replay\" src=\"SliderCrank.replay.html\""), "{page}");
+    assert!(page.contains("321 samples"));
+    // The archive holds the replay under that name, beside the page.
+    let library = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(library.path(), b"not a library").unwrap();
+    let binaries = mbfmu_package::Binaries::host(library.path()).unwrap();
+    let zip = mbfmu_package::write_archive_to(&content, FmiVersion::V3, &binaries, std::io::Cursor::new(Vec::new()))
+        .unwrap();
+    let mut archive = zip::ZipArchive::new(zip).unwrap();
+    let mut stored = String::new();
+    std::io::Read::read_to_string(&mut archive.by_name("documentation/SliderCrank.replay.html").unwrap(), &mut stored)
+        .unwrap();
+    assert_eq!(stored, html);
+    // Without a replay the page says why, and the archive holds none.
+    let plain = FmuContent::catalog(entry);
+    assert!(plain.documentation3.contains("<h2>Motion</h2>") && !plain.documentation3.contains("<iframe"));
 }
 
 #[test]
@@ -34,6 +63,11 @@ fn pages_link_only_to_dois_and_their_own_anchors() {
             let target = &c[1];
             if let Some(anchor) = target.strip_prefix('#') {
                 assert!(page.contains(&format!("id=\"{anchor}\"")), "{name}: link to a missing anchor {target}");
+            } else if target.ends_with(".replay.html") {
+                // The replay the archive holds beside the page, and only on a page that has one.
+                let model = name.split(' ').next().unwrap();
+                assert_eq!(target, format!("{model}.replay.html"), "{name}");
+                assert!(name.ends_with("with its replay)"), "{name}: a replay link without a replay");
             } else {
                 assert!(target.starts_with("https://doi.org/10."), "{name}: link to {target}, which is not in the FMU");
             }

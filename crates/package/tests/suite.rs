@@ -12,3 +12,4 @@ mod chromium;
 mod drawings;
 mod model_description_texts;
 mod pages;
+mod replay;

@@ -108,14 +108,67 @@ fn negrut1997_notes(out: &mut String, dof: isize) {
     );
 }
 
-/// The page of a catalog model.
+/// The 3D replay of the default experiment that a documentation page shows.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Motion {
+    /// The replay page, stored beside the documentation page as [`replay_file`] and shown in
+    /// a frame; `samples` and the experiment's times for the caption.
+    Replay { html: String, samples: usize },
+    /// No replay, and why (said on the page).
+    Omitted(String),
+}
+
+/// Largest replay page a documentation page embeds, in bytes (the player alone is about
+/// 0.6 MB). A run above it is thinned to fewer samples first (docs/replay.md).
+pub const REPLAY_SIZE_LIMIT: usize = 2_500_000;
+
+impl Motion {
+    /// The catalog's pages when the packager could not replay the model.
+    pub fn not_made() -> Motion {
+        Motion::Omitted(
+            "A 3D replay of the default experiment is added to this page when the FMU is packaged with the replay              player installed; `mbfmu simulate <FMU> --animate run.html` writes one of any run."
+                .into(),
+        )
+    }
+}
+
+/// File name of the replay page beside the documentation page of `model`.
+pub fn replay_file(model: &str) -> String {
+    format!("{model}.replay.html")
+}
+
+/// The page of a catalog model (without a replay).
 pub fn model_page(entry: &CatalogEntry, version: FmiVersion) -> String {
     let model = mbfmu_model::Model::from_json(entry.json).expect("catalog models are valid");
-    page(&model.description, &model.interface, version)
+    page(&model.description, &model.interface, version, &Motion::not_made())
+}
+
+/// The "Motion" section: the replay in a frame, or why there is none.
+fn motion_section(out: &mut String, d: &mbfmu_model::format::Description, motion: &Motion) {
+    match motion {
+        Motion::Replay { samples, .. } => {
+            let file = escape(&replay_file(&d.name));
+            let _ = writeln!(
+                out,
+                "<h2>Motion</h2>\n<p>The default experiment (t = {} .. {} s, {samples} samples) replayed in 3D from the FMU's own outputs: drag to orbit, right-drag to pan, scroll to zoom; play, speed and the time slider below the view; beside it a plot of chosen outputs and, for hydraulic models, chamber pressures as colours and valve gauges. The replay is also <a href=\"{file}\">a page of its own</a>, next to this one in the FMU's documentation folder.</p>\n<iframe class=\"replay\" src=\"{file}\" title=\"3D replay of {}\" style=\"width:100%;height:660px;border:1px solid #ddd\"></iframe>",
+                d.experiment.start,
+                d.experiment.stop,
+                escape(&d.name)
+            );
+        }
+        Motion::Omitted(why) => {
+            let _ = writeln!(out, "<h2>Motion</h2>\n<p>{}</p>", escape(why));
+        }
+    }
 }
 
 /// The page of any model.
-pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, version: FmiVersion) -> String {
+pub fn page(
+    d: &mbfmu_model::format::Description,
+    interface: &ModelInterface,
+    version: FmiVersion,
+    motion: &Motion,
+) -> String {
     let mut out = String::new();
     let v = match version {
         FmiVersion::V2 => "FMI 2.0",
@@ -156,6 +209,7 @@ pub fn page(d: &mbfmu_model::format::Description, interface: &ModelInterface, ve
         escape(d.solver.formulation.summary())
     );
     figures(&mut out, d);
+    motion_section(&mut out, d, motion);
     if !interface.formulations.is_empty() {
         out.push_str("<p>Set <code>solver.formulation</code> (enumeration <code>SolverFormulation</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>formulation</th></tr>\n");
         for f in &interface.formulations {

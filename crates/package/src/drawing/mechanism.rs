@@ -101,6 +101,11 @@ fn all_points(d: &Description) -> Vec<V3> {
     pts
 }
 
+/// The view the drawings take of a description (the 3D replay starts from it too).
+pub fn view_of(d: &Description) -> View {
+    projection::choose(d, &all_points(d))
+}
+
 impl Scene {
     /// The scene of a description; `None` when there is no mechanism to draw (a purely
     /// hydraulic model).

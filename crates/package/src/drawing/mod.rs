@@ -14,6 +14,8 @@ pub mod mechanism;
 pub mod projection;
 mod symbols;
 
+pub use mechanism::view_of;
+
 use mbfmu_model::format::Description;
 use std::fmt::Write as _;
 
