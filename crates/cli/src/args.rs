@@ -73,6 +73,15 @@ pub enum Command {
         A failed run does not stop the sweep. Ctrl-C stops it: runs under way are abandoned, the\n\
         finished ones are written, and the exit status is 130.")]
     Sweep(SweepArgs),
+    /// Write a 3D replay (one HTML file) of a results CSV file of an FMU
+    #[command(long_about = "Write a 3D replay (one HTML file) of a results CSV file of an FMU.\n\n\
+        RESULTS.csv is a file `mbfmu simulate` wrote (the time, then output names); --model names\n\
+        the FMU (archive or built-in model) it came from. The geometry comes from the model's\n\
+        description, the poses from its outputs: the file needs every body's and beam node's\n\
+        position and orientation, which the description declares with the output group\n\
+        {\"animation\": [\"bodies\", \"beams\", \"hydraulics\"]}. The page opens without a network\n\
+        (docs/replay.md). Same as `mbfmu simulate FMU --animate FILE.html` on an existing run.")]
+    Animate(AnimateArgs),
     /// Show an FMU's interface: default experiment, parameters, inputs, outputs
     Info(InfoArgs),
     /// List the built-in models that `package` turns into FMUs
@@ -173,12 +182,23 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "FILE.png")]
     pub plot: Option<PathBuf>,
 
-    /// Comma-separated variables to plot (repeatable; needs --plot). They need not be among the
-    /// CSV outputs. Default: the four CSV outputs that change most over the run, by their range
-    /// relative to the largest magnitude among the outputs of their unit (equal changes in CSV
-    /// order); a constant output is never chosen, unless every output is constant
-    #[arg(long, value_name = "A,B,...", requires = "plot")]
+    /// Comma-separated variables to plot (repeatable; needs --plot or --animate). They need not
+    /// be among the CSV outputs. Default: the four CSV outputs that change most over the run, by
+    /// their range relative to the largest magnitude among the outputs of their unit (equal
+    /// changes in CSV order); a constant output is never chosen, unless every output is constant
+    #[arg(long, value_name = "A,B,...")]
     pub plot_vars: Vec<String>,
+
+    /// Also write a 3D replay of the run: one HTML file that opens in a browser without a
+    /// network and shows the model moving (orbit, pan and zoom with the mouse; play, speed, a
+    /// time slider, a plot of --plot-vars beside it). The poses come from the model's outputs:
+    /// its description declares them with the output group {"animation": [...]}
+    /// (docs/replay.md). Needs the player installed by scripts/install-replay.sh
+    #[arg(long, value_name = "FILE.html")]
+    pub animate: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub replay: ReplayArgs,
 
     /// Turn on the FMU's debug logging (all log categories) and print every message it logs
     #[arg(long)]
@@ -324,6 +344,43 @@ pub struct InfoArgs {
     /// The .fmu archive to describe
     #[arg(value_name = "FMU")]
     pub fmu: PathBuf,
+}
+
+/// Choices of a 3D replay page.
+#[derive(Args, Debug, Clone)]
+pub struct ReplayArgs {
+    /// 3D replay: keep at most this many samples of the run (evenly spaced, first and last
+    /// included); the page's size grows with them
+    #[arg(long, value_name = "N", default_value_t = 600, value_parser = clap::value_parser!(u64).range(2..=100_000))]
+    pub max_frames: u64,
+
+    /// 3D replay: initial magnification of the beams' elastic deformation (the page has a
+    /// control for it)
+    #[arg(long, value_name = "M", default_value_t = 1.0)]
+    pub magnification: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct AnimateArgs {
+    /// Results of a run: a CSV file as `mbfmu simulate` writes it (time, then output names)
+    #[arg(value_name = "RESULTS.csv")]
+    pub results: PathBuf,
+
+    /// The FMU the results came from: an .fmu archive or a built-in model's name
+    #[arg(long, value_name = "FMU")]
+    pub model: PathBuf,
+
+    /// The HTML file to write. Default: RESULTS with the extension .html
+    #[arg(long, short, value_name = "FILE.html")]
+    pub output: Option<PathBuf>,
+
+    /// Comma-separated outputs plotted beside the 3D view at first (repeatable). Default: the
+    /// first four that do not pose the model
+    #[arg(long, value_name = "A,B,...")]
+    pub plot_vars: Vec<String>,
+
+    #[command(flatten)]
+    pub replay: ReplayArgs,
 }
 
 #[derive(Args, Debug)]

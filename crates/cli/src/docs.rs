@@ -6,7 +6,8 @@ use crate::error::{Context, Error, Result};
 use crate::fmu;
 use crate::modeldesc;
 use mbfmu_model::variables::FmiVersion;
-use mbfmu_package::FmuContent;
+use mbfmu_package::documentation::replay_file;
+use mbfmu_package::{FmuContent, Motion};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -25,8 +26,10 @@ fn folder(version: FmiVersion) -> &'static str {
     }
 }
 
-/// What the command was given, as (model name, version, page).
-fn page(model: &str, fmi: Option<u8>) -> Result<(String, FmiVersion, String)> {
+/// What the command was given, as (model name, version, page, the replay page beside it).
+type Written = (String, FmiVersion, String, Option<String>);
+
+fn page(model: &str, fmi: Option<u8>) -> Result<Written> {
     let path = Path::new(model);
     let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match extension.as_deref() {
@@ -40,7 +43,7 @@ fn page(model: &str, fmi: Option<u8>) -> Result<(String, FmiVersion, String)> {
                 FmiVersion::V2 => content.documentation2,
                 FmiVersion::V3 => content.documentation3,
             };
-            Ok((content.name, version, html))
+            Ok((content.name, version, html, None))
         }
         _ => {
             let version = version_of(fmi.unwrap_or(3))?;
@@ -51,13 +54,24 @@ fn page(model: &str, fmi: Option<u8>) -> Result<(String, FmiVersion, String)> {
                     names.join(", ")
                 ))
             })?;
-            Ok((entry.name.to_string(), version, mbfmu_package::documentation_html(entry, version)))
+            // The replay of the default experiment, as `package` makes it.
+            let motion = crate::replays::motions(&[entry]).pop().unwrap_or_else(Motion::not_made);
+            let content = FmuContent::catalog_with(entry, motion);
+            let replay = match &content.motion {
+                Motion::Replay { html, .. } => Some(html.clone()),
+                Motion::Omitted(_) => None,
+            };
+            let html = match version {
+                FmiVersion::V2 => content.documentation2,
+                FmiVersion::V3 => content.documentation3,
+            };
+            Ok((entry.name.to_string(), version, html, replay))
         }
     }
 }
 
-/// The page an archive carries; its FMI version is the archive's.
-fn archive_page(path: &Path, fmi: Option<u8>) -> Result<(String, FmiVersion, String)> {
+/// The page an archive carries, and its replay; its FMI version is the archive's.
+fn archive_page(path: &Path, fmi: Option<u8>) -> Result<Written> {
     let info = fmu::peek(path)?;
     let version = match info.version {
         modeldesc::FmiVersion::V2 => FmiVersion::V2,
@@ -79,7 +93,17 @@ fn archive_page(path: &Path, fmi: Option<u8>) -> Result<(String, FmiVersion, Str
         .map_err(|_| Error::msg(format!("{} has no documentation/index.html", path.display())))?;
     let mut html = String::new();
     entry.read_to_string(&mut html).context(format!("{}: documentation/index.html", path.display()))?;
-    Ok((info.model_name, version, html))
+    drop(entry);
+    let name = format!("documentation/{}", replay_file(&info.model_name));
+    let replay = match archive.by_name(&name) {
+        Ok(mut entry) => {
+            let mut text = String::new();
+            entry.read_to_string(&mut text).context(format!("{}: {name}", path.display()))?;
+            Some(text)
+        }
+        Err(_) => None,
+    };
+    Ok((info.model_name, version, html, replay))
 }
 
 /// Where the page of `name` goes: `<out>/fmi3/<name>.html` (or fmi2).
@@ -88,13 +112,19 @@ pub fn output_path(out: &Path, name: &str, version: FmiVersion) -> PathBuf {
 }
 
 pub fn run(args: DocsArgs) -> Result<()> {
-    let (name, version, html) = page(&args.model, args.fmi)?;
+    let (name, version, html, replay) = page(&args.model, args.fmi)?;
     let path = output_path(&args.out, &name, version);
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir).context(format!("cannot create {}", dir.display()))?;
     }
     std::fs::write(&path, html).context(format!("cannot write {}", path.display()))?;
     println!("{}", path.display());
+    if let Some(replay) = replay {
+        // Beside the page, which shows it in a frame.
+        let beside = path.with_file_name(replay_file(&name));
+        std::fs::write(&beside, replay).context(format!("cannot write {}", beside.display()))?;
+        println!("{}", beside.display());
+    }
     Ok(())
 }
 
@@ -104,10 +134,10 @@ mod tests {
 
     #[test]
     fn catalog_pages_default_to_fmi3() {
-        let (name, version, html) = page("DoublePendulum", None).unwrap();
+        let (name, version, html, _) = page("DoublePendulum", None).unwrap();
         assert_eq!((name.as_str(), version), ("DoublePendulum", FmiVersion::V3));
         assert!(html.contains("FMI 3.0"));
-        let (_, version, html) = page("DoublePendulum", Some(2)).unwrap();
+        let (_, version, html, _) = page("DoublePendulum", Some(2)).unwrap();
         assert_eq!(version, FmiVersion::V2);
         assert!(html.contains("FMI 2.0"));
         assert!(page("DoublePendulum", Some(4)).is_err());

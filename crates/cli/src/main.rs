@@ -6,6 +6,7 @@
 // start (see `startup`).
 #![cfg_attr(not(test), no_main)]
 
+mod animate;
 mod args;
 mod catalog_fmu;
 #[cfg(test)]
@@ -25,6 +26,7 @@ mod modeldesc;
 mod package;
 mod plot;
 mod progress;
+mod replays;
 mod simulate;
 mod startup;
 mod stepping;
@@ -61,6 +63,7 @@ fn run() -> std::ffi::c_int {
         Command::Simulate(a) if system::is_system(&a.fmu) => system::run(a),
         Command::Simulate(a) => system::refuse_system_options(&a).and_then(|()| simulate::run(a)),
         Command::Sweep(a) => sweep::run(a),
+        Command::Animate(a) => animate::run(a),
         Command::Info(a) => info::info(a),
         Command::List => info::list(),
         Command::Docs(a) => docs::run(a),

@@ -7,8 +7,8 @@ use mbfmu_model::catalog::CATALOG;
 use mbfmu_model::format::{Keyword, PlausibilityWarning};
 use mbfmu_model::variables::FmiVersion;
 use mbfmu_package::{
-    checked_in_path, model_description, package_catalog_with, package_model_with, write_model_descriptions, Binaries,
-    FmuContent, Platform,
+    checked_in_path, model_description, package_model_with, write_model_descriptions, Binaries, FmuContent, Motion,
+    Platform,
 };
 use std::path::{Path, PathBuf};
 
@@ -78,10 +78,20 @@ pub fn run(args: PackageArgs) -> Result<()> {
     if !args.model.is_empty() {
         return package_descriptions(&args.model, &binaries, &args.out);
     }
-    let fmus = package_catalog_with(&binaries, &args.out)
-        .context(format!("cannot write the FMUs to {}", args.out.display()))?;
-    for fmu in &fmus {
-        println!("wrote {} ({})", fmu.display(), size(fmu));
+    // The documentation's replays first: each model's default experiment, run in-process.
+    let entries: Vec<&'static mbfmu_model::catalog::CatalogEntry> = CATALOG.iter().collect();
+    let motions = crate::replays::motions(&entries);
+    let replayed = motions.iter().filter(|m| matches!(m, Motion::Replay { .. })).count();
+    for (entry, motion) in entries.iter().zip(motions) {
+        let content = FmuContent::catalog_with(entry, motion);
+        let fmus = package_model_with(&content, &binaries, &args.out)
+            .context(format!("cannot write the FMUs to {}", args.out.display()))?;
+        for fmu in &fmus {
+            println!("wrote {} ({})", fmu.display(), size(fmu));
+        }
+    }
+    if replayed > 0 {
+        println!("documentation: 3D replays of the default experiment of {replayed} of {} models", entries.len());
     }
     let systems = mbfmu_package::ssp::package_systems_with(&binaries, &args.out)
         .context(format!("cannot write the systems to {}", args.out.display()))?;

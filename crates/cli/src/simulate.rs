@@ -12,9 +12,6 @@ use crate::stepping::{step_failure, step_through, termination_note, Ending};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Outputs plotted when --plot-vars is not given.
-const DEFAULT_PLOT_VARS: usize = 4;
-
 /// Converts a value given as text (`origin`: where, e.g. "--set") to the variable's type.
 pub(crate) fn parse_value(info: &ModelInfo, var: &Variable, text: &str, origin: &str) -> Result<Value> {
     let bad = |what: &str| Error::msg(format!("{origin} {}={text}: {} expects {what}", var.name, var.name));
@@ -194,7 +191,33 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if !skipped.is_empty() {
         eprintln!("note: outputs not written (not numeric scalars): {}", skipped.join(", "));
     }
+    if !args.plot_vars.is_empty() && args.plot.is_none() && args.animate.is_none() {
+        return Err(Error::msg("--plot-vars chooses what --plot or --animate plots; give one of them"));
+    }
     let explicit_plot = resolve_recorded(&info, &split_names(&args.plot_vars), "--plot-vars")?;
+    // The replay's description, and a check that the recorded columns pose the model.
+    let replay = match &args.animate {
+        None => None,
+        Some(html) => {
+            let archive = match &source {
+                Source::Archive(path) => Some(path.as_path()),
+                Source::BuiltIn => None,
+            };
+            let d = crate::animate::description(archive, &info)?;
+            let names: Vec<(String, String)> =
+                columns.iter().map(|v| (v.name.clone(), v.unit.clone().unwrap_or_default())).collect();
+            // Plotted beside the 3D view: the --plot-vars among the CSV columns.
+            let plots: Vec<String> = explicit_plot
+                .iter()
+                .filter(|p| columns.iter().any(|c| c.name == p.name))
+                .map(|p| p.name.clone())
+                .collect();
+            let options = crate::animate::options(&plots, &args.replay);
+            let parts = [mbfmu_package::replay::Part { description: &d, prefix: String::new() }];
+            crate::animate::check_before_run(&parts, &info.model_name, &names, &options)?;
+            Some((html.clone(), d, options))
+        }
+    };
     // Recorded = CSV columns, then plot variables that are not among them.
     let mut recorded = columns.clone();
     for var in &explicit_plot {
@@ -299,7 +322,7 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if let Some(png) = &args.plot {
         let plotted: Vec<usize> = if explicit_plot.is_empty() {
             let units: Vec<Option<&str>> = columns.iter().map(|v| v.unit.as_deref()).collect();
-            default_plot_columns(&history, &units)
+            mbfmu_package::replay::run::most_changing(&history, &units)
         } else {
             explicit_plot
                 .iter()
@@ -336,70 +359,26 @@ pub fn run(args: SimulateArgs) -> Result<()> {
             );
         }
     }
+    if let Some((html, d, options)) = &replay {
+        // The run as written, up to the last completed communication point.
+        let written = crate::animate::read_csv(&csv_path, &info).and_then(|run| {
+            let parts = [mbfmu_package::replay::Part { description: d, prefix: String::new() }];
+            let title = info.description.as_deref().unwrap_or("");
+            crate::animate::write(html, &info.model_name, title, &parts, &run, options)?;
+            if !args.quiet {
+                println!("wrote {} (3D replay, {} samples)", html.display(), run.time.len().min(options.max_samples));
+            }
+            Ok(())
+        });
+        // The replay of a failed run shows it up to the failure; its own failure then only adds a note.
+        match (written, &failure) {
+            (Err(e), None) => return Err(e),
+            (Err(e), Some(_)) => crate::log::print_line(&format!("note: no 3D replay: {e}")),
+            (Ok(()), _) => {}
+        }
+    }
     match failure {
         Some(e) => Err(e),
         None => Ok(()),
-    }
-}
-
-/// The outputs plotted without --plot-vars: the DEFAULT_PLOT_VARS that change most over the
-/// run, ranked by their range (max - min) relative to the scale of their quantity, the largest
-/// magnitude any output of the same unit reaches (so a body swinging by a metre outranks one
-/// creeping by a millimetre, whatever their distance from the origin). Ties keep the CSV order.
-/// An output whose range is below 1e-9 of that scale (and of 1) is constant, round-off on a
-/// quantity that is zero by symmetry included, and never chosen; only if every output is
-/// constant are the first ones plotted, there being nothing else to show.
-pub(crate) fn default_plot_columns(history: &[Vec<f64>], units: &[Option<&str>]) -> Vec<usize> {
-    let range = |c: usize| {
-        let finite = history[c].iter().filter(|v| v.is_finite());
-        let (lo, hi) = finite.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
-        (lo <= hi).then_some((lo, hi))
-    };
-    let ranges: Vec<Option<(f64, f64)>> = (0..units.len()).map(range).collect();
-    let scale = |c: usize| {
-        (0..units.len())
-            .filter(|&k| units[k] == units[c])
-            .filter_map(|k| ranges[k].map(|(lo, hi)| lo.abs().max(hi.abs())))
-            .fold(0.0, f64::max)
-    };
-    let mut changing: Vec<(usize, f64)> = (0..units.len())
-        .filter_map(|c| {
-            let (lo, hi) = ranges[c]?;
-            let scale = scale(c);
-            (hi - lo > 1e-9 * scale.max(1.0)).then(|| (c, (hi - lo) / scale))
-        })
-        .collect();
-    // A stable sort: equal changes stay in CSV order.
-    changing.sort_by(|a, b| b.1.total_cmp(&a.1));
-    if changing.is_empty() {
-        return (0..units.len().min(DEFAULT_PLOT_VARS)).collect();
-    }
-    changing.into_iter().take(DEFAULT_PLOT_VARS).map(|(c, _)| c).collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn default_plot_ranks_outputs_by_their_change_and_leaves_constants_out() {
-        let m = Some("m");
-        // A coordinate that stays constant, round-off around zero, a NaN that is skipped, a
-        // body swinging by 2 m, one creeping by 1 mm far from the origin, and a velocity.
-        let h = vec![
-            vec![60.0, 60.0, 60.0],
-            vec![0.0, 1e-17, -1e-17],
-            vec![f64::NAN, 0.0, 1.0],
-            vec![1.0, -1.0, 0.5],
-            vec![59.0, 59.001, 59.0],
-            vec![0.0, 3.0, -3.0],
-        ];
-        let units = [m, m, m, m, m, Some("m/s")];
-        assert_eq!(default_plot_columns(&h, &units), vec![5, 3, 2, 4], "largest relative change first");
-        assert!(!default_plot_columns(&h, &units).contains(&0), "the constant coordinate is never chosen");
-        assert_eq!(default_plot_columns(&h[..2], &units[..2]), vec![0, 1], "all constant: the first ones");
-        // Equal changes keep the CSV order; only four are chosen.
-        let moving = vec![vec![0.0, 1.0]; 6];
-        assert_eq!(default_plot_columns(&moving, &[None; 6]), vec![0, 1, 2, 3]);
     }
 }

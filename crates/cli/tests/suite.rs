@@ -12,6 +12,7 @@ mod sweep_common;
 mod cli;
 mod parametric;
 mod platforms;
+mod replay;
 mod schema;
 mod scratch;
 mod simulate_inputs;

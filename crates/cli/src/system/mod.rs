@@ -21,6 +21,7 @@ use crate::modeldesc::{DefaultExperiment, VarType};
 use crate::progress::Progress;
 use crate::stepping::{step_failure, termination_note};
 use master::{Delivery, Halt, Master};
+use mbfmu_package::replay::Part;
 use resolve::System;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -99,9 +100,13 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     if args.extrapolate && !args.quiet {
         crate::log::print_line(&format!("note: {}", extrapolation_summary(&system, &delivery)));
     }
-    let recorded = columns(&system, &args.outputs)?;
+    let mut recorded = columns(&system, &args.outputs)?;
     let csv_path =
         args.csv.clone().unwrap_or_else(|| PathBuf::from(format!("{}.csv", crate::simulate::file_stem(&system.name))));
+    let replay = match &args.animate {
+        Some(html) => Some((html.clone(), replay_parts(&args, &system, &mut recorded)?)),
+        None => None,
+    };
 
     // Load each FMU once, then one instance per component.
     let mut loaded: Vec<(PathBuf, crate::fmu::Fmu)> = Vec::new();
@@ -136,6 +141,14 @@ pub fn run(args: SimulateArgs) -> Result<()> {
     crate::log::begin_capture();
     let result = simulate(&args, &system, &mut master, &slots, &recorded, &grid, tolerance, &csv_path);
     let logged = crate::log::end_capture();
+    if let Some((html, parts)) = &replay {
+        // The replay of a failed run shows it up to the failure; its own failure then only adds a note.
+        match (write_replay(&args, &system, html, parts, &csv_path), &result) {
+            (Err(e), Ok(())) => return Err(e),
+            (Err(e), Err(_)) => crate::log::print_line(&format!("note: no 3D replay: {e}")),
+            (Ok(()), _) => {}
+        }
+    }
     let culprit = result.as_ref().err().and_then(|(_, c)| c.as_ref()).map(|name| format!("[{name}]"));
     let (quoted, others): (Vec<&String>, Vec<&String>) =
         logged.iter().partition(|l| culprit.as_ref().is_some_and(|c| l.contains(c.as_str())));
@@ -289,6 +302,69 @@ fn simulate(
     }
 }
 
+/// The components a replay draws (those made by mbfmu: their descriptions, with the prefix
+/// `<component>.` of their columns), checked against the recorded columns before the run.
+/// Without --outputs, every output of those components is recorded as well.
+fn replay_parts(
+    args: &SimulateArgs,
+    system: &System,
+    recorded: &mut Vec<(usize, usize)>,
+) -> Result<Vec<(String, mbfmu_model::format::Description)>> {
+    let mut parts = Vec::new();
+    for (k, c) in system.components.iter().enumerate() {
+        let Ok(d) = crate::animate::description(Some(&c.path), &c.info) else { continue };
+        if args.outputs.is_empty() {
+            for (v, var) in c.info.variables.iter().enumerate() {
+                let output =
+                    var.causality == crate::modeldesc::Causality::Output && var.ty.is_numeric() && !var.is_array;
+                if output && !recorded.contains(&(k, v)) {
+                    recorded.push((k, v));
+                }
+            }
+        }
+        parts.push((format!("{}.", c.name), d));
+    }
+    if parts.is_empty() {
+        return Err(Error::msg(format!(
+            "--animate: no component of {} was made by mbfmu, so none can be drawn",
+            system.name
+        )));
+    }
+    let names: Vec<(String, String)> = recorded
+        .iter()
+        .map(|&(k, v)| {
+            let var = system.components[k].variable(v);
+            (format!("{}.{}", system.components[k].name, var.name), var.unit.clone().unwrap_or_default())
+        })
+        .collect();
+    let options = crate::animate::options(&args.plot_vars, &args.replay);
+    let views: Vec<Part> = parts.iter().map(|(prefix, d)| Part { description: d, prefix: prefix.clone() }).collect();
+    crate::animate::check_before_run(&views, &system.name, &names, &options)?;
+    Ok(parts)
+}
+
+/// The replay of the system's run as the CSV file holds it.
+fn write_replay(
+    args: &SimulateArgs,
+    system: &System,
+    html: &std::path::Path,
+    parts: &[(String, mbfmu_model::format::Description)],
+    csv_path: &std::path::Path,
+) -> Result<()> {
+    let unit = |name: &str| {
+        let (k, variable) = resolve::split_name(&system.components, name)?;
+        system.components[k].info.variable(variable).map(|v| v.unit.clone().unwrap_or_default())
+    };
+    let run = crate::animate::read_table(csv_path, "time", &system.name, unit)?;
+    let options = crate::animate::options(&args.plot_vars, &args.replay);
+    let views: Vec<Part> = parts.iter().map(|(prefix, d)| Part { description: d, prefix: prefix.clone() }).collect();
+    crate::animate::write(html, &system.name, "SSP system", &views, &run, &options)?;
+    if !args.quiet {
+        println!("wrote {} (3D replay, {} samples)", html.display(), run.time.len().min(options.max_samples));
+    }
+    Ok(())
+}
+
 fn plot(
     args: &SimulateArgs,
     system: &System,
@@ -304,7 +380,7 @@ fn plot(
     };
     let chosen: Vec<usize> = if args.plot_vars.is_empty() {
         let units: Vec<Option<&str>> = (0..names.len()).map(unit).collect();
-        crate::simulate::default_plot_columns(history, &units)
+        mbfmu_package::replay::run::most_changing(history, &units)
     } else {
         split_names(&args.plot_vars)
             .iter()

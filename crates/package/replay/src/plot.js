@@ -11,6 +11,19 @@ function fmt(v) {
 }
 export { fmt as formatValue };
 
+// The value axis of a channel: its finite range, widened where it is (nearly) constant.
+function range(v) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const x of v) if (Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
+  if (!Number.isFinite(lo)) return [-1, 1];
+  if (hi - lo < 1e-12 * Math.max(1, Math.abs(hi))) {
+    lo -= 0.5 * Math.max(1e-9, Math.abs(lo));
+    hi += 0.5 * Math.max(1e-9, Math.abs(hi));
+  }
+  return [lo, hi];
+}
+
 export class Plot {
   constructor(canvas, data) {
     this.canvas = canvas;
@@ -52,10 +65,16 @@ export class Plot {
     const time = this.data.time;
     const t0 = time[0];
     const t1 = time[time.length - 1];
-    const left = 52;
+    g.font = '11px system-ui, sans-serif';
+    // Room for the widest value label of the chosen channels.
+    let widest = 0;
+    for (const name of this.channels) {
+      const [lo, hi] = range(this.data.channels.get(name));
+      widest = Math.max(widest, g.measureText(fmt(lo)).width, g.measureText(fmt(hi)).width);
+    }
+    const left = Math.max(40, Math.ceil(widest) + 8);
     const right = w - 10;
     this.x = (t) => left + ((t - t0) / (t1 - t0)) * (right - left);
-    g.font = '11px system-ui, sans-serif';
     const n = this.channels.length;
     this.strips = [];
     if (n === 0) {
@@ -70,11 +89,7 @@ export class Plot {
       const top = 4 + j * stripH;
       const y0 = top + 16;
       const y1 = top + stripH - 6;
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const x of v) if (Number.isFinite(x)) { lo = Math.min(lo, x); hi = Math.max(hi, x); }
-      if (!Number.isFinite(lo)) { lo = -1; hi = 1; }
-      if (hi - lo < 1e-12 * Math.max(1, Math.abs(hi))) { lo -= 0.5 * Math.max(1e-9, Math.abs(lo)); hi += 0.5 * Math.max(1e-9, Math.abs(hi)); }
+      const [lo, hi] = range(v);
       const y = (x) => y1 - ((x - lo) / (hi - lo)) * (y1 - y0);
       g.strokeStyle = '#e3e6e9';
       g.lineWidth = 1;
