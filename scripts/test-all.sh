@@ -6,7 +6,7 @@
 #   scripts/test-all.sh
 #
 # The fast tier needs none of this: `cargo test` runs every test that needs no external tool;
-# the tests marked `#[ignore = "external: ..."]` (FMPy, libcosim, Dask, Chromium, valgrind) and
+# the tests marked `#[ignore = "external: ..."]` (FMPy, libcosim, Dask, Chromium and the replay player, valgrind) and
 # `#[ignore = "slow: ..."]` run only here, through `--include-ignored`, and fail (never skip)
 # when their tool is missing. Among the external ones are the cross-platform tests
 # (crates/cli/tests/platforms.rs), for which scripts/setup-cross.sh below installs the cross
@@ -59,6 +59,16 @@ if ! command -v mdbook >/dev/null 2>&1; then
     CARGO_PROFILE_DEV_DEBUG=0 cargo install mdbook --locked --quiet --debug --no-default-features --features search
 fi
 mdbook build docs
+
+# The 3D replay player (three.js and our player, bundled by esbuild from the npm lock file of
+# crates/package/replay) and the browser harness's playwright-core, with the machine's Node.js
+# (Debian's nodejs and npm when there is none). The replay tests (crates/cli/tests/replay.rs)
+# and the packaged documentation pages use the bundle.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+    "${apt[@]}" update -qq
+    "${apt[@]}" install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+bash scripts/install-replay.sh >/dev/null
 
 # The cross toolchains of `mbfmu package --platforms` and the platform tests: mingw-w64, the
 # aarch64 cross gcc, qemu-user, wine, the targets' prebuilt std, zig (scripts/setup-cross.sh).
