@@ -112,6 +112,35 @@ fn the_schema_refuses_what_the_reader_refuses() {
     assert_eq!(format::parse(&d.to_string()).unwrap().solver, format::parse(&base.to_string()).unwrap().solver);
 }
 
+#[test]
+fn animation_groups_and_shapes_validate_and_read_back_unchanged() {
+    let v = validator();
+    let mut d: Value = serde_json::from_str(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
+    d["bodies"][0]["shape"] = serde_json::json!({"box": {"size": [4.0, 0.05, 0.05]}});
+    d["bodies"][1]["shape"] = serde_json::json!({"cylinder": {"radius": 0.03, "length": 2.0, "axis": [0.0, 0.0, 1.0]}});
+    d["interface"]["outputs"] = serde_json::json!([{"animation": ["bodies"]}, {"system": ["steps"]}]);
+    assert_eq!(violations(&v, &d), Vec::<String>::new());
+    let read = format::parse(&d.to_string()).unwrap();
+    let written = serde_json::to_value(&read).unwrap();
+    assert_eq!(violations(&v, &written), Vec::<String>::new());
+    assert_eq!(written["interface"]["outputs"][0], d["interface"]["outputs"][0]);
+    assert_eq!(written["bodies"][1]["shape"], d["bodies"][1]["shape"]);
+    assert_eq!(format::parse(&written.to_string()).unwrap(), read);
+    // What the reader refuses, the schema refuses too.
+    let edits: [(&str, Edit); 4] = [
+        ("misspelt animation part", |d| d["interface"]["outputs"][0]["animation"][0] = "bodys".into()),
+        ("unknown shape", |d| d["bodies"][0]["shape"] = serde_json::json!({"cube": {"size": [1.0, 1.0, 1.0]}})),
+        ("shape field of another kind", |d| d["bodies"][0]["shape"]["box"]["radius"] = 1.0.into()),
+        ("shape with two kinds", |d| d["bodies"][0]["shape"]["sphere"] = serde_json::json!({"radius": 1.0})),
+    ];
+    for (what, edit) in edits {
+        let mut e = d.clone();
+        edit(&mut e);
+        assert!(!violations(&v, &e).is_empty(), "the schema accepts a description with a {what}");
+        assert!(format::parse(&e.to_string()).is_err(), "the reader accepts a description with a {what}");
+    }
+}
+
 /// Walks every `properties` map of the schema: (path, property schema).
 fn properties(node: &Value, path: &str, out: &mut Vec<(String, Value)>) {
     match node {

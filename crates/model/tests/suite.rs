@@ -6,6 +6,8 @@
 //! of all files share the test threads. Cargo's discovery of test files is off in Cargo.toml;
 //! tests/test_files.rs of the workspace checks that every file is named here or there.
 
+mod animation_outputs;
+mod body_shapes;
 mod plausibility;
 mod point_outputs;
 mod reading_errors;

@@ -7,8 +7,9 @@
 //! spins about the bar axes, are consistent with the joints.
 
 use crate::format::{
-    AngularVelocity, Body, BodyQuantity, Description, Experiment, Inertia, Interface, Joint, JointKind, JointQuantity,
-    Orientation, OutputSpec, ParameterSpec, Plausibility, PlausibilityCheck, SolverDefaults, SystemQuantity, GROUND,
+    AngularVelocity, AnimationPart, Body, BodyQuantity, Description, Experiment, Inertia, Interface, Joint, JointKind,
+    JointQuantity, Orientation, OutputSpec, ParameterSpec, Plausibility, PlausibilityCheck, SolverDefaults,
+    SystemQuantity, GROUND,
 };
 
 /// Deterministic uniform numbers in [0, 1): SplitMix64 (Steele, Lea, Flood, OOPSLA 2014),
@@ -47,6 +48,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
             orientation: Orientation::Matrix([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]),
             velocity: [0.0; 3],
             angular_velocity: AngularVelocity::Body { body: [20.0 * rng.next_unit() - 10.0, 0.0, 0.0] },
+            shape: None,
         })
         .collect();
     let joints = (0..n)
@@ -117,6 +119,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
                         SystemQuantity::Steps,
                     ],
                 },
+                OutputSpec::Animation { animation: vec![AnimationPart::Bodies] },
             ],
         },
         experiment: Experiment { start: 0.0, stop: 3.0, step: 0.01 },

@@ -4,7 +4,7 @@
 //! keeps the two equal).
 
 use super::validate::invalid;
-use super::{Description, DescriptionError, Formulation, JointKind, Method};
+use super::{AnimationPart, Description, DescriptionError, Formulation, JointKind, Method};
 
 /// One capability and the formulations that hold it.
 pub struct Capability {
@@ -105,6 +105,21 @@ fn refuse(d: &Description, feature: &str) -> DescriptionError {
 }
 
 impl Description {
+    /// Refuses an animation part whose outputs the formulation cannot give, with the table's
+    /// wording: body positions and orientations are outputs of every formulation, beam nodes
+    /// only of the one that holds beams, pressures and spools of those that hold a circuit.
+    pub(super) fn check_animation_capability(&self, part: AnimationPart) -> Result<(), DescriptionError> {
+        let f = self.solver.formulation;
+        match part {
+            AnimationPart::Bodies => Ok(()),
+            AnimationPart::Beams if f != Formulation::Index3 => Err(refuse(self, "beams (structural nodes)")),
+            AnimationPart::Hydraulics if f == Formulation::StateSpace => {
+                Err(refuse(self, "hydraulic circuit with cylinders on bodies or beam nodes"))
+            }
+            AnimationPart::Beams | AnimationPart::Hydraulics => Ok(()),
+        }
+    }
+
     /// Refuses what the chosen formulation (and method) cannot hold, with the table's wording.
     pub(super) fn validate_capabilities(&self) -> Result<(), DescriptionError> {
         let f = self.solver.formulation;

@@ -90,6 +90,7 @@ const OUTPUTS: Kinds = Kinds {
         "cylinder",
         "motor",
         "accumulator",
+        "animation",
     ],
     hint: |_| None,
 };
@@ -190,6 +191,26 @@ tagged! {
             /// What is output.
             quantities: Vec<AccumulatorQuantity>,
         },
+        /// The outputs a 3D replay of the run is drawn from (`mbfmu simulate FMU --animate
+        /// run.html`): ordinary output variables with the names the other groups give them,
+        /// declared after every other group whatever this entry's place, each name once.
+        Animation {
+            /// The parts of the model drawn; each must be one the model has.
+            animation: Vec<AnimationPart>,
+        },
+    }
+}
+
+keyword! {
+    /// A part of the model an animation output group declares the outputs of.
+    pub enum AnimationPart("animation part") {
+        /// Every body: `<body>.position.x|y|z` (centre of mass) and `<body>.orientation.e0..e3`.
+        Bodies = "bodies",
+        /// Every beam node: `<beam>.node<i>.position.x|y|z` and `<beam>.node<i>.orientation.e0..e3`.
+        Beams = "beams",
+        /// Every hydraulic cylinder: the pressures of its piston-side and rod-side volumes
+        /// (`<volume>.pressure`); every directional valve: `<valve>.spool` and `<valve>.reference`.
+        Hydraulics = "hydraulics",
     }
 }
 

@@ -48,8 +48,8 @@ pub use hydraulics::{
     Cushion, CycleStep, Cylinder, CylinderEnd, Hydraulics, Oil, Opening, Reference, SealFriction, Source, Valve, Volume,
 };
 pub use interface::{
-    AccumulatorQuantity, BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec, Interface,
-    JointQuantity, MotorQuantity, NodeQuantity, OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity,
+    AccumulatorQuantity, AnimationPart, BodyQuantity, CylinderQuantity, DriverQuantity, ForceQuantity, InputSpec,
+    Interface, JointQuantity, MotorQuantity, NodeQuantity, OutputSpec, ParameterSpec, SourceQuantity, SystemQuantity,
     ValveQuantity, VolumeQuantity,
 };
 pub use keyword::Keyword;
@@ -165,6 +165,37 @@ pub struct Body {
     /// body-frame components (the papers' convention).
     #[serde(default)]
     pub angular_velocity: AngularVelocity,
+    /// Visual shape, centred on the centre of mass, for drawings and the 3D replay. Visual
+    /// only: it has no effect on the dynamics (mass and inertia are given separately).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
+}
+
+/// The visual shape of a body, centred on its centre of mass. Visual only: it has no effect
+/// on the dynamics (the body's mass and inertia are given separately).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Shape {
+    /// A box whose edges lie along the body frame's axes.
+    Box {
+        /// Edge lengths along the body frame's x, y and z axes \[m\].
+        size: [f64; 3],
+    },
+    /// A circular cylinder about `axis`.
+    Cylinder {
+        /// Radius \[m\].
+        radius: f64,
+        /// Length along the axis \[m\].
+        length: f64,
+        /// Direction of the axis, global at the initial configuration like every vector of
+        /// the description [-] (any length but zero).
+        axis: [f64; 3],
+    },
+    /// A sphere.
+    Sphere {
+        /// Radius \[m\].
+        radius: f64,
+    },
 }
 
 /// Inertia about the centre of mass in the body frame \[kg.m2\].

@@ -80,6 +80,17 @@ fn annotate(node: &mut Value) {
                     }
                 }
             }
+            // An externally tagged variant (`{"box": {...}}`): its key is described as the
+            // variant is.
+            if let (Some(Value::String(d)), Some(Value::Object(properties))) =
+                (map.get("description").cloned(), map.get_mut("properties"))
+            {
+                if let (1, Some(Value::Object(p))) = (properties.len(), properties.values_mut().next()) {
+                    if p.get("type").is_some_and(|t| t == "object") && !p.contains_key("description") {
+                        p.insert("description".into(), Value::String(d));
+                    }
+                }
+            }
             map.values_mut().for_each(annotate);
         }
         Value::Array(items) => items.iter_mut().for_each(annotate),

@@ -2,7 +2,7 @@
 //! bounds, and the components outputs refer to.
 
 use super::validate::{invalid, is_identifier, DescriptionError};
-use super::Description;
+use super::{AnimationPart, Description, Keyword, Valve};
 use std::collections::HashSet;
 
 impl Description {
@@ -52,7 +52,7 @@ impl Description {
             }
             check_bounds(&format!("interface input '{}'", i.name), i.start, i.min, i.max)?;
         }
-        for o in &self.interface.outputs {
+        for (k, o) in self.interface.outputs.iter().enumerate() {
             use super::OutputSpec::*;
             match o {
                 Body { body, .. } => self.body_ref("interface outputs", "body", body, false)?,
@@ -92,6 +92,9 @@ impl Description {
                         format!("cylinder '{cylinder}' is not a hydraulic cylinder of this model"),
                     ))
                 }
+                Animation { animation } => {
+                    self.validate_animation(&format!("interface.outputs[{k}].animation"), animation)?
+                }
                 Motor { motor, .. } if self.motor_index(motor).is_none() => {
                     return Err(invalid(
                         "interface outputs",
@@ -100,6 +103,53 @@ impl Description {
                 }
                 _ => {}
             }
+        }
+        Ok(())
+    }
+}
+
+impl Description {
+    /// The parts of the model an animation output group can name, in their declaration order:
+    /// bodies if it has bodies, beams if it has beams, hydraulics if it has cylinders or
+    /// directional valves.
+    pub fn animation_parts(&self) -> Vec<AnimationPart> {
+        let hydraulic = self.hydraulics.as_ref().is_some_and(|h| {
+            !h.cylinders.is_empty() || h.valves.iter().any(|v| matches!(v, Valve::Directional { .. }))
+        });
+        [AnimationPart::Bodies, AnimationPart::Beams, AnimationPart::Hydraulics]
+            .into_iter()
+            .filter(|p| match p {
+                AnimationPart::Bodies => !self.bodies.is_empty(),
+                AnimationPart::Beams => !self.beams.is_empty(),
+                AnimationPart::Hydraulics => hydraulic,
+            })
+            .collect()
+    }
+
+    /// An animation group names at least one part, and only parts the model has and its
+    /// formulation outputs; `location` names the group in errors.
+    pub fn validate_animation(&self, location: &str, parts: &[AnimationPart]) -> Result<(), DescriptionError> {
+        let has = self.animation_parts();
+        let listed = || {
+            if has.is_empty() {
+                "this model has none (bodies, beams, or hydraulic cylinders and directional valves)".to_string()
+            } else {
+                format!("this model's parts: {}", has.iter().map(|p| p.word()).collect::<Vec<_>>().join(", "))
+            }
+        };
+        if parts.is_empty() {
+            return Err(invalid(location, format!("the animation group lists no part; {}", listed())));
+        }
+        for &p in parts {
+            if !has.contains(&p) {
+                let what = match p {
+                    AnimationPart::Bodies => "no bodies",
+                    AnimationPart::Beams => "no beams",
+                    AnimationPart::Hydraulics => "no hydraulic cylinders or directional valves",
+                };
+                return Err(invalid(location, format!("'{}': the model has {what}; {}", p.word(), listed())));
+            }
+            self.check_animation_capability(p)?;
         }
         Ok(())
     }

@@ -2,7 +2,7 @@
 //! each joint type needs, planar restrictions, friction) and force elements.
 
 use super::validate::{check_axis, check_vector, invalid, norm3, DescriptionError};
-use super::{AngularVelocity, Body, Description, Force, ForcePlace, Joint, JointKind, Orientation};
+use super::{AngularVelocity, Body, Description, Force, ForcePlace, Joint, JointKind, Orientation, Shape};
 
 impl Description {
     pub(super) fn validate_joint(&self, j: &Joint) -> Result<(), DescriptionError> {
@@ -232,6 +232,34 @@ impl Body {
                 }
             }
         }
+        if let Some(shape) = &self.shape {
+            validate_shape(loc, shape)?;
+        }
         Ok(())
     }
+}
+
+/// The visual shape's sizes are positive and finite, a cylinder's axis is not zero.
+fn validate_shape(loc: &str, shape: &Shape) -> Result<(), DescriptionError> {
+    let positive = |field: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(invalid(loc, format!("shape {field} {v} must be positive and finite")))
+        }
+    };
+    match shape {
+        Shape::Box { size } => {
+            if !size.iter().all(|v| v.is_finite() && *v > 0.0) {
+                return Err(invalid(loc, format!("shape box size {size:?} must be three positive finite lengths")));
+            }
+        }
+        Shape::Cylinder { radius, length, axis } => {
+            positive("cylinder radius", *radius)?;
+            positive("cylinder length", *length)?;
+            check_axis(loc, "shape cylinder axis", axis)?;
+        }
+        Shape::Sphere { radius } => positive("sphere radius", *radius)?,
+    }
+    Ok(())
 }

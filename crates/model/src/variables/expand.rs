@@ -11,7 +11,10 @@ use super::expand_mechanism::{
 };
 use super::expand_solver::solver_parameters;
 use super::{Binding, Causality, Initial, ModelInterface, Quantity, Start, VarType, Variability, Variable};
-use crate::format::{get_number, Description, Formulation, Method, OutputSpec, SystemQuantity};
+use crate::format::{
+    get_number, AnimationPart, BodyQuantity, Description, Formulation, Method, NodeQuantity, OutputSpec,
+    SystemQuantity, Valve, ValveQuantity, VolumeQuantity,
+};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -29,6 +32,9 @@ impl std::error::Error for InterfaceError {}
 pub(super) struct Builder {
     vars: Vec<Variable>,
     names: HashSet<String>,
+    /// Outputs whose name is declared already are skipped instead of refused (while the
+    /// animation groups expand), if the declared one is the same quantity.
+    skip_declared: bool,
 }
 
 impl Builder {
@@ -48,6 +54,12 @@ impl Builder {
         description: String,
         q: Quantity,
     ) -> Result<(), InterfaceError> {
+        if self.skip_declared && self.names.contains(&name) {
+            return match self.vars.iter().find(|v| v.name == name) {
+                Some(v) if v.binding == Binding::Output(q) => Ok(()),
+                _ => Err(InterfaceError(format!("variable name '{name}' occurs twice"))),
+            };
+        }
         let integer = matches!(q, Quantity::NewtonIterations | Quantity::Steps);
         self.push(Variable {
             name,
@@ -113,7 +125,7 @@ pub fn interface_of_serialized(d: &Description, json: &serde_json::Value) -> Res
     // A choice of constraint treatment only where there is a mechanism.
     let formulations: Vec<Formulation> =
         if semirecursive && !d.bodies.is_empty() { Formulation::SEMIRECURSIVE.to_vec() } else { Vec::new() };
-    let mut b = Builder { vars: Vec::new(), names: HashSet::new() };
+    let mut b = Builder { vars: Vec::new(), names: HashSet::new(), skip_declared: false };
     b.push(Variable {
         name: "time".into(),
         value_reference: 0,
@@ -163,9 +175,24 @@ pub fn interface_of_serialized(d: &Description, json: &serde_json::Value) -> Res
             binding: Binding::Input { index },
         })?;
     }
-    for o in &d.interface.outputs {
+    for (k, o) in d.interface.outputs.iter().enumerate() {
+        if let OutputSpec::Animation { animation } = o {
+            d.validate_animation(&format!("interface.outputs[{k}].animation"), animation)
+                .map_err(|e| InterfaceError(e.to_string()))?;
+        }
+    }
+    let (animations, others): (Vec<&OutputSpec>, Vec<&OutputSpec>) =
+        d.interface.outputs.iter().partition(|o| matches!(o, OutputSpec::Animation { .. }));
+    for o in others {
         expand_output(d, o, &mut b)?;
     }
+    // The animation groups after every other group, wherever they stand in the list, each of
+    // their names once: what another group declares already is not declared again.
+    b.skip_declared = true;
+    for o in animations {
+        expand_output(d, o, &mut b)?;
+    }
+    b.skip_declared = false;
     super::states::model_exchange_variables(d, &mut b)?;
     Ok(ModelInterface { variables: b.vars, methods, formulations })
 }
@@ -196,7 +223,45 @@ fn expand_output(d: &Description, o: &OutputSpec, b: &mut Builder) -> Result<(),
         OutputSpec::Motor { motor, quantities } => motor_outputs(d, motor, quantities, b),
         OutputSpec::Accumulator { accumulator, quantities } => accumulator_outputs(d, accumulator, quantities, b),
         OutputSpec::System { system } => system_outputs(system, b),
+        OutputSpec::Animation { animation } => animation_outputs(d, animation, b),
     }
+}
+
+/// The outputs a 3D replay draws a run from, named as the groups of each element name them:
+/// body and beam-node positions and orientations, the pressures of the cylinders' chambers,
+/// the spools and references of the directional valves.
+fn animation_outputs(d: &Description, parts: &[AnimationPart], b: &mut Builder) -> Result<(), InterfaceError> {
+    for part in parts {
+        match part {
+            AnimationPart::Bodies => {
+                for body in &d.bodies {
+                    body_outputs(d, &body.name, &[BodyQuantity::Position, BodyQuantity::Orientation], b)?;
+                }
+            }
+            AnimationPart::Beams => {
+                for beam in &d.beams {
+                    for i in 0..=beam.element_count() {
+                        let node = beam.node_name(i);
+                        node_outputs(d, &node, &[NodeQuantity::Position, NodeQuantity::Orientation], b)?;
+                    }
+                }
+            }
+            AnimationPart::Hydraulics => {
+                let Some(h) = &d.hydraulics else { continue };
+                for c in &h.cylinders {
+                    for volume in [&c.piston_side, &c.rod_side] {
+                        volume_outputs(d, volume, &[VolumeQuantity::Pressure], b)?;
+                    }
+                }
+                for v in &h.valves {
+                    if let Valve::Directional { name, .. } = v {
+                        valve_outputs(d, name, &[ValveQuantity::Spool, ValveQuantity::Reference], b)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Energies, constraint violation and solver statistics of the whole model.
