@@ -12,6 +12,7 @@ mod fmi_oracle;
 #[path = "../crates/cli/tests/scratch.rs"]
 mod scratch;
 
+mod animation_outputs;
 mod call_sequences;
 mod citations;
 mod derivatives_import;

@@ -205,7 +205,11 @@ fn writes_a_png_plot_and_a_default_csv() {
         text(&out.stdout)
     };
     let stdout = run(&one, "pivot.angle,elbow.angle");
-    assert!(stdout.contains("wrote DoublePendulum.csv (51 rows, 32 columns)"), "{stdout}");
+    // The CSV's columns: time and every output of the model.
+    let entry = mbfmu_model::catalog::find("DoublePendulum").unwrap();
+    let outputs = mbfmu_model::Model::from_catalog(entry).unwrap().interface.outputs().count();
+    let written = format!("wrote DoublePendulum.csv (51 rows, {} columns)", 1 + outputs);
+    assert!(stdout.contains(&written), "{stdout}");
     assert!(stdout.contains("in 1 panel"), "{stdout}");
     // kinetic_energy [J] is plotted (not only CSV columns can be) in a second panel.
     run(&two, "pivot.angle,kinetic_energy");
