@@ -102,7 +102,8 @@ pub(super) fn unit(u: &str) -> Option<String> {
 
 /// Builds the variable table of a (validated) description. Value references are the
 /// positions in the table: 0 is `time`, then the solver parameters, the model parameters,
-/// the inputs and the outputs, in the order of the description.
+/// the inputs and the outputs, in the order of the description (the animation groups last),
+/// then the Model Exchange variables.
 pub fn interface_of(d: &Description) -> Result<ModelInterface, InterfaceError> {
     let json = serde_json::to_value(d).map_err(|e| InterfaceError(e.to_string()))?;
     interface_of_serialized(d, &json)
