@@ -254,10 +254,14 @@ fn help_explains_every_option() {
 }
 
 fn archived_page(fmu: &Path) -> String {
+    archived(fmu, "documentation/index.html").unwrap()
+}
+
+fn archived(fmu: &Path, name: &str) -> Option<String> {
     let mut archive = zip::ZipArchive::new(std::fs::File::open(fmu).unwrap()).unwrap();
-    let mut html = String::new();
-    archive.by_name("documentation/index.html").unwrap().read_to_string(&mut html).unwrap();
-    html
+    let mut text = String::new();
+    archive.by_name(name).ok()?.read_to_string(&mut text).unwrap();
+    Some(text)
 }
 
 #[test]
@@ -271,17 +275,25 @@ fn docs_writes_the_page_the_archives_carry() {
         args.extend(extra);
         let stdout = ok(&args);
         let page = dir.path().join(format!("pages/fmi{version}/{MODEL}.html"));
-        assert_eq!(stdout.trim(), path_str(&page), "docs prints the path it wrote");
+        let mut written = stdout.lines();
+        assert_eq!(written.next(), Some(path_str(&page)), "docs prints the path it wrote");
         let html = std::fs::read_to_string(&page).unwrap();
         assert_eq!(html, archived_page(&fmu(version)), "FMI {version}: the page of the archive");
+        // With the replay player installed, the replay beside the page, as the archive has it.
+        let replay = archived(&fmu(version), &format!("documentation/{MODEL}.replay.html"));
+        let beside = page.with_file_name(format!("{MODEL}.replay.html"));
+        assert_eq!(written.next(), replay.is_some().then(|| path_str(&beside)), "{stdout}");
+        assert_eq!(std::fs::read_to_string(&beside).ok(), replay, "FMI {version}: the archive's replay");
         assert!(html.contains(&format!("FMI {version}.0")) && html.contains("solver.method"));
     }
     // An archive: its own page, in its own version.
     let other = dir.path().join("from_fmu");
     let stdout = ok(&["docs", path_str(&fmu(2)), "--out", path_str(&other)]);
     let page = other.join(format!("fmi2/{MODEL}.html"));
-    assert_eq!(stdout.trim(), path_str(&page));
+    assert_eq!(stdout.lines().next(), Some(path_str(&page)));
     assert_eq!(std::fs::read_to_string(&page).unwrap(), archived_page(&fmu(2)));
+    let replay = archived(&fmu(2), &format!("documentation/{MODEL}.replay.html"));
+    assert_eq!(std::fs::read_to_string(page.with_file_name(format!("{MODEL}.replay.html"))).ok(), replay);
     let err = fails(&["docs", path_str(&fmu(2)), "--fmi", "3", "--out", path_str(&other)]);
     assert!(err.contains("FMI 2.0 FMU"), "{err}");
     // A description of the user's (the repository's example, found from this package).

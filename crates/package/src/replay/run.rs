@@ -61,7 +61,7 @@ impl Run {
             return Err(RunError::Empty { samples: time.len() });
         }
         for (k, w) in time.windows(2).enumerate() {
-            if !(w[1] > w[0]) {
+            if w[1].partial_cmp(&w[0]) != Some(std::cmp::Ordering::Greater) {
                 return Err(RunError::TimeNotIncreasing { sample: k + 1, previous: w[0], time: w[1] });
             }
         }
