@@ -37,8 +37,8 @@ fn a_replay_sits_beside_its_page_in_a_frame() {
     let library = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(library.path(), b"not a library").unwrap();
     let binaries = mbfmu_package::Binaries::host(library.path()).unwrap();
-    let zip = mbfmu_package::write_archive_to(&content, FmiVersion::V3, &binaries, std::io::Cursor::new(Vec::new()))
-        .unwrap();
+    let zip =
+        mbfmu_package::write_archive_to(&content, FmiVersion::V3, &binaries, std::io::Cursor::new(Vec::new())).unwrap();
     let mut archive = zip::ZipArchive::new(zip).unwrap();
     let mut stored = String::new();
     std::io::Read::read_to_string(&mut archive.by_name("documentation/SliderCrank.replay.html").unwrap(), &mut stored)
