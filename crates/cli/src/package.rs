@@ -82,6 +82,7 @@ pub fn run(args: PackageArgs) -> Result<()> {
     let entries: Vec<&'static mbfmu_model::catalog::CatalogEntry> = CATALOG.iter().collect();
     let motions = crate::replays::motions(&entries);
     let replayed = motions.iter().filter(|m| matches!(m, Motion::Replay { .. })).count();
+    let mut contents = Vec::new();
     for (entry, motion) in entries.iter().zip(motions) {
         let content = FmuContent::catalog_with(entry, motion);
         let fmus = package_model_with(&content, &binaries, &args.out)
@@ -89,11 +90,12 @@ pub fn run(args: PackageArgs) -> Result<()> {
         for fmu in &fmus {
             println!("wrote {} ({})", fmu.display(), size(fmu));
         }
+        contents.push(content);
     }
     if replayed > 0 {
         println!("documentation: 3D replays of the default experiment of {replayed} of {} models", entries.len());
     }
-    let systems = mbfmu_package::ssp::package_systems_with(&binaries, &args.out)
+    let systems = mbfmu_package::ssp::package_systems_with(&binaries, &contents, &args.out)
         .context(format!("cannot write the systems to {}", args.out.display()))?;
     for ssp in &systems {
         println!("wrote {} ({})", ssp.display(), size(ssp));

@@ -40,8 +40,16 @@ pub fn ssp_folder(version: FmiVersion) -> &'static str {
     }
 }
 
-/// Writes `system` with FMUs of `version` (the libraries of `binaries` inside each) to `out`.
-pub fn write_ssp(system: &System, version: FmiVersion, binaries: &Binaries, out: &Path) -> io::Result<()> {
+/// Writes `system` with FMUs of `version` (the libraries of `binaries` inside each) to `out`;
+/// a component whose model is among `contents` gets that archive's content (the one written
+/// beside the system, documentation replay included), the others the catalog's.
+pub fn write_ssp(
+    system: &System,
+    version: FmiVersion,
+    binaries: &Binaries,
+    contents: &[FmuContent],
+    out: &Path,
+) -> io::Result<()> {
     if let Some(dir) = out.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -55,8 +63,15 @@ pub fn write_ssp(system: &System, version: FmiVersion, binaries: &Binaries, out:
     for component in &system.components {
         // Two components of one model share its FMU.
         if !packed.contains(&component.entry.name) {
-            let fmu =
-                write_archive_to(&FmuContent::catalog(component.entry), version, binaries, Cursor::new(Vec::new()))?;
+            let own;
+            let content = match contents.iter().find(|c| c.name == component.entry.name) {
+                Some(content) => content,
+                None => {
+                    own = FmuContent::catalog(component.entry);
+                    &own
+                }
+            };
+            let fmu = write_archive_to(content, version, binaries, Cursor::new(Vec::new()))?;
             entry(xml::fmu_entry(component), &fmu.into_inner())?;
             packed.push(component.entry.name);
         }
@@ -71,17 +86,18 @@ pub fn write_ssp(system: &System, version: FmiVersion, binaries: &Binaries, out:
 /// Writes `<root>/ssp/fmi2/<System>.ssp` and `<root>/ssp/fmi3/<System>.ssp` for every
 /// built-in system, with the host's library.
 pub fn package_systems(library: &Path, root: &Path) -> io::Result<Vec<PathBuf>> {
-    package_systems_with(&Binaries::host(library)?, root)
+    package_systems_with(&Binaries::host(library)?, &[], root)
 }
 
 /// Writes `<root>/ssp/fmi2/<System>.ssp` and `<root>/ssp/fmi3/<System>.ssp` for every
-/// built-in system, with the libraries of `binaries` in its FMUs.
-pub fn package_systems_with(binaries: &Binaries, root: &Path) -> io::Result<Vec<PathBuf>> {
+/// built-in system, with the libraries of `binaries` in its FMUs and the `contents` of the
+/// archives written beside them (see [`write_ssp`]).
+pub fn package_systems_with(binaries: &Binaries, contents: &[FmuContent], root: &Path) -> io::Result<Vec<PathBuf>> {
     let mut written = Vec::new();
     for system in systems() {
         for version in [FmiVersion::V2, FmiVersion::V3] {
             let out = root.join(ssp_folder(version)).join(format!("{}.ssp", system.name));
-            write_ssp(&system, version, binaries, &out)?;
+            write_ssp(&system, version, binaries, contents, &out)?;
             written.push(out);
         }
     }
