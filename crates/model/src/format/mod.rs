@@ -165,7 +165,7 @@ pub struct Body {
     /// body-frame components (the papers' convention).
     #[serde(default)]
     pub angular_velocity: AngularVelocity,
-    /// Visual shape, centred on the centre of mass, for drawings and the 3D replay. Visual
+    /// Visual shape, centred on the centre of mass, for the 3D replay. Visual
     /// only: it has no effect on the dynamics (mass and inertia are given separately).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Shape>,
