@@ -79,7 +79,7 @@ fn finite(p: &V3) -> bool {
 }
 
 /// Every global point the drawing uses, for the choice of the view.
-fn all_points(d: &Description) -> Vec<V3> {
+pub(crate) fn all_points(d: &Description) -> Vec<V3> {
     let mut pts: Vec<V3> = d.bodies.iter().map(|b| b.position).collect();
     for j in &d.joints {
         pts.extend([j.point, j.point1, j.point2].into_iter().flatten());

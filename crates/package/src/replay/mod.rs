@@ -192,7 +192,7 @@ pub fn scene_json(
         }
     }
     let kept = run.thinned(options.max_samples);
-    let posing: Vec<&str> = elements
+    let posing: std::collections::HashSet<&str> = elements
         .frames
         .iter()
         .flat_map(|f| f.position.iter().flatten().chain(f.orientation.iter().flatten()))
@@ -249,12 +249,8 @@ pub fn page(model: &str, scene: &str, bundle: &str) -> String {
     format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} - 3D replay</title></head>\n<body>\n\
          <script type=\"application/json\" id=\"mbfmu-replay-data\">{scene}</script>\n<script>{bundle}</script>\n</body></html>\n",
-        escape(model)
+        crate::drawing::escape(model)
     )
-}
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// Smallest and largest finite value, if any.

@@ -11,7 +11,7 @@ use super::run::Run;
 use mbfmu_model::format::{Description, ForcePlace, JointKind, LineSymbol, Orientation, Shape, Valve, GROUND};
 use serde::Serialize;
 
-pub type V3 = [f64; 3];
+pub use crate::drawing::projection::{dot, sub, unit, V3};
 
 /// A moving frame; `position` and `orientation` name the channels of its pose.
 #[derive(Clone, Debug, Serialize)]
@@ -119,14 +119,6 @@ impl Elements {
     }
 }
 
-pub fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-pub fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
 /// `R(q) v` for the unit quaternion q = (e0, e1, e2, e3), e0 the scalar part.
 pub fn rotate(q: [f64; 4], v: V3) -> V3 {
     let [w, x, y, z] = q;
@@ -186,25 +178,11 @@ impl Fixed {
     }
 }
 
-fn unit(a: V3) -> Option<V3> {
-    let n = dot(a, a).sqrt();
-    (n.is_finite() && n > 1e-12).then(|| a.map(|x| x / n))
-}
-
-/// Size of a model: the diagonal of the box around its initial points (at least 1 mm).
+/// Size of a model: the diagonal of the box around the points the drawings use and the
+/// output points (at least 1 mm).
 pub fn model_size(d: &Description) -> f64 {
-    let mut pts: Vec<V3> = d.bodies.iter().map(|b| b.position).collect();
-    for j in &d.joints {
-        pts.extend([j.point, j.point1, j.point2].into_iter().flatten());
-    }
-    for b in &d.beams {
-        pts.extend(b.node_positions());
-    }
-    for c in d.hydraulics.iter().flat_map(|h| &h.cylinders) {
-        pts.extend([c.point1, c.point2].into_iter().flatten());
-    }
-    pts.extend(d.output_points().into_iter().map(|(_, p)| p));
-    pts.retain(|p| p.iter().all(|x| x.is_finite()));
+    let mut pts = crate::drawing::mechanism::all_points(d);
+    pts.extend(d.output_points().into_iter().map(|(_, p)| p).filter(|p| p.iter().all(|x| x.is_finite())));
     let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
     for p in &pts {
         for k in 0..3 {
