@@ -170,3 +170,51 @@ fn every_catalog_model_stops_at_its_budget_and_continues() {
         assert_eq!(f3.do_step_early(last, h), (OK3, false, last + h), "{what}: {:?}", f3.log.lines());
     }
 }
+
+/// The work budget through the C ABI: on the catalog's slowest step (the state-space Andrews'
+/// squeezer, milliseconds a step) a huge doStep returns once `solver.maxWorkPerCall` work
+/// units are spent, long before `solver.maxStepsPerCall` steps, with the same statuses as the
+/// step budget and a log line that names the parameter, its value and what was spent; a
+/// value below 1 or not finite is refused.
+#[test]
+fn a_huge_step_of_the_slowest_model_returns_at_its_work_budget() {
+    let entry = catalog::find("AndrewsSqueezerStateSpace").unwrap();
+    let model = model(entry);
+    let (start, _, _) = experiment(&model);
+    let work = var(&model, "solver.maxWorkPerCall").value_reference;
+    let steps = var(&model, "solver.maxStepsPerCall").value_reference;
+    let limit = 2e7;
+
+    let f = Fmu2::new(entry, "work2");
+    f.assert_error(f.set_real(work, 0.0), &["solver.maxWorkPerCall"]);
+    f.reset();
+    f.assert_error(f.set_real(work, f64::NAN), &["solver.maxWorkPerCall"]);
+    f.reset();
+    assert_eq!(f.set_real(work, limit), OK2);
+    init2_without_stop(&f, start);
+    assert_eq!(f.do_step(start, 1e6), DISCARD2, "{:?}", f.lines());
+    let last = last_successful_time(&f);
+    assert!(last > start && last < start + 0.01, "{last}");
+    let (_, line) = f.lines().last().cloned().unwrap();
+    for needle in ["fmi2DoStep", "solver.maxWorkPerCall = 20000000 work units", "internal steps", &last.to_string()] {
+        assert!(line.contains(needle), "{needle:?} in {line}");
+    }
+    assert!(outputs2(&f, &model).iter().all(|x| x.is_finite()));
+
+    // FMI 3 with early return: the same time, bit for bit (the count is deterministic).
+    let f3 = Fmu3::with_early_return(entry, "work3", true);
+    assert_eq!(f3.set_f64(work, limit), OK3);
+    init3_without_stop(&f3, start);
+    assert_eq!(f3.do_step_early(start, 1e6), (OK3, true, last), "{:?}", f3.log.lines());
+    let (_, _, line) = f3.log.lines().last().cloned().unwrap();
+    assert!(line.contains("solver.maxWorkPerCall"), "{line}");
+
+    // A step budget below the work budget's steps stops it first, and says so.
+    let f = Fmu2::new(entry, "work2-steps");
+    assert_eq!(f.set_real(work, limit), OK2);
+    assert_eq!(f.set_integer(steps, 3), OK2);
+    init2_without_stop(&f, start);
+    assert_eq!(f.do_step(start, 1e6), DISCARD2, "{:?}", f.lines());
+    let (_, line) = f.lines().last().cloned().unwrap();
+    assert!(line.contains("solver.maxStepsPerCall = 3"), "{line}");
+}

@@ -171,7 +171,8 @@ fn mutated_catalog_json_loads_or_is_refused_without_a_panic_or_hang() {
                 if let Ok(mut sim) = mbfmu_engine::Simulation::new(&model.description) {
                     let d = &model.description;
                     // Bounded work: a mutated step size cannot make this hang.
-                    let _ = sim.advance_within(d.experiment.start + 3.0 * d.experiment.step, 200);
+                    let _ = sim
+                        .advance_within(d.experiment.start + 3.0 * d.experiment.step, mbfmu_engine::Budget::steps(200));
                 }
             }
             Ok(())

@@ -3,6 +3,7 @@
 
 use super::Phase;
 use mbfmu_engine::integrators::StepError;
+use mbfmu_engine::{Limit, Meter};
 use mbfmu_model::variables::VarType;
 use std::fmt;
 
@@ -30,12 +31,14 @@ pub enum SlaveError {
         error: StepError,
         reached: f64,
     },
-    /// The step needs more internal steps than `solver.maxStepsPerCall` allows; it stopped
-    /// at `reached`, the time of the last internal step, in a consistent state.
+    /// The step needs more internal steps than `solver.maxStepsPerCall` or more work than
+    /// `solver.maxWorkPerCall` allows (`limit` says which); it stopped at `reached`, the time
+    /// of the last internal step, in a consistent state, having spent what `meter` counted.
     StepBudget {
         target: f64,
         reached: f64,
-        limit: u64,
+        limit: Limit,
+        meter: Meter,
     },
     CommunicationPoint {
         expected: f64,
@@ -86,11 +89,23 @@ impl fmt::Display for SlaveError {
             }
             SlaveError::Model(e) => write!(f, "the model cannot be built: {e}"),
             SlaveError::Step { error, reached } => write!(f, "{error}; the last successful time is {reached}"),
-            SlaveError::StepBudget { target, reached, limit } => write!(
+            SlaveError::StepBudget { target, reached, limit: Limit::Steps, meter } => write!(
                 f,
-                "reaching {target} needs more than solver.maxStepsPerCall = {limit} internal steps: stopped at {reached} \
+                "reaching {target} needs more than solver.maxStepsPerCall = {} internal steps: stopped at {reached} \
                  (bounded work per call; raise the parameter solver.maxStepsPerCall before the end of \
-                 initialization, or use shorter communication steps)"
+                 initialization, or use shorter communication steps)",
+                meter.budget().steps
+            ),
+            SlaveError::StepBudget { target, reached, limit: Limit::Work, meter } => write!(
+                f,
+                "reaching {target} needs more work than solver.maxWorkPerCall = {} work units: stopped at {reached} \
+                 after {} internal steps and {} work units ({} per model evaluation of this model) (bounded work \
+                 per call; raise the parameter solver.maxWorkPerCall before the end of initialization, or use \
+                 shorter communication steps)",
+                meter.budget().work,
+                meter.steps(),
+                meter.work(),
+                meter.weight()
             ),
             SlaveError::CommunicationPoint { expected, got } => {
                 write!(f, "communication point {got} does not match the FMU's time {expected}")

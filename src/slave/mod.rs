@@ -65,6 +65,8 @@ pub struct Slave {
     model_exchange: bool,
     /// Value reference of `solver.maxStepsPerCall`.
     max_steps_vr: Option<u32>,
+    /// Value reference of `solver.maxWorkPerCall`.
+    max_work_vr: Option<u32>,
     /// Outputs of the current state, evaluated when first read (co-simulation).
     outputs: OutputCache,
     /// Their time derivatives, likewise.
@@ -110,12 +112,11 @@ impl Slave {
     pub fn new(model: Arc<Model>) -> Slave {
         let values = Self::start_values(&model.interface);
         let start_time = model.description.experiment.start;
-        let max_steps_vr = model
-            .interface
-            .variables
-            .iter()
-            .find(|v| v.binding == Binding::Solver(SolverSetting::MaxStepsPerCall))
-            .map(|v| v.value_reference);
+        let solver_vr = |setting: SolverSetting| {
+            model.interface.variables.iter().find(|v| v.binding == Binding::Solver(setting)).map(|v| v.value_reference)
+        };
+        let max_steps_vr = solver_vr(SolverSetting::MaxStepsPerCall);
+        let max_work_vr = solver_vr(SolverSetting::MaxWorkPerCall);
         let outputs = OutputCache::new(&model.interface);
         let rates = RateCache::new(&model.interface);
         let input_derivatives = vec![[0.0; 2]; model.description.interface.inputs.len()];
@@ -134,6 +135,7 @@ impl Slave {
             messages: Vec::new(),
             model_exchange: false,
             max_steps_vr,
+            max_work_vr,
             outputs,
             rates,
             input_derivatives,

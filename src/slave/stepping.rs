@@ -1,24 +1,25 @@
-//! The doStep contract: communication points, the stop time, the step budget
-//! (`solver.maxStepsPerCall`), sub-stepping, and the same step taken one internal step at a
+//! The doStep contract: communication points, the stop time, the budget of internal steps
+//! (`solver.maxStepsPerCall`) and of work (`solver.maxWorkPerCall`, counted by the engine's
+//! [`Meter`]: model evaluations weighted by the system's size), sub-stepping, and the same step taken one internal step at a
 //! time for FMI 3 intermediate updates (FMI 3.0 Sect. 4.2.2: the FMU calls back at its
 //! internal step times; the importer may set inputs and read outputs there).
 
 use super::{close_in_time, Phase, Slave, SlaveError};
 use mbfmu_engine::integrators::StepError;
-use mbfmu_engine::{Progress, SubSteps};
+use mbfmu_engine::{Budget, Meter, Progress, SubSteps};
 
 /// A communication step in progress, taken one internal step at a time ([`Slave::step_once`]).
 #[derive(Debug)]
 pub struct StepInProgress {
     t: f64,
     target: f64,
-    /// Internal steps (attempts, for variable-step methods) the step may take.
-    limit: u64,
+    /// What the step may spend (internal steps, attempts for variable-step methods, and
+    /// work) and has spent.
+    meter: Meter,
     /// The equal sub-steps of the uninterrupted advance, so that both land on the same times;
     /// planned at the first internal step taken one at a time ([`Slave::step_once`]: an
     /// uninterrupted advance plans its own).
     plan: Plan,
-    taken: u64,
     floor_before: u64,
 }
 
@@ -43,9 +44,9 @@ impl StepInProgress {
 impl Slave {
     /// Advances from `t` (must equal the slave's time) by `h`.
     pub fn do_step(&mut self, t: f64, h: f64) -> Result<(), SlaveError> {
-        let Some(step) = self.begin_step(t, h)? else { return Ok(()) };
+        let Some(mut step) = self.begin_step(t, h)? else { return Ok(()) };
         let sim = self.sim.as_mut().expect("built at exit of initialization");
-        let result = sim.advance_within(step.target, step.limit);
+        let result = sim.advance_metered(step.target, &mut step.meter);
         self.end_step(&step, result)
     }
 
@@ -78,11 +79,15 @@ impl Slave {
             return Ok(None);
         }
         self.state_changed();
-        // Bounded work per call: at most solver.maxStepsPerCall internal steps.
-        let limit = self.max_steps_vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
+        // Bounded work per call: at most solver.maxStepsPerCall internal steps and
+        // solver.maxWorkPerCall work units (a value beyond u64 saturates, NaN is refused by
+        // the parameter's checks).
+        let limit = |vr: Option<u32>| vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
+        let budget = Budget { steps: limit(self.max_steps_vr), work: limit(self.max_work_vr) };
         let sim = self.sim.as_ref().expect("built at exit of initialization");
         let floor_before = sim.floor_count();
-        Ok(Some(StepInProgress { t, target, limit, plan: Plan::Pending, taken: 0, floor_before }))
+        let meter = sim.meter(budget);
+        Ok(Some(StepInProgress { t, target, meter, plan: Plan::Pending, floor_before }))
     }
 
     /// The next internal step of `step`: Ok((time reached, true)) when the communication step
@@ -93,7 +98,7 @@ impl Slave {
         let sim = self.sim.as_mut().expect("built at exit of initialization");
         let start = sim.time();
         if let Plan::Pending = step.plan {
-            step.plan = match sim.sub_steps(step.target, step.limit) {
+            step.plan = match sim.sub_steps(step.target, step.meter.budget()) {
                 Ok(Some(plan)) => Plan::Equal(plan),
                 Ok(None) => Plan::Own,
                 Err(error) => return Err(SlaveError::Step { error, reached: self.time }),
@@ -101,20 +106,25 @@ impl Slave {
         }
         // Until the time moves (a variable-step method may reject attempts) or the step ends.
         let outcome = loop {
-            if step.taken >= step.limit {
+            if step.meter.exhausted().is_some() {
                 break Ok(Progress::Budget);
             }
-            step.taken += 1;
             let reached = match &mut step.plan {
                 Plan::Equal(plan) => {
                     let target = plan.next_target().unwrap_or(step.target);
-                    sim.step_to(target).map(|()| {
+                    sim.step_to(target, &mut step.meter).map(|()| {
                         plan.advance();
                         plan.next_target().is_none()
                     })
                 }
-                // One attempt; Budget means it ended short of the target.
-                Plan::Own | Plan::Pending => sim.advance_within(step.target, 1).map(|p| p == Progress::Reached),
+                // One attempt (a meter of what is left, with one step); Budget means it ended
+                // short of the target.
+                Plan::Own | Plan::Pending => {
+                    let mut one = step.meter.one_step();
+                    let progress = sim.advance_metered(step.target, &mut one);
+                    step.meter.absorb(&one);
+                    progress.map(|p| p == Progress::Reached)
+                }
             };
             match reached {
                 Ok(false) if sim.time() == start => continue,
@@ -163,7 +173,8 @@ impl Slave {
             }
             Ok(Progress::Budget) => {
                 self.time = reached;
-                Err(SlaveError::StepBudget { target: step.target, reached, limit: step.limit })
+                let limit = step.meter.exhausted().unwrap_or(mbfmu_engine::Limit::Steps);
+                Err(SlaveError::StepBudget { target: step.target, reached, limit, meter: step.meter })
             }
             Err(error) => {
                 self.time = reached;

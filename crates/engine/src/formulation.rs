@@ -38,8 +38,128 @@ impl StepCounters {
 pub enum Progress {
     /// The end time was reached.
     Reached,
-    /// The step budget ran out first; the state is that of the last internal step.
+    /// The budget ([`Budget`]) ran out first; the state is that of the last internal step.
     Budget,
+}
+
+/// What one advance (one doStep) may spend: internal steps (step attempts, for methods that
+/// reject steps) and work, counted deterministically in work units ([`Meter`]). The advance
+/// stops at the first internal step after which either limit is reached.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub steps: u64,
+    pub work: u64,
+}
+
+impl Budget {
+    /// No limit.
+    pub const UNLIMITED: Budget = Budget { steps: u64::MAX, work: u64::MAX };
+
+    /// At most `steps` internal steps, work unlimited.
+    pub const fn steps(steps: u64) -> Budget {
+        Budget { steps, work: u64::MAX }
+    }
+}
+
+/// Which limit of a [`Budget`] stopped an advance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Steps,
+    Work,
+}
+
+/// Work units of one model evaluation with an iteration matrix of `n` unknowns that is
+/// factored densely or by a general sparse LU: n^2 + [`EVALUATION_OVERHEAD`] (assembly and
+/// solve grow with n^2 at these sizes, the fixed cost of a call with the constant).
+pub fn matrix_evaluation_work(n: usize) -> u64 {
+    let n = n as u64;
+    n * n + EVALUATION_OVERHEAD
+}
+
+/// Work units of one model evaluation whose linear algebra grows linearly with the `n`
+/// unknowns (the Schur complements of the half-implicit method: block-tridiagonal for
+/// chains, a small dense one for closed loops): 40 n + [`EVALUATION_OVERHEAD`].
+pub fn linear_evaluation_work(n: usize) -> u64 {
+    40 * n as u64 + EVALUATION_OVERHEAD
+}
+
+/// The fixed part of one evaluation's work units (calls, bookkeeping, force elements).
+pub const EVALUATION_OVERHEAD: u64 = 1000;
+
+/// Counts what an advance spends against its [`Budget`]: every internal step (attempt) is
+/// one step, and its work is the model evaluations it made (Newton iterations, or stages of
+/// an explicit method, at least one) times the formulation's work units per evaluation
+/// ([`Formulation::evaluation_work`]). Deterministic: the same advance spends the same
+/// work on every machine and at every load, so that where a doStep stops does not depend on
+/// the host. One work unit is of the order of a nanosecond of one core (the catalog's rates:
+/// `cargo run --release -p mbfmu-engine --example worst_case_do_step`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meter {
+    budget: Budget,
+    /// Work units per model evaluation.
+    weight: u64,
+    steps: u64,
+    work: u64,
+}
+
+impl Meter {
+    pub fn new(budget: Budget, weight: u64) -> Meter {
+        Meter { budget, weight: weight.max(1), steps: 0, work: 0 }
+    }
+
+    /// An unlimited meter (single steps, start-up).
+    pub fn unlimited() -> Meter {
+        Meter::new(Budget::UNLIMITED, 1)
+    }
+
+    /// The limit that is reached, if any: no further internal step may start.
+    pub fn exhausted(&self) -> Option<Limit> {
+        if self.steps >= self.budget.steps {
+            Some(Limit::Steps)
+        } else if self.work >= self.budget.work {
+            Some(Limit::Work)
+        } else {
+            None
+        }
+    }
+
+    /// One internal step (attempt) that made `evaluations` model evaluations.
+    pub fn charge(&mut self, evaluations: u64) {
+        self.steps += 1;
+        self.work = self.work.saturating_add(evaluations.max(1).saturating_mul(self.weight));
+    }
+
+    /// A meter for one more internal step (attempt) of this one's advance: the work left,
+    /// one step; [`Meter::absorb`] adds what it spent back.
+    pub fn one_step(&self) -> Meter {
+        let budget = Budget { steps: 1, work: self.budget.work.saturating_sub(self.work) };
+        Meter { budget, weight: self.weight, steps: 0, work: 0 }
+    }
+
+    /// Adds what `other` (a [`Meter::one_step`] of this one) spent.
+    pub fn absorb(&mut self, other: &Meter) {
+        self.steps += other.steps;
+        self.work = self.work.saturating_add(other.work);
+    }
+
+    /// Internal steps (attempts) charged.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    /// Work units charged.
+    pub fn work(&self) -> u64 {
+        self.work
+    }
+
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Work units per model evaluation.
+    pub fn weight(&self) -> u64 {
+        self.weight
+    }
 }
 
 /// The equal sub-steps of an advance from `t0` to `t_end`, each no larger than the step size
@@ -56,8 +176,8 @@ pub struct SubSteps {
 
 impl SubSteps {
     /// The plan to `t_end`; an error for a negative or non-finite span and for more steps
-    /// than can ever be taken unless `max_steps` bounds them.
-    pub fn new(t0: f64, t_end: f64, step_size: f64, max_steps: u64) -> Result<SubSteps, StepError> {
+    /// than can ever be taken unless `budget` bounds them.
+    pub fn new(t0: f64, t_end: f64, step_size: f64, budget: Budget) -> Result<SubSteps, StepError> {
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
@@ -67,7 +187,7 @@ impl SubSteps {
         }
         let n = Self::count(t0, t_end, step_size);
         // More steps than can ever be taken; a budget below that bounds the work instead.
-        if n > 1e12 && max_steps as f64 > 1e12 {
+        if n > 1e12 && budget.steps as f64 > 1e12 && budget.work == u64::MAX {
             return Err(StepError::BadStep { time: t0, h: step_size });
         }
         Ok(SubSteps { t0, t_end, n: n as u64, i: 0 })
@@ -121,10 +241,16 @@ pub(crate) fn sub_step<F: Formulation + ?Sized>(
     f: &mut F,
     target: f64,
     counters: &mut StepCounters,
-) -> Result<(), StepError> {
+) -> Result<StepStats, StepError> {
     let stats = if is_negligible(f, target) { f.shift_to(target)? } else { f.step_to(target)? };
     counters.count(stats);
-    Ok(())
+    Ok(stats)
+}
+
+/// The model evaluations of one internal step for the work budget ([`Meter`]): its Newton
+/// iterations, or its implicit stages when it reports none (at least one, [`Meter::charge`]).
+pub(crate) fn evaluations(stats: StepStats) -> u64 {
+    u64::from(stats.iterations.max(stats.stages))
 }
 
 /// The default [`Formulation::advance_to`]: equal sub-steps no larger than the step size.
@@ -132,14 +258,15 @@ pub(crate) fn equal_sub_steps<F: Formulation + ?Sized>(
     f: &mut F,
     t_end: f64,
     counters: &mut StepCounters,
-    max_steps: u64,
+    meter: &mut Meter,
 ) -> Result<Progress, StepError> {
-    let mut plan = SubSteps::new(f.time(), t_end, f.step_size(), max_steps)?;
+    let mut plan = SubSteps::new(f.time(), t_end, f.step_size(), meter.budget())?;
     while let Some(target) = plan.next_target() {
-        if plan.taken() >= max_steps {
+        if meter.exhausted().is_some() {
             return Ok(Progress::Budget);
         }
-        sub_step(f, target, counters)?;
+        let stats = sub_step(f, target, counters)?;
+        meter.charge(evaluations(stats));
         plan.advance();
     }
     Ok(Progress::Reached)
@@ -194,14 +321,27 @@ pub trait Formulation: Send {
     /// accelerations and multipliers only to ~eps |q| / h^2.
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError>;
 
-    /// Advances to `t_end`, taking at most `max_steps` internal steps (attempts, for methods
-    /// that reject steps). The default takes equal sub-steps no larger than the step size;
-    /// formulations with their own step control override it. On error the state is the one
-    /// reached by the last successful step; when the budget runs out first the state is that
-    /// of the last internal step and [`Progress::Budget`] says so (those steps are the first
-    /// ones the unbounded advance takes).
-    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
-        equal_sub_steps(self, t_end, counters, max_steps)
+    /// Advances to `t_end`, charging every internal step (attempt, for methods that reject
+    /// steps) to `meter` and starting none once its budget is spent. The default takes equal
+    /// sub-steps no larger than the step size; formulations with their own step control
+    /// override it. On error the state is the one reached by the last successful step; when
+    /// the budget runs out first the state is that of the last internal step and
+    /// [`Progress::Budget`] says so (those steps are the first ones the unbounded advance
+    /// takes).
+    fn advance_to(
+        &mut self,
+        t_end: f64,
+        counters: &mut StepCounters,
+        meter: &mut Meter,
+    ) -> Result<Progress, StepError> {
+        equal_sub_steps(self, t_end, counters, meter)
+    }
+
+    /// Work units of one model evaluation (one Newton iteration with its iteration matrix
+    /// and solve, or one evaluation of an ODE's derivatives) for the work budget ([`Meter`]):
+    /// [`matrix_evaluation_work`] of the Newton unknowns unless a formulation knows better.
+    fn evaluation_work(&self) -> u64 {
+        matrix_evaluation_work(self.dims().unknowns)
     }
 
     /// True if the formulation chooses its own internal steps (variable-step methods), so

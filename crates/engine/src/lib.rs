@@ -39,7 +39,10 @@ use serde::{Deserialize, Serialize};
 use state::MechState;
 use std::fmt;
 
-pub use formulation::{Formulation, OdeSystem, Progress, SubSteps, NEGLIGIBLE_STEP};
+pub use formulation::{
+    linear_evaluation_work, matrix_evaluation_work, Budget, Formulation, Limit, Meter, OdeSystem, Progress, SubSteps,
+    EVALUATION_OVERHEAD, NEGLIGIBLE_STEP,
+};
 pub use settings::{
     ErrorControl, Index3Method, Index3Settings, SemirecursiveSettings, StateSpaceMethod, StateSpaceSettings,
 };
@@ -220,17 +223,30 @@ impl Simulation {
     /// step methods choose their own). On error the state is the one reached by the last
     /// successful sub-step.
     pub fn advance_to(&mut self, t_end: f64) -> Result<(), StepError> {
-        self.advance_within(t_end, u64::MAX).map(|_| ())
+        self.advance_within(t_end, Budget::UNLIMITED).map(|_| ())
     }
 
-    /// As [`Simulation::advance_to`], but stops after `max_steps` internal steps (attempted
-    /// steps for the variable-step methods): a bounded amount of work, whatever `t_end` is.
-    /// [`Progress::Budget`] means the budget ran out first; the state is then the one of the
-    /// last internal step, at [`Simulation::time`].
-    pub fn advance_within(&mut self, t_end: f64, max_steps: u64) -> Result<Progress, StepError> {
+    /// As [`Simulation::advance_to`], but within `budget`: its internal steps (attempted
+    /// steps for the variable-step methods) and its work ([`Meter`]), a bounded amount of
+    /// work whatever `t_end` is. [`Progress::Budget`] means the budget ran out first; the
+    /// state is then the one of the last internal step, at [`Simulation::time`].
+    pub fn advance_within(&mut self, t_end: f64, budget: Budget) -> Result<Progress, StepError> {
+        let mut meter = self.meter(budget);
+        self.advance_metered(t_end, &mut meter)
+    }
+
+    /// A meter of `budget` for this model's work units per evaluation
+    /// ([`Formulation::evaluation_work`]).
+    pub fn meter(&self, budget: Budget) -> Meter {
+        Meter::new(budget, self.formulation.evaluation_work())
+    }
+
+    /// As [`Simulation::advance_within`], charging `meter` (which may have been charged by
+    /// earlier internal steps of the same communication step): what was spent stays on it.
+    pub fn advance_metered(&mut self, t_end: f64, meter: &mut Meter) -> Result<Progress, StepError> {
         self.before_advance(t_end);
         let start = self.time();
-        let result = self.formulation.advance_to(t_end, &mut self.counters, max_steps);
+        let result = self.formulation.advance_to(t_end, &mut self.counters, meter);
         self.after_advance(start);
         result
     }
@@ -319,19 +335,22 @@ impl Simulation {
 
     /// The equal sub-steps [`Simulation::advance_within`] takes to `t_end`, or None where the
     /// formulation chooses its own steps (then advance with a budget of one step at a time).
-    pub fn sub_steps(&self, t_end: f64, max_steps: u64) -> Result<Option<SubSteps>, StepError> {
+    pub fn sub_steps(&self, t_end: f64, budget: Budget) -> Result<Option<SubSteps>, StepError> {
         if self.formulation.own_step_control() {
             return Ok(None);
         }
-        SubSteps::new(self.time(), t_end, self.formulation.step_size(), max_steps).map(Some)
+        SubSteps::new(self.time(), t_end, self.formulation.step_size(), budget).map(Some)
     }
 
     /// One internal step to `target`, a target of [`Simulation::sub_steps`]: exactly the step
-    /// the uninterrupted advance takes there. On error the state is unchanged.
-    pub fn step_to(&mut self, target: f64) -> Result<(), StepError> {
+    /// the uninterrupted advance takes there, charged to `meter` as that advance charges it.
+    /// On error the state is unchanged.
+    pub fn step_to(&mut self, target: f64, meter: &mut Meter) -> Result<(), StepError> {
         // More steps of the same communication step may follow.
         self.keep_checkpoint();
-        formulation::sub_step(&mut *self.formulation, target, &mut self.counters)
+        let stats = formulation::sub_step(&mut *self.formulation, target, &mut self.counters)?;
+        meter.charge(formulation::evaluations(stats));
+        Ok(())
     }
 
     /// The values of a plan's outputs at their positions in `out`, each shared part computed

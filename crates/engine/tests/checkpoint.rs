@@ -6,7 +6,7 @@
 //! which there is nothing to roll back to (the state-space formulation steps under its own
 //! control and always copies). "As before" is the snapshot, byte for byte.
 
-use mbfmu_engine::{Progress, Simulation};
+use mbfmu_engine::{Budget, Progress, Simulation};
 use mbfmu_model::catalog;
 use mbfmu_model::format::{Description, Method};
 
@@ -42,7 +42,7 @@ fn a_failed_single_step_rolls_back_to_the_same_bytes() {
             let t = sim.time();
             let before = sim.snapshot();
             sim.checkpoint();
-            if sim.advance_within(t + 0.5, u64::MAX).is_ok() {
+            if sim.advance_within(t + 0.5, Budget::UNLIMITED).is_ok() {
                 return false;
             }
             assert_eq!(sim.time(), t, "{name}");
@@ -63,16 +63,16 @@ fn an_advance_stopped_by_its_budget_rolls_back_to_the_checkpoint() {
             let t = sim.time();
             let before = sim.snapshot();
             sim.checkpoint();
-            let progress = sim.advance_within(t + 1.0, budget).unwrap();
+            let progress = sim.advance_within(t + 1.0, Budget::steps(budget)).unwrap();
             assert_eq!(progress, Progress::Budget, "{name}");
             assert!(sim.time() > t, "{name}");
             sim.rollback().unwrap();
             assert_eq!(sim.snapshot(), before, "{name}: {budget} internal step(s) undone");
             // The same advance again gives the same state: nothing of the first one is left.
-            sim.advance_within(t + 1.0, budget).unwrap();
+            sim.advance_within(t + 1.0, Budget::steps(budget)).unwrap();
             let once = sim.snapshot();
             sim.restore(&before).unwrap();
-            sim.advance_within(t + 1.0, budget).unwrap();
+            sim.advance_within(t + 1.0, Budget::steps(budget)).unwrap();
             assert_eq!(sim.snapshot(), once, "{name}");
         }
     }
@@ -100,7 +100,7 @@ fn after_a_successful_step_there_is_nothing_to_roll_back() {
         let t = sim.time();
         let before = sim.snapshot();
         sim.checkpoint();
-        sim.advance_within(t + 1e-3, u64::MAX).unwrap();
+        sim.advance_within(t + 1e-3, Budget::UNLIMITED).unwrap();
         let after = sim.snapshot();
         if copies_always(name) {
             sim.rollback().unwrap();

@@ -203,6 +203,16 @@ impl Formulation for Index3Formulation {
         mechanism_quantity_rates(&self.dae.mech, self.state(), quantities, first, second, scratch);
     }
 
+    /// The half-implicit method's linear algebra (its Schur complements) grows linearly with
+    /// the unknowns, the iteration matrix of the implicit suite with their square.
+    fn evaluation_work(&self) -> u64 {
+        let n = self.dims().unknowns;
+        match &self.stepper {
+            Stepper::HalfImplicit { .. } => crate::formulation::linear_evaluation_work(n),
+            Stepper::Implicit(_) => crate::formulation::matrix_evaluation_work(n),
+        }
+    }
+
     fn dims(&self) -> Dims {
         let m = &self.dae.mech;
         Dims {

@@ -84,7 +84,7 @@ mod tests {
             let h = d.solver.step_size;
             for step in 0..=400 {
                 if step > 0 {
-                    sim.advance_within(d.experiment.start + step as f64 * h, u64::MAX).expect("steps");
+                    sim.advance_within(d.experiment.start + step as f64 * h, crate::Budget::UNLIMITED).expect("steps");
                 }
                 sim.quantities(&quantities, &mut batch);
                 let mech = sim.mechanism().expect("index-3");

@@ -22,7 +22,7 @@ use super::step_control::{
     first_guess, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
 };
 use super::StepError;
-use crate::formulation::{OdeSystem, Progress, StepCounters, SubSteps};
+use crate::formulation::{Meter, OdeSystem, Progress, StepCounters, SubSteps};
 use crate::settings::ErrorControl;
 use serde::{Deserialize, Serialize};
 
@@ -78,8 +78,6 @@ pub struct Advance<'a> {
     /// Largest step.
     pub step_size: f64,
     pub control: &'a ErrorControl,
-    /// Step attempts allowed.
-    pub max_steps: u64,
 }
 
 /// How an advance ended.
@@ -156,7 +154,8 @@ impl ExplicitOde {
     /// Advances `ode` from `run.t0` (its current time and state) to `run.t_end`: RK4 in equal
     /// steps no larger than `run.step_size`, the embedded pairs under `run.control` with steps
     /// no larger than it, starting with `*h_next` (NaN: chosen here) and leaving the proposal
-    /// for the next step there. At most `run.max_steps` step attempts. On error the system is
+    /// for the next step there. Each step attempt is charged to `meter` (its stages are its
+    /// evaluations) and none starts once its budget is spent. On error the system is
     /// at the last accepted step. With a `stiffness` test the advance ends at the step that
     /// proves the problem stiff.
     pub fn advance(
@@ -165,9 +164,10 @@ impl ExplicitOde {
         run: &Advance,
         h_next: &mut f64,
         counters: &mut StepCounters,
+        meter: &mut Meter,
         stiffness: Option<&mut StiffnessTest>,
     ) -> Result<Outcome, StepError> {
-        let Advance { t0, t_end, step_size, control, max_steps } = *run;
+        let Advance { t0, t_end, step_size, control } = *run;
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
@@ -185,9 +185,9 @@ impl ExplicitOde {
         self.t = t0;
         self.at_current = true;
         let result = if self.variable_step() {
-            self.variable_steps(ode, run, h_next, counters, stiffness)
+            self.variable_steps(ode, run, h_next, counters, meter, stiffness)
         } else {
-            self.constant_steps(ode, t0, t_end, step_size, max_steps, counters)
+            self.constant_steps(ode, t0, t_end, step_size, meter, counters)
         };
         if !self.at_current {
             // Back to the last accepted point, evaluated (the system's state is the last point
@@ -209,15 +209,16 @@ impl ExplicitOde {
         t0: f64,
         t_end: f64,
         step_size: f64,
-        max_steps: u64,
+        meter: &mut Meter,
         counters: &mut StepCounters,
     ) -> Result<Outcome, StepError> {
-        let mut plan = SubSteps::new(t0, t_end, step_size, max_steps)?;
+        let mut plan = SubSteps::new(t0, t_end, step_size, meter.budget())?;
         let mut t = t0;
         while let Some(target) = plan.next_target() {
-            if plan.taken() >= max_steps {
+            if meter.exhausted().is_some() {
                 return Ok(Outcome::Progress(Progress::Budget));
             }
+            meter.charge(self.tableau.stages() as u64);
             self.stages(ode, t, target - t, target)?;
             self.accept(ode, target, counters)?;
             t = target;
@@ -232,21 +233,21 @@ impl ExplicitOde {
         run: &Advance,
         h_next: &mut f64,
         counters: &mut StepCounters,
+        meter: &mut Meter,
         mut stiffness: Option<&mut StiffnessTest>,
     ) -> Result<Outcome, StepError> {
-        let Advance { t0, t_end, step_size, control, max_steps } = *run;
+        let Advance { t0, t_end, step_size, control } = *run;
         let exponent = self.tableau.exponent;
         let mut t = t0;
         if h_next.is_nan() || *h_next <= 0.0 {
             *h_next = self.initial_step(ode, t, step_size.min(t_end - t), control)?;
         }
         let mut rejected_last = false;
-        let mut attempts = 0u64;
         while t < t_end {
-            if attempts == max_steps {
+            if meter.exhausted().is_some() {
                 return Ok(Outcome::Progress(Progress::Budget));
             }
-            attempts += 1;
+            meter.charge(self.tableau.stages() as u64);
             // A time event of the system ends a step exactly.
             let target = ode.next_time_event().filter(|&te| te > t && te < t_end).unwrap_or(t_end);
             let proposed = h_next.min(step_size);

@@ -11,7 +11,7 @@
 //! rule only (their pressure dynamics are stiff from the start).
 
 use super::Semirecursive;
-use crate::formulation::{equal_sub_steps, Progress, StepCounters};
+use crate::formulation::{equal_sub_steps, Meter, Progress, StepCounters};
 use crate::integrators::explicit::{self, Explicit};
 use crate::integrators::{Advance, Outcome, StepError};
 use mbfmu_model::format::Method;
@@ -31,14 +31,14 @@ impl Semirecursive {
         self.explicit.is_some() && !self.state.stiff
     }
 
-    /// Advances to `t_end` with the explicit method, at most `max_steps` step attempts; `auto`
-    /// goes on with the trapezoidal rule where it finds the problem stiff. On error the state
-    /// is the last accepted step.
+    /// Advances to `t_end` with the explicit method, each step attempt charged to `meter`;
+    /// `auto` goes on with the trapezoidal rule where it finds the problem stiff. On error the
+    /// state is the last accepted step.
     pub(super) fn explicit_advance(
         &mut self,
         t_end: f64,
         counters: &mut StepCounters,
-        max_steps: u64,
+        meter: &mut Meter,
     ) -> Result<Progress, StepError> {
         let mut stepper = self.explicit.take().expect("an explicit method has its stages");
         // The view reads the co-simulation state (it may have been restored or rolled back).
@@ -46,12 +46,11 @@ impl Semirecursive {
         self.activate();
         let t0 = self.state.t;
         let mut h_next = self.state.h_next;
-        let steps_before = counters.steps;
         let settings = self.settings;
         let mut stiffness = self.state.stiffness;
         let test = (settings.method == Method::Auto).then_some(&mut stiffness);
-        let run = Advance { t0, t_end, step_size: settings.step_size, control: &settings.control, max_steps };
-        let result = stepper.advance(self, &run, &mut h_next, counters, test);
+        let run = Advance { t0, t_end, step_size: settings.step_size, control: &settings.control };
+        let result = stepper.advance(self, &run, &mut h_next, counters, meter, test);
         self.state.stiffness = stiffness;
         self.state.h_next = h_next;
         self.ode.active = false;
@@ -67,8 +66,7 @@ impl Semirecursive {
                     explicit::DOP853.stability_boundary,
                     settings.step_size
                 ));
-                let used = counters.steps - steps_before;
-                equal_sub_steps(self, t_end, counters, max_steps.saturating_sub(used))
+                equal_sub_steps(self, t_end, counters, meter)
             }
         }
     }
@@ -76,7 +74,7 @@ impl Semirecursive {
     /// One step of the explicit method to `target` (no farther than the step size).
     pub(super) fn explicit_step(&mut self, target: f64) -> Result<(), StepError> {
         let mut counters = StepCounters::default();
-        match self.explicit_advance(target, &mut counters, u64::MAX)? {
+        match self.explicit_advance(target, &mut counters, &mut Meter::unlimited())? {
             Progress::Reached => Ok(()),
             Progress::Budget => Err(StepError::BadStep { time: self.state.t, h: target - self.state.t }),
         }

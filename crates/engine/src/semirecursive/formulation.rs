@@ -3,7 +3,7 @@
 //! trapezoidal rule.
 
 use super::{SemiState, Semirecursive};
-use crate::formulation::{equal_sub_steps, to_bytes_into, Dims, Formulation, OdeSystem, Progress, StepCounters};
+use crate::formulation::{equal_sub_steps, to_bytes_into, Dims, Formulation, Meter, OdeSystem, Progress, StepCounters};
 use crate::hydraulics::{laws, Attachment};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
@@ -128,11 +128,16 @@ impl Formulation for Semirecursive {
         Semirecursive::step_to(self, target)
     }
 
-    fn advance_to(&mut self, t_end: f64, counters: &mut StepCounters, max_steps: u64) -> Result<Progress, StepError> {
+    fn advance_to(
+        &mut self,
+        t_end: f64,
+        counters: &mut StepCounters,
+        meter: &mut Meter,
+    ) -> Result<Progress, StepError> {
         if self.explicit_in_use() {
-            return self.explicit_advance(t_end, counters, max_steps);
+            return self.explicit_advance(t_end, counters, meter);
         }
-        equal_sub_steps(self, t_end, counters, max_steps)
+        equal_sub_steps(self, t_end, counters, meter)
     }
 
     fn own_step_control(&self) -> bool {

@@ -18,7 +18,7 @@
 //! Variable-step runs clip their last step to land exactly on the communication point.
 
 use super::{sdirk, StateSpace};
-use crate::formulation::Progress;
+use crate::formulation::{Meter, Progress};
 use crate::index3::Mechanism;
 use crate::integrators::explicit::{self, Explicit};
 use crate::integrators::{Convergence, NewtonSettings, StepError};
@@ -36,7 +36,10 @@ fn norm(x: &[f64]) -> f64 {
 impl StateSpace {
     /// Advances the current state to `t_end`: constant-step methods in equal steps no larger
     /// than `settings.step_size`, variable-step methods under error control with steps no
-    /// larger than it; at most `max_steps` step attempts (accepted or rejected). On error the
+    /// larger than it; each step attempt (accepted or rejected) charged to `meter` with its
+    /// evaluations (Newton solves for the dependent positions and reduced accelerations,
+    /// those of numerical Jacobians included), none started once its budget is spent. On
+    /// error the
     /// state is the last accepted one; so it is when the budget runs out first
     /// ([`Progress::Budget`]).
     pub fn advance_to(
@@ -44,7 +47,7 @@ impl StateSpace {
         mech: &Mechanism,
         t_end: f64,
         settings: &StateSpaceSettings,
-        max_steps: u64,
+        meter: &mut Meter,
     ) -> Result<Progress, StepError> {
         let t0 = self.current.t;
         let span = t_end - t0;
@@ -60,21 +63,25 @@ impl StateSpace {
             self.base.clone_from(&self.current);
         }
         if self.running().variable_step() {
-            return self.variable_steps(mech, t_end, settings, max_steps);
+            return self.variable_steps(mech, t_end, settings, meter);
         }
         let n = ((span / settings.step_size) * (1.0 - 1e-12)).ceil().max(1.0);
         // More steps than can ever be taken; a budget below that bounds the work instead.
-        if n > 1e12 && max_steps as f64 > 1e12 {
+        let budget = meter.budget();
+        if n > 1e12 && budget.steps as f64 > 1e12 && budget.work == u64::MAX {
             return Err(StepError::BadStep { time: t0, h: settings.step_size });
         }
         let n = n as u64;
         for i in 1..=n {
-            if i > max_steps {
+            if meter.exhausted().is_some() {
                 return Ok(Progress::Budget);
             }
             let target = if i == n { t_end } else { t0 + span * (i as f64 / n as f64) };
             let t = self.current.t;
-            let (_, iterations) = self.attempt(mech, t, target - t, target, &settings.newton)?;
+            let before = self.work_evaluations();
+            let attempt = self.attempt(mech, t, target - t, target, &settings.newton);
+            meter.charge(self.work_evaluations().saturating_sub(before));
+            let (_, iterations) = attempt?;
             self.accept(mech, target, iterations, &settings.newton)?;
         }
         Ok(Progress::Reached)
@@ -85,7 +92,7 @@ impl StateSpace {
         mech: &Mechanism,
         t_end: f64,
         settings: &StateSpaceSettings,
-        max_steps: u64,
+        meter: &mut Meter,
     ) -> Result<Progress, StepError> {
         let newton = &settings.newton;
         let mut exponent = self.exponent();
@@ -93,12 +100,10 @@ impl StateSpace {
             self.h_next = self.initial_step(mech, t_end, settings, exponent)?;
         }
         let mut rejected_last = false;
-        let mut attempts = 0u64;
         while self.current.t < t_end {
-            if attempts == max_steps {
+            if meter.exhausted().is_some() {
                 return Ok(Progress::Budget);
             }
-            attempts += 1;
             let t = self.current.t;
             let proposed = self.h_next.min(settings.step_size);
             let clipped = t + 1.01 * proposed >= t_end;
@@ -106,7 +111,10 @@ impl StateSpace {
             if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
                 return Err(StepError::BadStep { time: t, h });
             }
-            match self.attempt(mech, t, h, t_new, newton) {
+            let before = self.work_evaluations();
+            let attempt = self.attempt(mech, t, h, t_new, newton);
+            meter.charge(self.work_evaluations().saturating_sub(before));
+            match attempt {
                 Ok((err, iterations)) if err <= 1.0 => {
                     self.accept(mech, t_new, iterations, newton)?;
                     let limit = if rejected_last { 1.0 } else { GROWTH_MAX };

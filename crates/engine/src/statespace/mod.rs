@@ -268,6 +268,12 @@ impl StateSpace {
         self.red.evaluations
     }
 
+    /// Evaluations for the work budget ([`crate::Meter`]) so far: position-level ones and
+    /// reduced accelerations (eq. 11), each a factorization of its own.
+    pub fn work_evaluations(&self) -> u64 {
+        self.red.evaluations + self.red.acceleration_evaluations
+    }
+
     /// Charts centred at the current state, a new partition from the LU with full pivoting of
     /// Phi_q there, the ODE state in the new coordinates and the accelerations of the ODE.
     fn choose_partition(&mut self, mech: &Mechanism, newton: &NewtonSettings) -> Result<(), StepError> {

@@ -64,6 +64,8 @@ pub struct Reduced {
     pub psi: Vec<f64>,
     /// Position-level evaluations (each with a Newton solve for u) since construction.
     pub evaluations: u64,
+    /// Evaluations of the independent accelerations (each factoring M_hat) since construction.
+    pub acceleration_evaluations: u64,
 }
 
 impl std::fmt::Debug for Reduced {
@@ -112,6 +114,7 @@ impl Reduced {
             mhat_lu: DenseLu::new(nd, 1),
             psi: vec![0.0; nd],
             evaluations: 0,
+            acceleration_evaluations: 0,
         };
         r.set_partition(partition);
         r
@@ -393,6 +396,7 @@ impl Reduced {
     /// of the last evaluation: M_hat v'' = Q_hat (eq. 11), Q_hat = -Psi(0); leaves the
     /// evaluation at the solution.
     pub fn accelerations(&mut self, mech: &Mechanism, t: f64, vdd: &mut [f64]) -> Result<(), StepError> {
+        self.acceleration_evaluations += 1;
         vdd.iter_mut().for_each(|x| *x = 0.0);
         self.residual(mech, vdd);
         self.mass_matrix(mech);

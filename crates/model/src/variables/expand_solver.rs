@@ -83,6 +83,17 @@ pub(super) fn solver_parameters(
             Binding::Solver(SolverSetting::MaxStepsPerCall),
         )
     })?;
+    b.push(Variable {
+        unit: unit(""),
+        min: Some(1.0),
+        ..parameter(
+            "solver.maxWorkPerCall",
+            VarType::Real,
+            Start::Real(super::DEFAULT_MAX_WORK_PER_CALL),
+            "Work one doStep may spend, in work units (model evaluations weighted by the system's size, counted deterministically; about 1 ns of one core each): a doStep that needs more returns early at the last internal step, as for solver.maxStepsPerCall",
+            Binding::Solver(SolverSetting::MaxWorkPerCall),
+        )
+    })?;
     if methods.iter().any(|m| m.uses_rho_inf()) {
         b.push(Variable {
             unit: unit(""),

@@ -105,6 +105,10 @@ pub enum SolverSetting {
     /// A limit of the call, not of the solver: the slave reads it, the solver block keeps
     /// no copy.
     MaxStepsPerCall,
+    /// Work units one doStep may spend before it returns early (the engine's `Meter`: model
+    /// evaluations weighted by the system's size, deterministic). A limit of the call, as
+    /// [`SolverSetting::MaxStepsPerCall`].
+    MaxWorkPerCall,
 }
 
 /// The highest order of the output derivatives (`maxOutputDerivativeOrder` of both versions:
@@ -115,6 +119,13 @@ pub const MAX_OUTPUT_DERIVATIVE_ORDER: u32 = 2;
 /// far above what a communication step of a co-simulation needs, and a fraction of a second
 /// to a few seconds of work per call for the catalog models.
 pub const DEFAULT_MAX_STEPS_PER_CALL: i64 = 100_000;
+
+/// Start value of `solver.maxWorkPerCall` \[work units\]: one work unit is of the order of a
+/// nanosecond of one core (1.2-4 ns for the catalog's models on the reference machine of
+/// docs/performance.md), so that no catalog model's doStep works longer than about 20 s,
+/// while a communication step of a co-simulation needs a thousandth of it (the example
+/// `worst_case_do_step` of the engine prints every catalog model's worst case).
+pub const DEFAULT_MAX_WORK_PER_CALL: f64 = 5e9;
 
 impl SolverSetting {
     /// Writes an FMU parameter value into the description's solver block: the one table
@@ -144,8 +155,8 @@ impl SolverSetting {
             }
             SolverSetting::Penalty => solver.penalty = value,
             SolverSetting::PressureTolerance => solver.pressure_tolerance = value,
-            // Read by the slave at every doStep: a limit of the call, not a solver setting.
-            SolverSetting::MaxStepsPerCall => {}
+            // Read by the slave at every doStep: limits of the call, not solver settings.
+            SolverSetting::MaxStepsPerCall | SolverSetting::MaxWorkPerCall => {}
         }
         Ok(())
     }
