@@ -556,3 +556,37 @@ fn unsupported_functions_log_and_return_error() {
     }
     f.reset();
 }
+
+/// `solver.method = trapezoidal` (code 3) on an index-3 model through the C ABI: the value is
+/// an item of the enumeration and is taken, the model is refused when it is built at the end
+/// of initialization with fmi2Error / fmi3Error and a log line that names the field, the
+/// reason and the stable methods of order 2; the instance survives (reset, another method).
+#[test]
+fn the_trapezoidal_rule_is_refused_for_an_index3_model_at_initialization() {
+    let entry = mbfmu_model::catalog::find("NLinkChain32").unwrap();
+    let model = model(entry);
+    let method = var(&model, "solver.method").value_reference;
+    let needles = ["solver.method", "trapezoidal rule is refused", "sign-alternating", "ss2", "lms2", "bathe"];
+    let f = Fmu2::new(entry, "trapezoidal2");
+    assert_eq!(f.set_integer(method, 3), OK2, "{:?}", f.lines());
+    unsafe {
+        assert_eq!(f.b.fmi2SetupExperiment(f.c, 0, 0.0, 0.0, 1, 1.0), OK2, "{:?}", f.lines());
+        assert_eq!(f.b.fmi2EnterInitializationMode(f.c), OK2, "{:?}", f.lines());
+        f.assert_error(f.b.fmi2ExitInitializationMode(f.c), &needles);
+    }
+    f.reset();
+    assert_eq!(f.set_integer(method, 7), OK2, "ss2: {:?}", f.lines());
+    unsafe {
+        assert_eq!(f.b.fmi2SetupExperiment(f.c, 0, 0.0, 0.0, 1, 1.0), OK2, "{:?}", f.lines());
+        assert_eq!(f.b.fmi2EnterInitializationMode(f.c), OK2, "{:?}", f.lines());
+        assert!(f.b.fmi2ExitInitializationMode(f.c) <= f2::fmi2Status_fmi2Warning, "{:?}", f.lines());
+    }
+    assert_eq!(f.do_step(0.0, 0.01), OK2, "{:?}", f.lines());
+
+    let f3 = Fmu3::new(entry, "trapezoidal3");
+    unsafe {
+        assert_eq!(f3.b.fmi3SetInt64(f3.c, &method, 1, &3, 1), OK3, "{:?}", f3.log.lines());
+        assert_eq!(f3.b.fmi3EnterInitializationMode(f3.c, false, 0.0, 0.0, true, 1.0), OK3, "{:?}", f3.log.lines());
+        f3.assert_error(f3.b.fmi3ExitInitializationMode(f3.c), &needles);
+    }
+}

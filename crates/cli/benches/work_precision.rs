@@ -74,7 +74,9 @@ const FMU_MODELS: &[FmuModel] = &[
         model: "DoublePendulum",
         engine: "FMU index-3",
         formulation: None,
-        methods: &["halfImplicit", "bdf1", "trapezoidal", "lms2", "lms3", "mssth4", "esdirk324L2SA", "esdirk436L2SA2"],
+        // The trapezoidal rule's row is gone: it is refused for index-3 descriptions
+        // (`Method::refusal`: no dissipation, a growing sign-alternating error).
+        methods: &["halfImplicit", "bdf1", "lms2", "lms3", "mssth4", "esdirk324L2SA", "esdirk436L2SA2"],
     },
     FmuModel {
         model: "DoublePendulumStateSpace",

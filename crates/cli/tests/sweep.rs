@@ -237,8 +237,7 @@ fn a_failed_run_is_recorded_and_the_sweep_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let params = dir.path().join("p.csv");
     // solver.maxStepsPerCall = 5 cannot reach a 0.01 s communication point in 0.001 s steps.
-    std::fs::write(&params, "solver.method,solver.maxStepsPerCall\nbdf1,100000\ntrapezoidal,5\nhalfImplicit,100000\n")
-        .unwrap();
+    std::fs::write(&params, "solver.method,solver.maxStepsPerCall\nbdf1,100000\nss2,5\nhalfImplicit,100000\n").unwrap();
     for version in [2, 3] {
         let table = dir.path().join(format!("f{version}.parquet"));
         let stdout = ok(&[
@@ -268,7 +267,7 @@ fn a_failed_run_is_recorded_and_the_sweep_goes_on() {
             assert_eq!(t.real(1, &format!("bar1.position.y:{stat}")), Some(start), "{stat}");
         }
         assert_eq!((t.text(0, "message"), t.real(0, "end_time")), (String::new(), Some(0.2)));
-        assert_eq!((t.real(1, "solver.method"), t.real(1, "solver.maxStepsPerCall")), (Some(3.0), Some(5.0)));
+        assert_eq!((t.real(1, "solver.method"), t.real(1, "solver.maxStepsPerCall")), (Some(7.0), Some(5.0)));
     }
 }
 

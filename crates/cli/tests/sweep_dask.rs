@@ -79,7 +79,7 @@ fn dask_sweep_equals_the_in_process_sweep_bit_for_bit() {
     let params = dir.path().join("p.csv");
     std::fs::write(
         &params,
-        "solver.method,solver.maxStepsPerCall,bar2.mass\nbdf1,100000,39\ntrapezoidal,5,40\nhalfImplicit,100000,41.5\nlms2,100000,20\n",
+        "solver.method,solver.maxStepsPerCall,bar2.mass\nbdf1,100000,39\nss2,5,40\nhalfImplicit,100000,41.5\nlms2,100000,20\n",
     )
     .unwrap();
     for version in [2, 3] {

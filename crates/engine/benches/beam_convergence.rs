@@ -26,8 +26,9 @@
 //! beam's axial and shear modes (the run fails within 2 ms at dt = 6.5e-5 s; at 3.3e-5 s it
 //! runs, checked over 0.1 s), far below the steps studied here.
 //!
-//! What it shows (README, "Beam convergence"): the multistep and single-step methods and
-//! the trapezoidal rule converge at order 2 in u3, v3 and a3; Bathe and MSSTC at order 2 in
+//! What it shows (README, "Beam convergence"): the multistep and single-step methods
+//! converge at order 2 in u3, v3 and a3 (the trapezoidal rule's row is gone: it is refused
+//! for index-3 descriptions, `Method::refusal`); Bathe and MSSTC at order 2 in
 //! u3 and v3 but at 0.9-1.8 in a3, falling towards 1; the third-order methods (MSSTH(3),
 //! ESDIRK3(2)4L[2]SA, ESDIRK3(2)5L[2]SA) at order 3 in u3, with v3 falling towards 2 and a3
 //! at 1; MSSTH(4) near 4 and ESDIRK4(3)6L[2]SA2 near 3 in u3, MSSTH(5) at 2. The causes,

@@ -9,8 +9,12 @@ use crate::BuildError;
 use mbfmu_model::format::{Formulation, Method, SolverDefaults, Tangent};
 use serde::{Deserialize, Serialize};
 
-/// `method` if `formulation` offers it, else an error naming the methods it offers.
+/// `method` if `formulation` offers it and does not refuse it ([`Method::refusal`]), else an
+/// error saying why (the refusal, or the methods it offers).
 fn offered(formulation: Formulation, method: Method) -> Result<Method, BuildError> {
+    if let Some(reason) = method.refusal(formulation) {
+        return Err(BuildError::Solver(format!("solver.method: {reason}")));
+    }
     if formulation.methods().contains(&method) {
         return Ok(method);
     }

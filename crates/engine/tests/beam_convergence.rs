@@ -80,7 +80,6 @@ fn mid_span_orders_of_the_rotating_shaft() {
     let fine = 1u32 << (LEVELS - 1);
     let r = study.reference(COARSEST, [esdirk4(2 * fine), lms4(8 * fine), lms4(8 * fine)]).expect("reference");
     let methods: Vec<(Method, f64, Expect)> = vec![
-        (Method::Trapezoidal, 1.0, Expect::Second),
         (Method::Lms2, 0.6, Expect::Second),
         (Method::Lms3, 0.6, Expect::Second),
         (Method::Lms4, 0.6, Expect::Second),

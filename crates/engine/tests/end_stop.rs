@@ -65,10 +65,12 @@ fn quantity(d: &Description, name: &str) -> Quantity {
 
 const FORMULATIONS: [&str; 4] = ["index3", "stateSpace", "doubleStep", "penalty"];
 
-/// A second-order implicit method of each formulation.
+/// A second-order implicit method of each formulation (index-3: SS2, the trapezoidal rule
+/// being refused there).
 fn method_of(formulation: &str) -> &'static str {
     match formulation {
         "stateSpace" => "trapezoidalConstantStep",
+        "index3" => "ss2",
         _ => "trapezoidal",
     }
 }

@@ -100,7 +100,10 @@ fn every_index3_method_converges_to_the_semirecursive_solution_at_its_order() {
     for model in ["HydraulicFourBar", "HydraulicQuickReturn"] {
         let d = catalog(model);
         let (times, reference) = reference(&d);
-        for &method in Method::INDEX3.iter().filter(|&&m| m != Method::HalfImplicit) {
+        // The trapezoidal rule is refused for index-3 descriptions (Method::refusal).
+        for &method in
+            Method::INDEX3.iter().filter(|&&m| m != Method::HalfImplicit && m.refusal(Formulation::Index3).is_none())
+        {
             let errors: Vec<f64> = [2e-3, 1e-3, 5e-4]
                 .iter()
                 .map(|&h| distance(&run(&d, Formulation::Index3, method, h, &times, &NAMES), &reference, &NAMES))

@@ -492,3 +492,41 @@ fn errors_of_descriptions_with_expressions_name_line_and_column() {
     let e = format::parse(&text).unwrap_err().to_string();
     assert_mentions(&e, &["bodies[1]", "colour", "(line "]);
 }
+
+/// The trapezoidal rule is refused for index-3 descriptions with the field, the reason and
+/// the stable methods of the same order; the semirecursive formulations keep their own
+/// trapezoidal rule, and the refused item stays an enumeration code of index-3 models.
+#[test]
+fn the_trapezoidal_rule_is_refused_for_index3_descriptions() {
+    for name in ["DoublePendulum", "NLinkChain32", "FlexibleFourBar"] {
+        let e = error(name, |v| v["solver"]["method"] = json!("trapezoidal"));
+        assert_mentions(
+            &e,
+            &[
+                "solver.method",
+                "refused for the index3 formulation",
+                "no numerical dissipation",
+                "sign-alternating error",
+                "ss2",
+                "lms2",
+                "bathe",
+                "solver.rhoInf < 1",
+            ],
+        );
+        // The same description with a stable method of order 2 reads.
+        let mut v = model(name);
+        v["solver"]["method"] = json!("ss2");
+        format::parse(&v.to_string()).unwrap();
+    }
+    assert!(Method::Trapezoidal.refusal(Formulation::Index3).is_some());
+    for f in [Formulation::SemirecursiveDoubleStep, Formulation::SemirecursivePenalty] {
+        assert_eq!(Method::Trapezoidal.refusal(f), None);
+    }
+    for &m in Method::ALL.iter().filter(|&&m| m != Method::Trapezoidal) {
+        for &f in Formulation::ALL {
+            assert_eq!(m.refusal(f), None, "{m:?} in {f:?}");
+        }
+    }
+    assert!(Formulation::Index3.methods().contains(&Method::Trapezoidal));
+    format::parse(find("HydraulicFourBar").unwrap().json).unwrap();
+}

@@ -67,7 +67,7 @@ pub const CAPABILITIES: &[Capability] = &[
     },
     Capability {
         feature: "methods",
-        index3: "halfImplicit, bdf1, trapezoidal, lms2-4, ss2-4, bathe, msstc3-5, mssth3-5, the three ESDIRKs",
+        index3: "halfImplicit, bdf1, lms2-4, ss2-4, bathe, msstc3-5, mssth3-5, the three ESDIRKs (trapezoidal refused)",
         state_space: "trapezoidalConstantStep, trapezoidalVariableStep, abm2, sdirk4, rk4, dopri5, dop853, auto",
         semirecursive: "trapezoidal; without a hydraulic circuit also rk4, dopri5, dop853, auto",
     },

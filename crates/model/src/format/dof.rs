@@ -87,6 +87,9 @@ impl Description {
                 ),
             });
         }
+        if let Some(reason) = s.method.refusal(f) {
+            return Err(DescriptionError::Invalid { location: "solver.method".into(), reason });
+        }
         for (name, value) in [
             ("absolute_tolerance", s.absolute_tolerance),
             ("relative_tolerance", s.relative_tolerance),
