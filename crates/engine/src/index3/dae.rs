@@ -47,6 +47,44 @@ pub struct Index3Dae {
     r_kin: Vec<[f64; 6]>,
     /// Work arrays of the coupled hydraulic circuit ([`super::hydraulics`]), if any.
     pub(super) circuit: Option<Box<CircuitWork>>,
+    /// The point whose bodies and constraint rows [`DaeSystem::factor`] left in `bodies` and
+    /// `ce`: the residual that follows at the same point (Newton's first iteration, and the
+    /// one after a refactorization) takes them instead of evaluating them again.
+    evaluated: EvaluatedPoint,
+}
+
+/// A chart point (t, the base state's time, y, y') and whether it is current.
+#[derive(Debug, Default)]
+struct EvaluatedPoint {
+    current: bool,
+    t: f64,
+    base_t: f64,
+    y: Vec<f64>,
+    yp: Vec<f64>,
+}
+
+impl EvaluatedPoint {
+    fn set(&mut self, t: f64, base_t: f64, y: &[f64], yp: &[f64]) {
+        self.current = true;
+        (self.t, self.base_t) = (t, base_t);
+        self.y.clear();
+        self.y.extend_from_slice(y);
+        self.yp.clear();
+        self.yp.extend_from_slice(yp);
+    }
+
+    /// True once if the point is the one set (bit for bit); forgets it either way.
+    fn take(&mut self, t: f64, base_t: f64, y: &[f64], yp: &[f64]) -> bool {
+        let same = self.current
+            && t.to_bits() == self.t.to_bits()
+            && base_t.to_bits() == self.base_t.to_bits()
+            && y.iter().zip(&self.y).all(|(a, b)| a.to_bits() == b.to_bits())
+            && yp.iter().zip(&self.yp).all(|(a, b)| a.to_bits() == b.to_bits())
+            && y.len() == self.y.len()
+            && yp.len() == self.yp.len();
+        self.current = false;
+        same
+    }
 }
 
 impl std::fmt::Debug for Index3Dae {
@@ -142,6 +180,7 @@ impl Index3Dae {
             tinv: vec![Matrix3::identity(); nb],
             r_kin: vec![[0.0; 6]; nb],
             circuit,
+            evaluated: EvaluatedPoint::default(),
             mech,
         }
     }
@@ -159,9 +198,16 @@ impl Index3Dae {
         }
     }
 
+    /// Forgets the point of the last factorization (`bodies` and `ce` are about to be
+    /// overwritten by another evaluation).
+    pub(super) fn forget_evaluated_point(&mut self) {
+        self.evaluated.current = false;
+    }
+
     /// Forgets cached values that depend on the base state (after a state is restored).
     pub fn invalidate_caches(&mut self) {
         self.friction_time = f64::NAN;
+        self.evaluated.current = false;
     }
 
     fn update_friction(&mut self, base: &MechState) {
@@ -348,7 +394,10 @@ impl DaeSystem for Index3Dae {
         lambda: &[f64],
         out: &mut [f64],
     ) -> Result<(), StepError> {
-        self.load_bodies(base, y, yp);
+        let evaluated = self.evaluated.take(t, base.t, y, yp);
+        if !evaluated {
+            self.load_bodies(base, y, yp);
+        }
         self.update_friction(base);
         let m = &self.mech;
         let nb = m.n_bodies();
@@ -366,7 +415,9 @@ impl DaeSystem for Index3Dae {
                 *r = pd - h;
             }
         }
-        m.constraint_rows(t, base, &self.bodies, &mut self.ce);
+        if !evaluated {
+            m.constraint_rows(t, base, &self.bodies, &mut self.ce);
+        }
         let gtl = &mut self.gtl;
         gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
         super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
@@ -403,6 +454,7 @@ impl DaeSystem for Index3Dae {
         let nb = m.n_bodies();
         let nc = m.n_constraints();
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
+        self.evaluated.set(t, base.t, y, yp);
         m.force_jacobians(t, &self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
             let p = &y[12 * nb..12 * nb + h.n_pressures()];
