@@ -191,6 +191,22 @@ impl BodySchur {
         Ok(())
     }
 
+    /// out_b = sum_k G_kb^T x_k with the Jacobian `rows` of the current point (the residual's
+    /// G^T lambda): per body in ascending rows, the sums of [`super::add_rows_transpose`] in
+    /// the same order, without its indexing by body per row.
+    pub fn rows_transpose(&self, rows: &[Row], x: &[f64], out: &mut [Gen]) {
+        for (range, o) in self.body_ranges.iter().zip(out.iter_mut()) {
+            let mut acc = [0.0; 6];
+            for e in &self.entries[range.clone()] {
+                let (g, xk) = (&rows[e.row][e.slot], x[e.row]);
+                for i in 0..6 {
+                    acc[i] += g[i] * xk;
+                }
+            }
+            *o = acc;
+        }
+    }
+
     /// Solves the iteration matrix in place: `rhs` = [f per body (6 each); c per row] becomes
     /// [da; dl]. False if the result is not finite.
     pub fn solve(&mut self, constraints: &[Constraint], rhs: &mut [f64]) -> bool {

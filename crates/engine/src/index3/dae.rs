@@ -419,8 +419,13 @@ impl DaeSystem for Index3Dae {
             m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         }
         let gtl = &mut self.gtl;
-        gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
-        super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
+        match &self.schur {
+            Some(schur) => schur.rows_transpose(&self.ce.rows, lambda, gtl),
+            None => {
+                gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
+                super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
+            }
+        }
         for (b, s) in self.bodies.iter().enumerate() {
             let o = 12 * b;
             let p = &m.bodies[b];
