@@ -257,7 +257,9 @@ impl ExplicitOde {
     ) -> Result<Outcome, StepError> {
         let t_end = run.t_end;
         if t_end < d.t_new {
+            // The point the system is at is where it returns to on error.
             self.t = run.t0;
+            ode.state(&mut self.x);
             self.at_current = true;
             self.leave_at(ode, d, t_end)?;
             return Ok(Outcome::Progress(Progress::Reached));
@@ -589,5 +591,116 @@ impl ExplicitOde {
         ode.event()?;
         ode.state(&mut self.x);
         ode.derivatives(&mut self.k[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::explicit::{DOP853, DOPRI5};
+    use super::*;
+    use crate::partials::{Column, Known};
+    use mbfmu_model::format::Quantity;
+
+    /// Where the forcing switches on: a time event between communication points (one on a
+    /// communication point ends the advance there, and the system takes it when it is next
+    /// advanced, as a formulation's view does when it reads the co-simulation state).
+    const SWITCH: f64 = 0.373;
+
+    /// y' = -y + a with a = 0 until the time event at `SWITCH` and 1 after (a discrete state
+    /// its event update sets), y(0) = 1; it records the times of its completed steps and
+    /// events.
+    struct Switched {
+        t: f64,
+        y: f64,
+        on: bool,
+        completed: Vec<f64>,
+        events: Vec<f64>,
+    }
+
+    fn exact(t: f64) -> f64 {
+        if t <= SWITCH {
+            (-t).exp()
+        } else {
+            1.0 + ((-SWITCH).exp() - 1.0) * (-(t - SWITCH)).exp()
+        }
+    }
+
+    impl OdeSystem for Switched {
+        fn len(&self) -> usize {
+            1
+        }
+        fn state(&self, x: &mut [f64]) {
+            x[0] = self.y;
+        }
+        fn state_value(&self, _: usize) -> f64 {
+            self.y
+        }
+        fn set_time(&mut self, t: f64) {
+            self.t = t;
+        }
+        fn set_state(&mut self, x: &[f64]) {
+            self.y = x[0];
+        }
+        fn evaluate(&mut self) -> Result<(), StepError> {
+            Ok(())
+        }
+        fn derivatives(&mut self, dx: &mut [f64]) -> Result<(), StepError> {
+            dx[0] = -self.y + f64::from(u8::from(self.on));
+            Ok(())
+        }
+        fn derivative_value(&mut self, _: usize) -> Result<f64, StepError> {
+            Ok(-self.y + f64::from(u8::from(self.on)))
+        }
+        fn completed_step(&mut self, _: &mut StepCounters) -> Result<bool, StepError> {
+            self.completed.push(self.t);
+            Ok(false)
+        }
+        fn event(&mut self) -> Result<bool, StepError> {
+            self.events.push(self.t);
+            self.on = self.t >= SWITCH;
+            Ok(false)
+        }
+        fn next_time_event(&self) -> Option<f64> {
+            (!self.on).then_some(SWITCH)
+        }
+        fn partial_column(&mut self, _: Known, _: &[Quantity], _: bool, _: &mut Column) -> Result<(), StepError> {
+            Ok(())
+        }
+    }
+
+    /// With dense output over communication steps of 10 ms the pairs take steps of up to
+    /// 0.1 s past the communication points, land exactly on the time event (its update taken
+    /// there once), and the states left at the communication points follow the exact solution;
+    /// without it every communication step ends with a step.
+    #[test]
+    fn dense_output_passes_communication_points_and_lands_on_time_events() {
+        for tableau in [&DOPRI5, &DOP853] {
+            for dense_output in [true, false] {
+                let control = ErrorControl { atol: 1e-9, rtol: 1e-9, velocity_factor: 1.0, dense_output };
+                let mut ode = Switched { t: 0.0, y: 1.0, on: false, completed: Vec::new(), events: Vec::new() };
+                let mut stepper = ExplicitOde::new(tableau, 1);
+                let (mut h_next, mut counters, mut dense) = (f64::NAN, StepCounters::default(), DenseStep::new(1));
+                let mut worst: f64 = 0.0;
+                for k in 1..=100 {
+                    let (t0, t_end) = (ode.t, k as f64 * 0.01);
+                    let run = Advance { t0, t_end, step_size: 0.1, control: &control, max_steps: u64::MAX };
+                    let d = Some(&mut dense).filter(|_| dense_output);
+                    let outcome = stepper.advance(&mut ode, &run, &mut h_next, &mut counters, None, d);
+                    assert_eq!(outcome, Ok(Outcome::Progress(Progress::Reached)));
+                    assert_eq!(ode.t, t_end);
+                    worst = worst.max((ode.y - exact(t_end)).abs());
+                }
+                let steps = ode.completed.len();
+                println!("{} stages, dense output {dense_output}: {steps} steps, error {worst:.2e}", tableau.stages());
+                assert_eq!(ode.events, [SWITCH], "the event is taken once, at its time");
+                assert!(ode.completed.contains(&SWITCH), "a step ends on the event");
+                assert!(worst < 1e-7, "{worst:.2e}");
+                if dense_output {
+                    assert!(steps < 40 && dense.pending, "{steps} steps");
+                } else {
+                    assert!(steps >= 100, "{steps} steps");
+                }
+            }
+        }
     }
 }

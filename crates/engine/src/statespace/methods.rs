@@ -198,6 +198,19 @@ impl StateSpace {
             return Ok(Progress::Reached);
         }
         self.dense.pending = false;
+        if let Err(e) = self.complete_pending(mech, newton) {
+            // The run restarts from the state it is at.
+            self.base.clone_from(&self.current);
+            return Err(e);
+        }
+        if self.current.t >= t_end {
+            return Ok(Progress::Reached);
+        }
+        self.variable_steps(mech, t_end, settings, max_steps)
+    }
+
+    /// The pending step's end point evaluated again and accepted.
+    fn complete_pending(&mut self, mech: &Mechanism, newton: &NewtonSettings) -> Result<(), StepError> {
         let nd = self.red.nd;
         let t_new = self.dense.t_new;
         self.evaluated = false;
@@ -208,11 +221,7 @@ impl StateSpace {
         self.red.positions(mech, &self.chart, t_new, &self.base, &self.v, newton)?;
         self.red.velocities(mech, t_new, &self.base, &self.vd)?;
         self.red.accelerations(mech, t_new, &mut self.a_new)?;
-        self.accept(mech, t_new, 0, newton)?;
-        if self.current.t >= t_end {
-            return Ok(Progress::Reached);
-        }
-        self.variable_steps(mech, t_end, settings, max_steps)
+        self.accept(mech, t_new, 0, newton)
     }
 
     /// The interpolant of the accepted explicit step of size `h` from (t, y) to (t_new, y_new)
