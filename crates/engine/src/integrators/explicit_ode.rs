@@ -47,7 +47,7 @@ pub const CALM_STEPS: u32 = 6;
 /// Fraction of the stability boundary that counts as a hit. The estimate is rough, and a
 /// controller limited by stability keeps h |lambda| below the boundary, the more so where
 /// communication points shorten steps (measured on the stiff double pendulum at 1 ms
-/// communication steps: 0.8 to 0.95 of it; the codes of \[HairerWanner1996, Sect. IV.2\] test
+/// communication steps without dense output: 0.8 to 0.95 of it; the codes of \[HairerWanner1996, Sect. IV.2\] test
 /// 3.25 for DOPRI5 and 6.1 for DOP853, whose boundaries are 3.31 and 6.39).
 pub const STIFF_FRACTION: f64 = 0.75;
 

@@ -218,8 +218,10 @@ impl StateSpace {
     /// Inputs or parameters of the current point changed: the next step starts from the
     /// current state evaluated with them (a step pending past it is dropped).
     pub fn invalidate(&mut self) {
+        // The pending step's base is behind the current point; the restart starts at it (the
+        // work up to it was done under the inputs before the change).
+        self.drop_pending();
         self.stale = true;
-        self.dense.pending = false;
     }
 
     /// Length of the ODE state [v; v'].
@@ -427,11 +429,11 @@ impl Formulation for StateSpaceFormulation {
         self.solver.take_notice()
     }
 
-    /// A step pending at the current point is dropped by the next advance (which then
-    /// restarts from the current point).
+    /// A step pending at the current point is dropped (the run restarts from it).
     fn set_dense_output(&mut self, on: bool) {
         self.settings.control.dense_output = on;
         self.solver.control.dense_output = on;
+        self.solver.drop_pending();
     }
 
     fn floor_report(&self) -> FloorReport {

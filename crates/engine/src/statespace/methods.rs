@@ -64,10 +64,8 @@ impl StateSpace {
             return Ok(Progress::Reached);
         }
         let continuing = self.dense.pending && self.dense_output() && !self.stale && self.dense.at == t0;
-        if self.dense.pending && !continuing {
-            // The run restarts from the interpolated point (it is the current state).
-            self.dense.pending = false;
-            self.base.clone_from(&self.current);
+        if !continuing {
+            self.drop_pending();
         }
         // New inputs at the communication point: the step starts from the state they give.
         if self.stale {
@@ -179,6 +177,15 @@ impl StateSpace {
             && self.red.nd > 0
             && !self.dense.is_empty()
             && explicit::of(self.running()).is_some_and(|m| m.dense.is_some())
+    }
+
+    /// Drops a pending step: the run restarts from the interpolated point it left (the current
+    /// state), as after a step shortened to land there.
+    pub(super) fn drop_pending(&mut self) {
+        if self.dense.pending {
+            self.dense.pending = false;
+            self.base.clone_from(&self.current);
+        }
     }
 
     /// Continues the pending step: the state is its interpolated point at the current time.
