@@ -84,6 +84,10 @@ pub struct ErrorControl {
     pub atol: f64,
     pub rtol: f64,
     pub velocity_factor: f64,
+    /// The explicit pairs step past communication points and interpolate there (dense output,
+    /// `integrators::dense`) instead of shortening their last step; on unless switched off
+    /// ([`crate::Simulation::set_dense_output`]).
+    pub dense_output: bool,
 }
 
 /// Settings of the state-space formulation.
@@ -106,6 +110,7 @@ impl StateSpaceSettings {
                 atol: s.absolute_tolerance(),
                 rtol: s.relative_tolerance(),
                 velocity_factor: s.velocity_tolerance_factor(),
+                dense_output: true,
             },
         })
     }
@@ -147,6 +152,7 @@ impl SemirecursiveSettings {
                 atol: s.absolute_tolerance(),
                 rtol: s.relative_tolerance(),
                 velocity_factor: s.velocity_tolerance_factor(),
+                dense_output: true,
             },
             tolerance: s.tolerance,
             pressure_tolerance: s.pressure_tolerance,
