@@ -11,7 +11,9 @@ const MAGIC: &[u8; 8] = b"MBFMUSTA";
 // 6: the formulation is written as its word (was its variant number).
 // 7: the inputs are signals (values, derivatives, reference time) in every formulation's
 // snapshot, and the slave keeps the input derivatives set before the simulation is built.
-const FORMAT_VERSION: u32 = 7;
+// 8: the state-space and semirecursive formulations hold the explicit pairs' step pending past
+// the communication point (dense output).
+const FORMAT_VERSION: u32 = 8;
 
 /// A slave's state at one instant.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -61,6 +61,18 @@ const PROFILE_CASES: [(&str, &str, f64, f64); 2] =
 /// Wall-time targets of the speed-target rows [ms] (the whole doStep loop, FMI layer included).
 const WALL_TARGETS: [f64; 2] = [8.0, 30.0];
 
+/// The relative-cost rows: (model, method, span [s], bodies, aim). Implicit methods on the
+/// double pendulum aim at 3x the half-implicit step; spatial mechanisms at 2x the planar
+/// double pendulum's half-implicit instructions per body.
+const RELATIVE_CASES: [(&str, &str, f64, f64, &str); 6] = [
+    ("DoublePendulum", "bdf1", 8.0, 2.0, "3x half-implicit per step"),
+    ("DoublePendulum", "lms2", 8.0, 2.0, "3x half-implicit per step"),
+    ("DoublePendulum", "lms3", 8.0, 2.0, "3x half-implicit per step"),
+    ("SliderCrank", "halfImplicit", 2.0, 0.0, "2x DoublePendulum per body"),
+    ("FourLink", "halfImplicit", 2.0, 0.0, "2x DoublePendulum per body"),
+    ("DoublePendulum", "halfImplicit", 8.0, 2.0, "reference"),
+];
+
 /// Steps `sim` to `stop` in 1 ms calls, as a host calling doStep does; kept out of line so
 /// callgrind can count it alone (`--toggle-collect=*profile_stepping*`).
 #[inline(never)]
@@ -71,52 +83,70 @@ fn profile_stepping(sim: &mut Simulation, stop: f64) {
     }
 }
 
-/// The simulation of a speed-target row, built and assembled.
-fn profile_simulation(model: &str) -> Simulation {
+/// The simulation of a profiled row, built and assembled: `method` at h = 1e-3.
+fn profile_simulation(model: &str, method: Method) -> Simulation {
     let mut d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
-    d.solver.method = Method::HalfImplicit;
+    d.solver.method = method;
     d.solver.step_size = 1e-3;
     Simulation::new(&d).expect("catalog models build")
 }
 
-/// `--profile dp|chain`: one run of a speed-target row, for callgrind
+/// `--profile dp|chain|MODEL [--method M]`: one run of a profiled row, for callgrind
 /// (`valgrind --tool=callgrind --dump-instr=no target/release/deps/engine-* --profile chain`).
-fn profile(which: &str) {
-    let (_, model, span, _) = PROFILE_CASES.iter().find(|c| c.0 == which).unwrap_or(&PROFILE_CASES[1]);
-    let mut sim = profile_simulation(model);
-    profile_stepping(&mut sim, *span);
+fn profile(which: &str, method: Method) {
+    let (model, span) = match PROFILE_CASES.iter().find(|c| c.0 == which) {
+        Some((_, model, span, _)) => (*model, *span),
+        None => match RELATIVE_CASES.iter().find(|c| c.0 == which) {
+            Some((model, _, span, _, _)) => (*model, *span),
+            None => panic!("--profile: no case {which}"),
+        },
+    };
+    let mut sim = profile_simulation(model, method);
+    profile_stepping(&mut sim, span);
     println!(
-        "{which}: {} steps, {:.2} iterations/step",
+        "{which}: {} steps, {:.2} iterations/step, {} bodies",
         sim.steps(),
-        sim.total_iterations() as f64 / sim.steps() as f64
+        sim.total_iterations() as f64 / sim.steps() as f64,
+        bodies(model)
     );
+}
+
+/// Rigid bodies of a catalog model (the per-body normalisation of the relative rows).
+fn bodies(model: &str) -> usize {
+    let d = format::parse(mbfmu_model::catalog::find(model).expect("catalog model").json).expect("valid");
+    d.bodies.len()
+}
+
+/// Instructions per step of one profiled run under callgrind, counting only the stepping.
+fn callgrind(which: &str, method: &str) -> Result<(f64, f64), String> {
+    let exe = std::env::current_exe().expect("own path");
+    let out = std::process::Command::new("valgrind")
+        .args(["--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=*profile_stepping*"])
+        .arg(&exe)
+        .args(["--profile", which, "--method", method])
+        .output()
+        .map_err(|e| format!("valgrind does not run: {e}"))?;
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let collected = stderr.lines().find_map(|l| l.split("Collected :").nth(1)?.trim().parse::<f64>().ok());
+    let steps = stdout.split(" steps").next().and_then(|s| s.rsplit(' ').next()?.parse::<f64>().ok());
+    match (collected, steps) {
+        (Some(c), Some(n)) => Ok((c / n, n)),
+        _ => Err(format!("valgrind failed: {}", stderr.lines().last().unwrap_or(""))),
+    }
 }
 
 /// `--instructions`: runs every profile case under callgrind (valgrind must be installed),
 /// counting only the stepping, and prints instructions per step against the aim; then the
-/// stepping's wall time (best of 7) against their targets.
+/// stepping's wall time (best of 7) against their targets; then the relative-cost rows.
 fn instructions() {
-    let exe = std::env::current_exe().expect("own path");
     println!("| case | steps | instructions/step | aim | ratio to aim |");
     println!("|---|---|---|---|---|");
     for (which, model, span, aim) in PROFILE_CASES {
-        let out = std::process::Command::new("valgrind")
-            .args(["--tool=callgrind", "--callgrind-out-file=/dev/null", "--toggle-collect=*profile_stepping*"])
-            .arg(&exe)
-            .args(["--profile", which])
-            .output()
-            .expect("valgrind runs");
-        let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        let collected = stderr.lines().find_map(|l| l.split("Collected :").nth(1)?.trim().parse::<f64>().ok());
-        let steps = stdout.split(" steps").next().and_then(|s| s.rsplit(' ').next()?.parse::<f64>().ok());
-        match (collected, steps) {
-            (Some(c), Some(n)) => {
-                println!("| {model} {span} s | {n} | {:.0} | {aim:.0} | {:.2} |", c / n, c / n / aim)
+        match callgrind(which, "halfImplicit") {
+            Ok((per_step, n)) => {
+                println!("| {model} {span} s | {n} | {per_step:.0} | {aim:.0} | {:.2} |", per_step / aim)
             }
-            _ => println!(
-                "| {model} {span} s | - | valgrind failed: {} | {aim:.0} | - |",
-                stderr.lines().last().unwrap_or("")
-            ),
+            Err(e) => println!("| {model} {span} s | - | {e} | {aim:.0} | - |"),
         }
     }
     println!("\n| case | wall, best of 7 [ms] | target [ms] | ratio to target |");
@@ -124,7 +154,7 @@ fn instructions() {
     for ((_, model, span, _), target) in PROFILE_CASES.iter().zip(WALL_TARGETS) {
         let best = (0..7)
             .map(|_| {
-                let mut sim = profile_simulation(model);
+                let mut sim = profile_simulation(model, Method::HalfImplicit);
                 let start = Instant::now();
                 profile_stepping(&mut sim, *span);
                 start.elapsed().as_secs_f64() * 1e3
@@ -132,12 +162,47 @@ fn instructions() {
             .fold(f64::INFINITY, f64::min);
         println!("| {model} {span} s | {best:.2} | {target} | {:.2} |", best / target);
     }
+    relative();
+}
+
+/// The relative-cost rows: implicit steps against the half-implicit one, spatial mechanisms
+/// per body against the planar double pendulum (instructions per 1 ms step, callgrind).
+fn relative() {
+    let reference = match callgrind("DoublePendulum", "halfImplicit") {
+        Ok((per_step, _)) => per_step,
+        Err(e) => return println!("\nrelative rows: {e}"),
+    };
+    let per_body = reference / 2.0;
+    println!("\n| model | method | instructions/step | bodies | per body | ratio | aim |");
+    println!("|---|---|---|---|---|---|---|");
+    for (model, method, _, _, aim) in RELATIVE_CASES.iter().take(5) {
+        match callgrind(model, method) {
+            Ok((per_step, _)) => {
+                let n = bodies(model);
+                let ratio =
+                    if method.starts_with("half") { per_step / n as f64 / per_body } else { per_step / reference };
+                println!(
+                    "| {model} | {method} | {per_step:.0} | {n} | {:.0} | {ratio:.2} | {aim} |",
+                    per_step / n as f64
+                )
+            }
+            Err(e) => println!("| {model} | {method} | {e} | - | - | - | {aim} |"),
+        }
+    }
+    println!("| DoublePendulum | halfImplicit | {reference:.0} | 2 | {per_body:.0} | 1.00 | reference |");
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--profile") {
-        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()));
+        let method = match args.iter().position(|a| a == "--method") {
+            Some(m) => <Method as format::Keyword>::parse(&args[m + 1]).expect("--method names a method"),
+            None => Method::HalfImplicit,
+        };
+        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()), method);
+    }
+    if args.iter().any(|a| a == "--relative") {
+        return relative();
     }
     if args.iter().any(|a| a == "--instructions") {
         return instructions();

@@ -350,6 +350,12 @@ pub trait Formulation: Send {
         false
     }
 
+    /// Switches the dense output of the explicit pairs on or off (they then shorten their last
+    /// step to land on every communication point); a no-op for formulations without them.
+    fn set_dense_output(&mut self, on: bool) {
+        let _ = on;
+    }
+
     /// A message for the importer's log about a choice the formulation made (e.g. `auto`
     /// switching methods), once; None when there is none.
     fn take_notice(&mut self) -> Option<String> {

@@ -289,6 +289,14 @@ impl Simulation {
         self.formulation.floor_report()
     }
 
+    /// Switches the explicit pairs' dense output on (the default) or off: off, their last step
+    /// of every advance is shortened to land on its end, as without a continuous extension.
+    /// A step pending at the current point is dropped (the run restarts from it).
+    pub fn set_dense_output(&mut self, on: bool) {
+        self.keep_checkpoint();
+        self.formulation.set_dense_output(on);
+    }
+
     /// A message for the importer's log about a choice the formulation made since the last
     /// call (`auto` switching to its implicit method), once.
     pub fn take_notice(&mut self) -> Option<String> {

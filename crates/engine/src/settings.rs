@@ -88,6 +88,10 @@ pub struct ErrorControl {
     pub atol: f64,
     pub rtol: f64,
     pub velocity_factor: f64,
+    /// The explicit pairs step past communication points and interpolate there (dense output,
+    /// `integrators::dense`) instead of shortening their last step; on unless switched off
+    /// ([`crate::Simulation::set_dense_output`]).
+    pub dense_output: bool,
 }
 
 /// Settings of the state-space formulation.
@@ -110,6 +114,7 @@ impl StateSpaceSettings {
                 atol: s.absolute_tolerance(),
                 rtol: s.relative_tolerance(),
                 velocity_factor: s.velocity_tolerance_factor(),
+                dense_output: true,
             },
         })
     }
@@ -151,6 +156,7 @@ impl SemirecursiveSettings {
                 atol: s.absolute_tolerance(),
                 rtol: s.relative_tolerance(),
                 velocity_factor: s.velocity_tolerance_factor(),
+                dense_output: true,
             },
             tolerance: s.tolerance,
             pressure_tolerance: s.pressure_tolerance,

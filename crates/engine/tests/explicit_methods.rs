@@ -9,6 +9,7 @@
 use crate::common;
 
 use common::{catalog, quantity, DoublePendulum};
+use mbfmu_engine::semirecursive::Semirecursive;
 use mbfmu_engine::statespace::StateSpaceFormulation;
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{Description, Formulation, Method};
@@ -158,6 +159,83 @@ fn embedded_pairs_meet_their_tolerances() {
     }
 }
 
+/// The internal steps a run has taken (the state-space solver counts its own).
+fn steps_of(sim: &Simulation) -> u64 {
+    match sim.formulation::<StateSpaceFormulation>() {
+        Some(f) => f.solver().counters.steps,
+        None => sim.steps(),
+    }
+}
+
+/// A run of `method` in `formulation` (largest step 0.1 s, tolerances `tol`) over 2 s in
+/// communication steps of `comm` (each end computed as k comm, as hosts do), with dense output
+/// or without; returns the largest position error of bar 2's centre at those of `TIMES` that
+/// are communication points, and the steps.
+fn communicating(
+    formulation: Formulation,
+    method: Method,
+    tol: f64,
+    comm: f64,
+    dense: bool,
+    reference: &[[f64; 4]],
+) -> (f64, u64) {
+    let mut d = pendulum(formulation);
+    d.solver.method = method;
+    d.solver.step_size = 0.1;
+    d.solver.absolute_tolerance = Some(tol);
+    d.solver.relative_tolerance = Some(tol);
+    d.solver.tolerance = 1e-14;
+    let (y, z) = (quantity(&d, "bar2.position.y"), quantity(&d, "bar2.position.z"));
+    let mut sim = Simulation::new(&d).expect("the model builds");
+    sim.set_dense_output(dense);
+    let p = DoublePendulum::fang2023();
+    let mut worst: f64 = 0.0;
+    for k in 1..=(TIMES[TIMES.len() - 1] / comm).round() as usize {
+        let t = k as f64 * comm;
+        sim.advance_to(t).unwrap_or_else(|e| panic!("{formulation:?} {method:?}: {e}"));
+        // The samples at `TIMES` that are communication points.
+        if let Some(r) = TIMES.iter().position(|&s| (s - t).abs() < 1e-9).map(|i| &reference[i]) {
+            worst = worst.max((sim.quantity(y) - p.y2(r)).abs()).max((sim.quantity(z) - p.z2(r)).abs());
+        }
+    }
+    (worst, steps_of(&sim))
+}
+
+/// Dense output: at 1 ms communication steps the pairs take their natural steps past the
+/// communication points and interpolate there \[HairerNorsettWanner1993, Sect. II.6, II.10\],
+/// so that the communication grid no longer forces steps: over 2 s at most a few more than
+/// the controller takes at 0.1 s communication steps (where a few land on the points), far
+/// fewer than when each communication step ends with a step shortened to land on it; the
+/// errors stay within the bound of `embedded_pairs_meet_their_tolerances`.
+#[test]
+fn dense_output_frees_the_steps_from_the_communication_grid() {
+    let reference = reference();
+    for formulation in [Formulation::SemirecursiveDoubleStep, Formulation::StateSpace] {
+        for method in [Method::Dopri5, Method::Dop853] {
+            for tol in [1e-7, 1e-9] {
+                let (e_coarse, coarse) = communicating(formulation, method, tol, 0.1, true, &reference);
+                let (e_dense, dense) = communicating(formulation, method, tol, 1e-3, true, &reference);
+                let (e_short, short) = communicating(formulation, method, tol, 1e-3, false, &reference);
+                println!(
+                    "{formulation:?} {method:?} tol {tol:e}: 0.1 s communication {coarse} steps (error {e_coarse:.2e} m); \
+                     1 ms with dense output {dense} steps ({e_dense:.2e} m), without {short} steps ({e_short:.2e} m)"
+                );
+                assert!(
+                    dense <= coarse + coarse / 10 + 2,
+                    "{formulation:?} {method:?} tol {tol:e}: {dense} steps, {coarse} at 0.1 s"
+                );
+                assert!(
+                    5 * dense < short,
+                    "{formulation:?} {method:?} tol {tol:e}: {dense} steps, {short} without dense output"
+                );
+                for e in [e_coarse, e_dense, e_short] {
+                    assert!(e < 500.0 * tol, "{formulation:?} {method:?} tol {tol:e}: error {e:.2e}");
+                }
+            }
+        }
+    }
+}
+
 /// The catalog model `name` in `formulation` with `method` and tolerances `tol`, keeping the
 /// outputs relative coordinates give.
 fn minimal(name: &str, formulation: Formulation, method: Method, tol: f64) -> Description {
@@ -200,23 +278,120 @@ fn andrews_squeezer_reaches_the_published_solution_to_1e_8() {
     }
 }
 
+/// Advances `sim` from `from` to `to` in communication steps of `comm` (ends k comm).
+fn communicate(sim: &mut Simulation, from: f64, to: f64, comm: f64) {
+    let first = (from / comm).round() as usize + 1;
+    for k in first..=(to / comm).round() as usize {
+        sim.advance_to(k as f64 * comm).expect("runs");
+    }
+}
+
 /// A snapshot taken mid-run and restored continues bit for bit with every explicit method of
 /// the semirecursive formulations, on a closed-loop mechanism (the step-size proposal is part
-/// of the state; each advance starts by evaluating the ODE at the state it starts from).
+/// of the state; each advance starts by evaluating the ODE at the state it starts from), in one
+/// advance per 10 ms and in communication steps of 0.25 ms inside the 1 ms steps: there the
+/// pairs' snapshot holds a step pending past the communication point (dense output), which the
+/// restored run continues.
 #[test]
 fn semirecursive_explicit_snapshots_continue_bit_for_bit() {
     for method in [Method::Rk4, Method::Dopri5, Method::Dop853, Method::Auto] {
-        let mut d = minimal("AndrewsSqueezer", Formulation::SemirecursiveDoubleStep, method, 1e-8);
-        d.solver.step_size = if method == Method::Rk4 { 2e-5 } else { 1e-3 };
-        let mut sim = Simulation::new(&d).expect("builds");
-        sim.advance_to(0.01).expect("runs");
-        let snapshot = sim.snapshot();
-        sim.advance_to(0.02).expect("runs");
-        let mut other = Simulation::new(&d).expect("builds");
-        other.restore(&snapshot).expect("restores");
-        other.advance_to(0.02).expect("runs");
-        assert_eq!(other.state(), sim.state(), "{method:?}");
-        assert_eq!(other.steps(), sim.steps(), "{method:?}");
+        for comm in [0.01, 2.5e-4] {
+            let mut d = minimal("AndrewsSqueezer", Formulation::SemirecursiveDoubleStep, method, 1e-8);
+            d.solver.step_size = if method == Method::Rk4 { 2e-5 } else { 1e-3 };
+            let mut sim = Simulation::new(&d).expect("builds");
+            communicate(&mut sim, 0.0, 0.01, comm);
+            let snapshot = sim.snapshot();
+            let pending = sim.formulation::<Semirecursive>().expect("semirecursive").state.dense.pending;
+            if comm < 1e-3 && matches!(method, Method::Dopri5 | Method::Dop853) {
+                assert!(pending, "{method:?}: the snapshot holds a pending step");
+            }
+            communicate(&mut sim, 0.01, 0.02, comm);
+            let mut other = Simulation::new(&d).expect("builds");
+            other.restore(&snapshot).expect("restores");
+            communicate(&mut other, 0.01, 0.02, comm);
+            assert_eq!(other.state(), sim.state(), "{method:?} at {comm} s communication steps");
+            assert_eq!(other.steps(), sim.steps(), "{method:?} at {comm} s communication steps");
+        }
+    }
+}
+
+/// The double pendulum in `formulation` with a torque input `drive` on bar 2 about the joint
+/// axes (x): a model whose input may change at a communication point.
+fn driven_pendulum(formulation: Formulation) -> Description {
+    let name = if formulation == Formulation::StateSpace { "DoublePendulumStateSpace" } else { "DoublePendulum" };
+    let mut json: serde_json::Value =
+        serde_json::from_str(mbfmu_model::catalog::find(name).expect("catalog model").json).expect("JSON");
+    json["forces"] = serde_json::json!([
+        {"type": "torque", "name": "drive", "body": "bar2", "axis": [1.0, 0.0, 0.0], "input": "drive"}
+    ]);
+    json["interface"]["inputs"] = serde_json::json!([{"name": "drive", "unit": "N.m", "start": 0.0}]);
+    let mut d = mbfmu_model::format::parse(&json.to_string()).expect("valid");
+    if formulation != Formulation::StateSpace {
+        d = common::without_joint_reactions(d);
+        d.solver.formulation = formulation;
+    }
+    d
+}
+
+/// An input changed at a communication point restarts the pairs from the interpolated state
+/// there, as after a step shortened to land on it: the state at the point is the one the
+/// advance left (bit for bit, the time exactly the point), the run goes on as one whose pending
+/// step was dropped at the point before the input was set (bit for bit), and it agrees with a
+/// run that shortens its steps at every communication point (dense output off) at a tight
+/// tolerance, to within the bound of `embedded_pairs_meet_their_tolerances`; the torque moves
+/// the pendulum by far more than that.
+#[test]
+fn an_input_change_restarts_from_the_interpolated_state() {
+    let (comm, t_change, t_end, torque) = (1e-3, 0.5, 1.0, 200.0);
+    for formulation in [Formulation::StateSpace, Formulation::SemirecursiveDoubleStep] {
+        for method in [Method::Dopri5, Method::Dop853] {
+            let tol = 1e-9;
+            let mut d = driven_pendulum(formulation);
+            d.solver.method = method;
+            d.solver.step_size = 0.1;
+            d.solver.absolute_tolerance = Some(tol);
+            d.solver.relative_tolerance = Some(tol);
+            d.solver.tolerance = 1e-14;
+            let (y, z) = (quantity(&d, "bar2.position.y"), quantity(&d, "bar2.position.z"));
+            let pending = |sim: &Simulation| match sim.formulation::<StateSpaceFormulation>() {
+                Some(f) => f.solver().dense_pending(),
+                None => sim.formulation::<Semirecursive>().expect("semirecursive").state.dense.pending,
+            };
+            // `change`: 0 none, 1 set the input, 2 drop the pending step first, then set it.
+            let run = |change: u8, dense: bool| {
+                let mut sim = Simulation::new(&d).expect("builds");
+                sim.set_dense_output(dense);
+                communicate(&mut sim, 0.0, t_change, comm);
+                let before = sim.state().clone();
+                assert_eq!(pending(&sim), dense, "{formulation:?} {method:?}");
+                if change == 2 {
+                    let snapshot = sim.snapshot();
+                    sim = Simulation::new(&d).expect("builds");
+                    sim.restore(&snapshot).expect("restores");
+                    sim.set_dense_output(false);
+                    sim.set_dense_output(true);
+                    assert!(!pending(&sim), "{formulation:?} {method:?}: switching dense output drops the step");
+                }
+                if change > 0 {
+                    sim.set_inputs(&[torque]).expect("sets");
+                    assert_eq!(sim.time(), t_change);
+                    assert_eq!(sim.state().bodies, before.bodies, "{formulation:?} {method:?}: the state at the point");
+                    assert!(!pending(&sim), "{formulation:?} {method:?}: the input drops the step");
+                }
+                communicate(&mut sim, t_change, t_end, comm);
+                (sim.quantity(y), sim.quantity(z), sim.state().clone())
+            };
+            let (ay, az, a) = run(1, true);
+            let (_, _, b) = run(2, true);
+            assert_eq!(a, b, "{formulation:?} {method:?}: the input change restarts as a dropped step does");
+            let (sy, sz, _) = run(1, false);
+            let (ny, nz, _) = run(0, true);
+            let e = (ay - sy).abs().max((az - sz).abs());
+            let moved = (ay - ny).abs().max((az - nz).abs());
+            println!("{formulation:?} {method:?}: against shortened steps {e:.2e} m; the torque moves bar 2 by {moved:.2e} m");
+            assert!(e < 500.0 * tol, "{formulation:?} {method:?}: {e:.2e} m from the shortened-step run");
+            assert!(moved > 1e4 * e, "{formulation:?} {method:?}: the torque moves bar 2 by {moved:.2e} m");
+        }
     }
 }
 

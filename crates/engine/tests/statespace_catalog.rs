@@ -166,29 +166,43 @@ fn the_state_space_formulation_runs_the_32_link_chain() {
 }
 
 /// A snapshot taken mid-run and restored continues bit for bit, for every method (the
-/// controller, the Newton matrix parts and the warm start are part of the snapshot).
+/// controller, the Newton matrix parts and the warm start are part of the snapshot), in one
+/// advance each way and, for the variable-step methods, in communication steps of 5 ms inside
+/// steps of up to 10 ms: there DOPRI5's and DOP853's snapshot holds a step pending past the
+/// communication point (dense output), which the restored run continues.
 #[test]
 fn state_space_snapshots_continue_bit_for_bit() {
     let base = format::parse(mbfmu_model::catalog::find("DoublePendulumStateSpace").unwrap().json).unwrap();
+    fn solver(sim: &Simulation) -> &mbfmu_engine::statespace::StateSpace {
+        sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap()
+    }
     for &m in Method::STATE_SPACE {
-        let mut d = base.clone();
-        d.solver.method = m;
-        d.solver.step_size = if m == Method::Abm2 { 1e-3 } else { 1e-2 };
-        let mut sim = Simulation::new(&d).unwrap();
-        sim.advance_to(0.5).unwrap();
-        let snap = sim.snapshot();
-        sim.advance_to(1.5).unwrap();
-        let first = sim.state().clone();
-        let counters = sim.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().counters;
-        let mut other = Simulation::new(&d).unwrap();
-        other.restore(&snap).unwrap();
-        other.advance_to(1.5).unwrap();
-        assert_eq!(other.state(), &first, "{}", m.item_name());
-        assert_eq!(
-            other.formulation::<StateSpaceFormulation>().map(StateSpaceFormulation::solver).unwrap().counters,
-            counters
-        );
-        assert!(counters.repartitions > 0, "{}: the run crosses a new partition", m.item_name());
+        let grids: &[f64] = if m.variable_step() { &[0.5, 5e-3] } else { &[0.5] };
+        for &comm in grids {
+            let mut d = base.clone();
+            d.solver.method = m;
+            d.solver.step_size = if m == Method::Abm2 { 1e-3 } else { 1e-2 };
+            let advance = |sim: &mut Simulation, from: f64, to: f64| {
+                for k in (from / comm).round() as usize + 1..=(to / comm).round() as usize {
+                    sim.advance_to(k as f64 * comm).unwrap();
+                }
+            };
+            let mut sim = Simulation::new(&d).unwrap();
+            advance(&mut sim, 0.0, 0.5);
+            let snap = sim.snapshot();
+            if comm < 0.5 && matches!(m, Method::Dopri5 | Method::Dop853) {
+                assert!(solver(&sim).dense_pending(), "{}: the snapshot holds a pending step", m.item_name());
+            }
+            advance(&mut sim, 0.5, 1.5);
+            let first = sim.state().clone();
+            let counters = solver(&sim).counters;
+            let mut other = Simulation::new(&d).unwrap();
+            other.restore(&snap).unwrap();
+            advance(&mut other, 0.5, 1.5);
+            assert_eq!(other.state(), &first, "{} at {comm} s communication steps", m.item_name());
+            assert_eq!(solver(&other).counters, counters);
+            assert!(counters.repartitions > 0, "{}: the run crosses a new partition", m.item_name());
+        }
     }
 }
 

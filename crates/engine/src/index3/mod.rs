@@ -9,6 +9,7 @@
 
 mod assembly;
 pub mod beam;
+mod body_schur;
 mod compile;
 mod compile_beams;
 mod dae;
@@ -464,23 +465,26 @@ pub struct ConstraintEval {
 
 /// Sum over rows of row^T x into per-body generalized forces (dr part, dpi part).
 pub fn add_rows_transpose(constraints: &[Constraint], rows: &[Row], x: &[f64], out: &mut [[f64; 6]]) {
-    for ((c, row), xk) in constraints.iter().zip(rows).zip(x) {
+    for ((c, row), &xk) in constraints.iter().zip(rows).zip(x) {
         for (part, b) in row.iter().zip(c.pair) {
             if let Some(b) = b {
-                for (o, g) in out[b].iter_mut().zip(part) {
-                    *o += g * xk;
+                let o = &mut out[b];
+                for i in 0..6 {
+                    o[i] += part[i] * xk;
                 }
             }
         }
     }
 }
 
-/// Row k times per-body generalized velocities.
+/// Row k times per-body generalized velocities (summed left to right within each side).
+#[inline]
 pub fn row_times(c: &Constraint, row: &Row, q: &[[f64; 6]]) -> f64 {
     let mut s = 0.0;
-    for (part, b) in row.iter().zip(c.pair) {
+    for (g, b) in row.iter().zip(c.pair) {
         if let Some(b) = b {
-            s += part.iter().zip(&q[b]).map(|(g, v)| g * v).sum::<f64>();
+            let v = &q[b];
+            s += g[0] * v[0] + g[1] * v[1] + g[2] * v[2] + g[3] * v[3] + g[4] * v[4] + g[5] * v[5];
         }
     }
     s

@@ -42,6 +42,7 @@ impl Index3Dae {
         };
         *state = base.clone();
         let nb = self.mech.n_bodies();
+        self.forget_evaluated_point();
         let m = &self.mech;
         m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
         m.constraint_rows(state.t, &base, &state.bodies, &mut self.ce);
@@ -87,6 +88,7 @@ impl Index3Dae {
         let lengths: Vec<f64> = held.iter().map(|&(c, _)| self.cylinder_length(c, &base.bodies)).collect();
         let mut correction = f64::INFINITY;
         for iteration in 1..=MAX_ITERATIONS {
+            self.forget_evaluated_point();
             let m = &self.mech;
             m.applied_forces(state.t, &state.bodies, &state.angles, &[], &mut self.loads);
             m.constraint_rows(state.t, base, &state.bodies, &mut self.ce);

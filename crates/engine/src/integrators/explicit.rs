@@ -13,6 +13,7 @@
 //! Literals keep the digits of their source even beyond f64 precision.
 #![allow(clippy::excessive_precision)]
 
+use super::dense::{self, Continuous};
 use mbfmu_model::format::Method;
 
 /// An explicit Runge-Kutta method with optional embedded error estimators.
@@ -35,6 +36,8 @@ pub struct Explicit {
     /// stiffness test compares h times its estimate of the Jacobian's dominant eigenvalue
     /// with, \[HairerWanner1996, Sect. IV.2\]).
     pub stability_boundary: f64,
+    /// The continuous extension (dense output) of the pair, where it has one.
+    pub dense: Option<&'static Continuous>,
 }
 
 impl Explicit {
@@ -77,6 +80,7 @@ pub const RK4: Explicit = Explicit {
     fsal: false,
     exponent: 0.0,
     stability_boundary: 2.785,
+    dense: None,
 };
 
 /// DOPRI5 \[DormandPrince1980\], \[HairerNorsettWanner1993, Sect. II.5, Table 5.2\]: the
@@ -98,6 +102,7 @@ pub const DOPRI5: Explicit = Explicit {
     fsal: true,
     exponent: 1.0 / 5.0,
     stability_boundary: 3.31,
+    dense: Some(&dense::DOPRI5),
 };
 
 const B853: [f64; 12] = [
@@ -249,6 +254,7 @@ pub const DOP853: Explicit = Explicit {
     fsal: false,
     exponent: 1.0 / 8.0,
     stability_boundary: 6.39,
+    dense: Some(&dense::DOP853),
 };
 
 #[cfg(test)]

@@ -11,15 +11,28 @@
 //! Time events of the system ([`OdeSystem::next_time_event`]) end an error-controlled step
 //! exactly (the formulations whose ODEs have them offer no constant-step explicit method).
 //!
+//! Communication points: with dense output ([`super::dense`]) an error-controlled step is not
+//! shortened to end on the advance's end t_end: the natural step is taken past it, and the
+//! system is left at the interpolated state at t_end \[HairerNorsettWanner1993, Sect. II.6,
+//! II.10\] while the step itself (its end point and interpolant, [`DenseStep`], with the
+//! step-size proposal) is kept pending. The next advance continues the internal trajectory:
+//! it interpolates again where its end lies inside the pending step, and otherwise completes
+//! the step at its end point and steps on. Where the system is no longer at the interpolated
+//! point it was left at (the caller drops the pending step when an input changes), the advance
+//! restarts from the system's state as it would after a step shortened to the point. A step
+//! that would end within 1% of t_end lands on it (no sliver of a step is left). Without dense
+//! output (RK4, or switched off) the last step is shortened to land on t_end.
+//!
 //! Stiffness: each accepted step of an error-controlled method estimates h |lambda| of the
 //! dominant eigenvalue from two stages at the same time, ||f(x_a) - f(x_b)|| / ||x_a - x_b||,
 //! and compares it with the method's stability boundary \[HairerWanner1996, Sect. IV.2\];
 //! [`Outcome::Stiff`] reports repeated hits ([`StiffnessTest`]) to a caller that can switch to an
 //! implicit method.
 
+use super::dense::{DenseStep, MAX_EXTENDED_STAGES};
 use super::explicit::{Explicit, MAX_STAGES};
 use super::step_control::{
-    first_guess, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
+    first_guess, plan, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
 };
 use super::StepError;
 use crate::formulation::{Meter, OdeSystem, Progress, StepCounters, SubSteps};
@@ -34,7 +47,7 @@ pub const CALM_STEPS: u32 = 6;
 /// Fraction of the stability boundary that counts as a hit. The estimate is rough, and a
 /// controller limited by stability keeps h |lambda| below the boundary, the more so where
 /// communication points shorten steps (measured on the stiff double pendulum at 1 ms
-/// communication steps: 0.8 to 0.95 of it; the codes of \[HairerWanner1996, Sect. IV.2\] test
+/// communication steps without dense output: 0.8 to 0.95 of it; the codes of \[HairerWanner1996, Sect. IV.2\] test
 /// 3.25 for DOPRI5 and 6.1 for DOP853, whose boundaries are 3.31 and 6.39).
 pub const STIFF_FRACTION: f64 = 0.75;
 
@@ -97,7 +110,8 @@ pub enum Outcome {
 pub struct ExplicitOde {
     tableau: &'static Explicit,
     /// k_i = f(t + c_i h, stage_i); row 0 holds f at the current point, row MAX_STAGES the
-    /// new point's derivative of methods that are not first-same-as-last.
+    /// new point's derivative of methods that are not first-same-as-last, the rows after it
+    /// the extra stages of DOP853's dense output.
     k: Vec<Vec<f64>>,
     x: Vec<f64>,
     x_new: Vec<f64>,
@@ -129,7 +143,7 @@ impl ExplicitOde {
     pub fn new(tableau: &'static Explicit, len: usize) -> ExplicitOde {
         ExplicitOde {
             tableau,
-            k: vec![vec![0.0; len]; MAX_STAGES + 1],
+            k: vec![vec![0.0; len]; MAX_EXTENDED_STAGES.max(MAX_STAGES + 1)],
             x: vec![0.0; len],
             x_new: vec![0.0; len],
             stage: vec![0.0; len],
@@ -156,8 +170,12 @@ impl ExplicitOde {
     /// no larger than it, starting with `*h_next` (NaN: chosen here) and leaving the proposal
     /// for the next step there. Each step attempt is charged to `meter` (its stages are its
     /// evaluations) and none starts once its budget is spent. On error the system is
-    /// at the last accepted step. With a `stiffness` test the advance ends at the step that
-    /// proves the problem stiff.
+    /// at the last completed step. With a `stiffness` test the advance ends at the step that
+    /// proves the problem stiff. With `dense` (the pairs with a continuous extension) steps
+    /// pass t_end and the system is left at the interpolated state there, the step pending in
+    /// `dense` (module documentation); a pending step it holds is continued when the system is
+    /// still at the point it was left at.
+    #[allow(clippy::too_many_arguments)]
     pub fn advance(
         &mut self,
         ode: &mut dyn OdeSystem,
@@ -166,8 +184,9 @@ impl ExplicitOde {
         counters: &mut StepCounters,
         meter: &mut Meter,
         stiffness: Option<&mut StiffnessTest>,
+        dense: Option<&mut DenseStep>,
     ) -> Result<Outcome, StepError> {
-        let Advance { t0, t_end, step_size, control } = *run;
+        let Advance { t0, t_end, step_size, .. } = *run;
         let span = t_end - t0;
         if !span.is_finite() || span < 0.0 {
             return Err(StepError::BadStep { time: t0, h: span });
@@ -177,20 +196,30 @@ impl ExplicitOde {
         }
         let velocities = ode.velocity_states();
         for (i, w) in self.weight.iter_mut().enumerate() {
-            *w = if velocities.contains(&i) { control.velocity_factor } else { 1.0 };
+            *w = if velocities.contains(&i) { run.control.velocity_factor } else { 1.0 };
         }
-        ode.set_time(t0);
-        ode.state(&mut self.x);
-        ode.derivatives(&mut self.k[0])?;
-        self.t = t0;
-        self.at_current = true;
-        let result = if self.variable_step() {
-            self.variable_steps(ode, run, h_next, counters, meter, stiffness)
-        } else {
-            self.constant_steps(ode, t0, t_end, step_size, meter, counters)
+        let mut dense = dense.filter(|_| self.variable_step() && self.tableau.dense.is_some());
+        let continuing = dense.as_deref().is_some_and(|d| d.pending && self.left_at(ode, d, t0));
+        if let Some(d) = dense.as_deref_mut() {
+            d.pending &= continuing;
+        }
+        let result = match dense.as_deref_mut().filter(|_| continuing) {
+            Some(d) => self.continue_pending(ode, run, h_next, counters, meter, stiffness, d),
+            None => {
+                ode.set_time(t0);
+                ode.state(&mut self.x);
+                ode.derivatives(&mut self.k[0])?;
+                self.t = t0;
+                self.at_current = true;
+                if self.variable_step() {
+                    self.variable_steps(ode, run, h_next, counters, meter, stiffness, dense)
+                } else {
+                    self.constant_steps(ode, t0, t_end, step_size, meter, counters)
+                }
+            }
         };
         if !self.at_current {
-            // Back to the last accepted point, evaluated (the system's state is the last point
+            // Back to the last completed point, evaluated (the system's state is the last point
             // it evaluated: a stage, or a rejected step's).
             ode.set_time(self.t);
             ode.set_state(&self.x);
@@ -201,6 +230,74 @@ impl ExplicitOde {
             }
         }
         result
+    }
+
+    /// True if the system is at time `t0` exactly at the interpolated point of `d` that an
+    /// advance left it at (nothing has set its state since).
+    fn left_at(&mut self, ode: &mut dyn OdeSystem, d: &DenseStep, t0: f64) -> bool {
+        if d.at != t0 || d.len() != self.x.len() {
+            return false;
+        }
+        ode.state(&mut self.stage);
+        d.value(t0, &mut self.err);
+        self.stage == self.err
+    }
+
+    /// Continues the pending step of `d`: the system is at its interpolated point at `run.t0`.
+    /// An end inside the step is interpolated again; otherwise the step is completed at its
+    /// end point (a completed step of the system, its time event taken) and the advance steps
+    /// on from there.
+    #[allow(clippy::too_many_arguments)]
+    fn continue_pending(
+        &mut self,
+        ode: &mut dyn OdeSystem,
+        run: &Advance,
+        h_next: &mut f64,
+        counters: &mut StepCounters,
+        meter: &mut Meter,
+        stiffness: Option<&mut StiffnessTest>,
+        d: &mut DenseStep,
+    ) -> Result<Outcome, StepError> {
+        let t_end = run.t_end;
+        if t_end < d.t_new {
+            // The point the system is at is where it returns to on error.
+            self.t = run.t0;
+            ode.state(&mut self.x);
+            self.at_current = true;
+            self.leave_at(ode, d, t_end)?;
+            return Ok(Outcome::Progress(Progress::Reached));
+        }
+        d.pending = false;
+        self.x.copy_from_slice(&d.end);
+        self.t = d.t_new;
+        self.at_current = false;
+        ode.set_time(self.t);
+        ode.set_state(&self.x);
+        ode.derivatives(&mut self.k[0])?;
+        self.at_current = true;
+        self.completed(ode, counters)?;
+        if d.event && self.t < t_end {
+            self.time_event(ode)?;
+        }
+        if self.t >= t_end {
+            return Ok(Outcome::Progress(Progress::Reached));
+        }
+        self.variable_steps(ode, run, h_next, counters, meter, stiffness, Some(d))
+    }
+
+    /// Leaves the system at the interpolated state of `d` at `t` (evaluated there), the step
+    /// pending.
+    fn leave_at(&mut self, ode: &mut dyn OdeSystem, d: &mut DenseStep, t: f64) -> Result<(), StepError> {
+        d.pending = false;
+        d.value(t, &mut self.stage);
+        self.at_current = false;
+        ode.set_time(t);
+        ode.set_state(&self.stage);
+        ode.derivatives(&mut self.err)?;
+        self.at_current = true;
+        d.at = t;
+        d.pending = true;
+        Ok(())
     }
 
     fn constant_steps(
@@ -220,13 +317,15 @@ impl ExplicitOde {
             }
             meter.charge(self.tableau.stages() as u64);
             self.stages(ode, t, target - t, target)?;
-            self.accept(ode, target, counters)?;
+            self.new_point(ode, target)?;
+            self.commit(ode, target, counters)?;
             t = target;
             plan.advance();
         }
         Ok(Outcome::Progress(Progress::Reached))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn variable_steps(
         &mut self,
         ode: &mut dyn OdeSystem,
@@ -235,10 +334,11 @@ impl ExplicitOde {
         counters: &mut StepCounters,
         meter: &mut Meter,
         mut stiffness: Option<&mut StiffnessTest>,
+        mut dense: Option<&mut DenseStep>,
     ) -> Result<Outcome, StepError> {
-        let Advance { t0, t_end, step_size, control } = *run;
+        let Advance { t_end, step_size, control, .. } = *run;
         let exponent = self.tableau.exponent;
-        let mut t = t0;
+        let mut t = self.t;
         if h_next.is_nan() || *h_next <= 0.0 {
             *h_next = self.initial_step(ode, t, step_size.min(t_end - t), control)?;
         }
@@ -248,21 +348,15 @@ impl ExplicitOde {
                 return Ok(Outcome::Progress(Progress::Budget));
             }
             meter.charge(self.tableau.stages() as u64);
-            // A time event of the system ends a step exactly.
-            let target = ode.next_time_event().filter(|&te| te > t && te < t_end).unwrap_or(t_end);
+            let event = ode.next_time_event().filter(|&te| te > t);
             let proposed = h_next.min(step_size);
-            let clipped = t + 1.01 * proposed >= target;
-            let (h, t_new) = if clipped { (target - t, target) } else { (proposed, t + proposed) };
+            let (h, t_new, clipped) = plan(t, proposed, t_end, event, dense.is_some());
             if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
                 return Err(StepError::BadStep { time: t, h });
             }
             match self.stages(ode, t, h, t_new).map(|()| self.error_norm(h, control)) {
                 Ok(err) if err <= 1.0 => {
-                    let h_lambda = self.accept(ode, t_new, counters)?;
-                    t = t_new;
-                    if t == target && target < t_end {
-                        self.time_event(ode)?;
-                    }
+                    let h_lambda = self.new_point(ode, t_new)?;
                     let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
                     *h_next = h * step_factor(err, exponent, limit);
                     if clipped {
@@ -271,10 +365,30 @@ impl ExplicitOde {
                     rejected_last = false;
                     // A step shortened to land on a target says nothing of what limits the
                     // steps.
-                    if let Some(test) = stiffness.as_deref_mut().filter(|_| !clipped) {
-                        if test.record(h_lambda, self.tableau.stability_boundary) {
-                            return Ok(Outcome::Stiff { time: t, h_lambda });
+                    let stiff = match stiffness.as_deref_mut().filter(|_| !clipped) {
+                        Some(test) => test.record(h_lambda, self.tableau.stability_boundary),
+                        None => false,
+                    };
+                    if let (true, Some(d)) = (t_new > t_end, dense.as_deref_mut()) {
+                        // Past the communication point: the step stays pending, the system
+                        // is left at its interpolated state at t_end.
+                        self.interpolant(ode, d, t, h, t_new)?;
+                        d.event = event == Some(t_new);
+                        self.leave_at(ode, d, t_end)?;
+                        if stiff {
+                            // The implicit method starts from the communication point.
+                            d.pending = false;
+                            return Ok(Outcome::Stiff { time: t_end, h_lambda });
                         }
+                        return Ok(Outcome::Progress(Progress::Reached));
+                    }
+                    self.commit(ode, t_new, counters)?;
+                    t = t_new;
+                    if event == Some(t) && t < t_end {
+                        self.time_event(ode)?;
+                    }
+                    if stiff {
+                        return Ok(Outcome::Stiff { time: t, h_lambda });
                     }
                 }
                 Ok(err) => {
@@ -292,6 +406,35 @@ impl ExplicitOde {
             }
         }
         Ok(Outcome::Progress(Progress::Reached))
+    }
+
+    /// The interpolant of the accepted step of size `h` from (t, x) to (t_new, x_new) into `d`,
+    /// after the extra stages of the method's extension (DOP853's three, evaluated here).
+    fn interpolant(
+        &mut self,
+        ode: &mut dyn OdeSystem,
+        d: &mut DenseStep,
+        t: f64,
+        h: f64,
+        t_new: f64,
+    ) -> Result<(), StepError> {
+        let Some(ext) = self.tableau.dense else {
+            return Err(StepError::BadStep { time: t, h });
+        };
+        for (e, (c, a)) in ext.extra_c.iter().zip(ext.extra_a).enumerate() {
+            let s = ext.new_point + 1 + e;
+            for comp in 0..self.x.len() {
+                self.stage[comp] = self.x[comp] + h * combine(a, &self.k, comp);
+            }
+            self.at_current = false;
+            ode.set_time(t + c * h);
+            ode.set_state(&self.stage);
+            let (k, _) = self.k.split_at_mut(s + 1);
+            ode.derivatives(&mut k[s])?;
+        }
+        let k = &self.k;
+        d.form(ext, t, h, t_new, &self.x, &self.x_new, |i, c| k[i][c]);
+        Ok(())
     }
 
     /// Starting step of \[HairerNorsettWanner1993, Sect. II.4\]: h0 = 0.01 |x0| / |f0| in the
@@ -395,10 +538,10 @@ impl ExplicitOde {
         (sum / n as f64).sqrt()
     }
 
-    /// Makes x_new at `t_new` the current point: evaluated there (first-same-as-last methods
-    /// were, as their last stage), a completed step of the system, an event where it asks for
-    /// one. Returns the stiffness estimate h |lambda| of the step (0 at constant step).
-    fn accept(&mut self, ode: &mut dyn OdeSystem, t_new: f64, counters: &mut StepCounters) -> Result<f64, StepError> {
+    /// The accepted step's new point x_new at `t_new`, evaluated (first-same-as-last methods
+    /// were, as their last stage) into row MAX_STAGES of k (the last stage's for them). Returns
+    /// the stiffness estimate h |lambda| of the step (0 at constant step).
+    fn new_point(&mut self, ode: &mut dyn OdeSystem, t_new: f64) -> Result<f64, StepError> {
         let m = self.tableau;
         let s = m.stages();
         let last = if m.fsal {
@@ -412,7 +555,7 @@ impl ExplicitOde {
             MAX_STAGES
         };
         let before = if m.fsal { s - 2 } else { s - 1 };
-        let h_lambda = if m.c[before] == 1.0 && !m.e.is_empty() {
+        Ok(if m.c[before] == 1.0 && !m.e.is_empty() {
             let dx = distance(&self.x_new, &self.stage_before);
             let df = distance(&self.k[last], &self.k[before]);
             if dx > 0.0 {
@@ -422,16 +565,28 @@ impl ExplicitOde {
             }
         } else {
             0.0
-        };
+        })
+    }
+
+    /// Makes x_new at `t_new` (evaluated by [`ExplicitOde::new_point`]) the current point: a
+    /// completed step of the system, an event where it asks for one.
+    fn commit(&mut self, ode: &mut dyn OdeSystem, t_new: f64, counters: &mut StepCounters) -> Result<(), StepError> {
+        let last = if self.tableau.fsal { self.tableau.stages() - 1 } else { MAX_STAGES };
         self.x.copy_from_slice(&self.x_new);
         self.t = t_new;
         self.at_current = true;
         self.k.swap(0, last);
+        self.completed(ode, counters)
+    }
+
+    /// The current point, evaluated, is a completed step of the system; its event is taken
+    /// where it asks for one (the state read again).
+    fn completed(&mut self, ode: &mut dyn OdeSystem, counters: &mut StepCounters) -> Result<(), StepError> {
         if ode.completed_step(counters)? && ode.event()? {
             ode.state(&mut self.x);
             ode.derivatives(&mut self.k[0])?;
         }
-        Ok(h_lambda)
+        Ok(())
     }
 
     /// A time event of the system at the current point: its event update, then the state
@@ -440,5 +595,117 @@ impl ExplicitOde {
         ode.event()?;
         ode.state(&mut self.x);
         ode.derivatives(&mut self.k[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::explicit::{DOP853, DOPRI5};
+    use super::*;
+    use crate::partials::{Column, Known};
+    use mbfmu_model::format::Quantity;
+
+    /// Where the forcing switches on: a time event between communication points (one on a
+    /// communication point ends the advance there, and the system takes it when it is next
+    /// advanced, as a formulation's view does when it reads the co-simulation state).
+    const SWITCH: f64 = 0.373;
+
+    /// y' = -y + a with a = 0 until the time event at `SWITCH` and 1 after (a discrete state
+    /// its event update sets), y(0) = 1; it records the times of its completed steps and
+    /// events.
+    struct Switched {
+        t: f64,
+        y: f64,
+        on: bool,
+        completed: Vec<f64>,
+        events: Vec<f64>,
+    }
+
+    fn exact(t: f64) -> f64 {
+        if t <= SWITCH {
+            (-t).exp()
+        } else {
+            1.0 + ((-SWITCH).exp() - 1.0) * (-(t - SWITCH)).exp()
+        }
+    }
+
+    impl OdeSystem for Switched {
+        fn len(&self) -> usize {
+            1
+        }
+        fn state(&self, x: &mut [f64]) {
+            x[0] = self.y;
+        }
+        fn state_value(&self, _: usize) -> f64 {
+            self.y
+        }
+        fn set_time(&mut self, t: f64) {
+            self.t = t;
+        }
+        fn set_state(&mut self, x: &[f64]) {
+            self.y = x[0];
+        }
+        fn evaluate(&mut self) -> Result<(), StepError> {
+            Ok(())
+        }
+        fn derivatives(&mut self, dx: &mut [f64]) -> Result<(), StepError> {
+            dx[0] = -self.y + f64::from(u8::from(self.on));
+            Ok(())
+        }
+        fn derivative_value(&mut self, _: usize) -> Result<f64, StepError> {
+            Ok(-self.y + f64::from(u8::from(self.on)))
+        }
+        fn completed_step(&mut self, _: &mut StepCounters) -> Result<bool, StepError> {
+            self.completed.push(self.t);
+            Ok(false)
+        }
+        fn event(&mut self) -> Result<bool, StepError> {
+            self.events.push(self.t);
+            self.on = self.t >= SWITCH;
+            Ok(false)
+        }
+        fn next_time_event(&self) -> Option<f64> {
+            (!self.on).then_some(SWITCH)
+        }
+        fn partial_column(&mut self, _: Known, _: &[Quantity], _: bool, _: &mut Column) -> Result<(), StepError> {
+            Ok(())
+        }
+    }
+
+    /// With dense output over communication steps of 10 ms the pairs take steps of up to
+    /// 0.1 s past the communication points, land exactly on the time event (its update taken
+    /// there once), and the states left at the communication points follow the exact solution;
+    /// without it every communication step ends with a step.
+    #[test]
+    fn dense_output_passes_communication_points_and_lands_on_time_events() {
+        for tableau in [&DOPRI5, &DOP853] {
+            for dense_output in [true, false] {
+                let control = ErrorControl { atol: 1e-9, rtol: 1e-9, velocity_factor: 1.0, dense_output };
+                let mut ode = Switched { t: 0.0, y: 1.0, on: false, completed: Vec::new(), events: Vec::new() };
+                let mut stepper = ExplicitOde::new(tableau, 1);
+                let (mut h_next, mut counters, mut dense) = (f64::NAN, StepCounters::default(), DenseStep::new(1));
+                let mut worst: f64 = 0.0;
+                for k in 1..=100 {
+                    let (t0, t_end) = (ode.t, k as f64 * 0.01);
+                    let run = Advance { t0, t_end, step_size: 0.1, control: &control };
+                    let d = Some(&mut dense).filter(|_| dense_output);
+                    let mut meter = Meter::unlimited();
+                    let outcome = stepper.advance(&mut ode, &run, &mut h_next, &mut counters, &mut meter, None, d);
+                    assert_eq!(outcome, Ok(Outcome::Progress(Progress::Reached)));
+                    assert_eq!(ode.t, t_end);
+                    worst = worst.max((ode.y - exact(t_end)).abs());
+                }
+                let steps = ode.completed.len();
+                println!("{} stages, dense output {dense_output}: {steps} steps, error {worst:.2e}", tableau.stages());
+                assert_eq!(ode.events, [SWITCH], "the event is taken once, at its time");
+                assert!(ode.completed.contains(&SWITCH), "a step ends on the event");
+                assert!(worst < 1e-7, "{worst:.2e}");
+                if dense_output {
+                    assert!(steps < 40 && dense.pending, "{steps} steps");
+                } else {
+                    assert!(steps >= 100, "{steps} steps");
+                }
+            }
+        }
     }
 }

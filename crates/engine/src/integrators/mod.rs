@@ -11,6 +11,7 @@
 
 pub mod coefficients;
 pub mod convergence;
+pub mod dense;
 pub mod explicit;
 mod explicit_ode;
 mod integrator;

@@ -35,3 +35,23 @@ pub fn starting_step(h0: f64, d1: f64, d2: f64, exponent: f64, h_max: f64) -> f6
     let h1 = if d1.max(d2) <= 1e-15 { (h0 * 1e-3).max(1e-6) } else { (0.01 / d1.max(d2)).powf(exponent) };
     (100.0 * h0).min(h1).min(h_max)
 }
+
+/// The next step from `t` with the controller's `proposed` size towards the advance's end
+/// `t_end`: (h, t_new, clipped). A time event `event` ends a step exactly, and so does t_end
+/// without dense output (a step that gets within 1% of a target is stretched to it). With
+/// dense output a step that would end within 1% of t_end either side lands on it, and any
+/// other is the natural step, past t_end or not. `clipped` says the step was changed to land.
+pub fn plan(t: f64, proposed: f64, t_end: f64, event: Option<f64>, dense: bool) -> (f64, f64, bool) {
+    let exact = match event {
+        Some(te) if dense || te < t_end => te,
+        _ if dense => f64::INFINITY,
+        _ => t_end,
+    };
+    if t + 1.01 * proposed >= exact {
+        (exact - t, exact, true)
+    } else if dense && t + 1.01 * proposed >= t_end && t + 0.99 * proposed <= t_end {
+        (t_end - t, t_end, true)
+    } else {
+        (proposed, t + proposed, false)
+    }
+}

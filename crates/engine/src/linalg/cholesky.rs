@@ -253,6 +253,15 @@ impl DenseCholesky {
     /// Row-by-row (Cholesky-Banachiewicz) factorization in place:
     /// L(i, j) = (A(i, j) - L(i, :j) . L(j, :j)) / L(j, j).
     pub fn factor(&mut self) -> Result<(), NotPositiveDefinite> {
+        macro_rules! fixed {
+            ($($size:literal)*) => {
+                match self.n {
+                    $($size => return factor_fixed::<$size>(&mut self.a, &mut self.inv_diag),)*
+                    _ => {}
+                }
+            };
+        }
+        fixed!(2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
         let n = self.n;
         for i in 0..n {
             let (done, rest) = self.a.split_at_mut(i * n);
@@ -288,6 +297,38 @@ impl DenseCholesky {
             }
         }
     }
+}
+
+/// [`DenseCholesky::factor`] for a size known at compile time, on the storage viewed as rows
+/// that are arrays: the same operations in the same order (dots summed left to right from
+/// -0.0, as `Iterator::sum`), so the same factors bit for bit, without the slice set-up of
+/// every row pair.
+fn factor_fixed<const N: usize>(a: &mut [f64], inv_diag: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+    let m: &mut [[f64; N]; N] = a[..N * N].as_chunks_mut::<N>().0.try_into().expect("N rows of N");
+    let inv: &mut [f64; N] = (&mut inv_diag[..N]).try_into().expect("N pivots");
+    for i in 0..N {
+        let (done, rest) = m.split_at_mut(i);
+        let row_i = &mut rest[0];
+        for (j, row_j) in done.iter().enumerate() {
+            let mut s = -0.0;
+            for k in 0..j {
+                s += row_i[k] * row_j[k];
+            }
+            row_i[j] = (row_i[j] - s) * inv[j];
+        }
+        let mut s = -0.0;
+        for x in &row_i[..i] {
+            s += x * x;
+        }
+        let d = row_i[i] - s;
+        if d.is_nan() || d <= 0.0 {
+            return Err(NotPositiveDefinite(i));
+        }
+        let lii = d.sqrt();
+        row_i[i] = lii;
+        inv[i] = 1.0 / lii;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

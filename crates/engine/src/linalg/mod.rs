@@ -3,11 +3,11 @@
 //!
 //! | file | what | used by |
 //! |---|---|---|
-//! | `system.rs` | [`LinearSystem`]: a square system with a fixed sparsity pattern assembled by slot; dense/sparse Cholesky (SPD) or faer's dense LU (n <= [`DENSE_LIMIT`]) / sparse LU (above) | index-3 formulations (`index3::dae`, the Schur complement of `index3::schur`) |
+//! | `system.rs` | [`LinearSystem`]: a square system with a fixed sparsity pattern assembled by slot; dense/sparse Cholesky (SPD) or faer's dense LU (n <= [`DENSE_LIMIT`]) / sparse LU (above) | index-3 formulations (`index3::dae` where the per-body Schur path does not apply, statics, the Schur complement of `index3::schur`) |
 //! | `cholesky.rs`, `envelope.rs` | [`SparseCholesky`] (faer's AMD ordering and symbolic factor, numeric phase precompiled for the pattern, in envelope storage when L is banded) and [`DenseCholesky`] (n <= [`DENSE_CHOLESKY_LIMIT`]) | [`LinearSystem`] for symmetric positive definite systems |
 //! | `block_tridiagonal.rs` | [`BlockTridiagonal`]: Cholesky of SPD block-tridiagonal matrices of 3 x 3 blocks (fixed-size kernels, no index lists; the bench result is in the file) | `index3::schur_chain`: Schur complements of chains of spherical joints |
 //! | `dense_lu.rs` | [`DenseLu`]: faer's in-place dense LU with partial pivoting, several right-hand sides at once, transposed solves, a pivot-ratio condition estimate | state-space formulation (`statespace`): reduced Newton matrices of tens of unknowns |
-//! | `small_lu.rs` | [`SmallLu`]: hand-written LU with partial pivoting, fixed-size kernels for n <= 8 | semirecursive formulations: dependent-coordinate, tangent and projection matrices of a handful of unknowns, where it beats faer (measured, see the file) |
+//! | `small_lu.rs` | [`SmallLu`]: hand-written LU with partial pivoting, fixed-size kernels for n <= 24 | semirecursive formulations: dependent-coordinate, tangent and projection matrices of a handful of unknowns; the Schur complements of the index-3 iteration matrix (`index3::body_schur`); where it beats faer (measured, see the file) |
 //! | `full_pivoting.rs` | [`full_pivoting`]: Gaussian elimination with full pivoting that picks the independent coordinates | semirecursive formulations, coordinate partitioning |
 //! | `small_solve.rs` | [`solve_small`]: Gaussian elimination on a fixed-size system held by value | integrator coefficients (MSSTH5 Newton step and quadrature weights); hand-written so the coefficients stay bit-identical (faer and nalgebra change them, see the file) |
 

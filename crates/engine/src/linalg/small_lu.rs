@@ -1,5 +1,6 @@
 //! [`SmallLu`]: hand-written LU with partial pivoting for the small dense systems of the
-//! semirecursive formulations (a handful of coordinates and pressures), in preallocated
+//! semirecursive formulations (a handful of coordinates and pressures) and the Schur
+//! complements of small index-3 mechanisms (`index3::body_schur`), in preallocated
 //! row-major storage, with solves by the matrix and its transpose.
 //!
 //! Faster than faer's dense partial-pivoting LU (the routine behind [`super::DenseLu`]) by
@@ -97,23 +98,33 @@ impl SmallLu {
         // 8: 2652 -> 1311; the bench's factor + solve 4: 109 -> 84 ns, 8: 270 -> 244 ns. At 3
         // the fixed kernel takes fewer instructions, 335 -> 267, but 60 instead of 38 ns, and
         // at 2 more of both, 116 -> 169).
-        let (ok, min_pivot) = match self.n {
-            4 => factor_fixed::<4>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
-            5 => factor_fixed::<5>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
-            6 => factor_fixed::<6>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
-            7 => factor_fixed::<7>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
-            8 => factor_fixed::<8>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),
-            n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm, &mut self.inverse_pivots)),
-        };
+        // From 9 to 24 (the Schur complements of small index-3 mechanisms, index3::body_schur)
+        // the fixed kernel too: at n = 10 (the double pendulum) callgrind counts 7 360 -> 1 630
+        // instructions per factorization and 1 150 -> 370 per solve.
+        macro_rules! fixed {
+            ($($size:literal)*) => {
+                match self.n {
+                    $($size => factor_fixed::<$size>(&mut self.a, &mut self.perm, &mut self.inverse_pivots),)*
+                    n => by_size!(n, factor_in_place(&mut self.a, &mut self.perm, &mut self.inverse_pivots)),
+                }
+            };
+        }
+        let (ok, min_pivot) = fixed!(4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
         self.min_pivot = min_pivot;
         ok
     }
 
     /// Solves A x = b in place (b becomes x); `tmp` has n entries.
     pub fn solve(&self, b: &mut [f64], tmp: &mut [f64]) {
-        constant_size!(self.n,
-            N => solve_fixed::<N>(&self.a, &self.perm, &self.inverse_pivots, b),
-            _ => solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp, self.n))
+        macro_rules! fixed {
+            ($($size:literal)*) => {
+                match self.n {
+                    $($size => solve_fixed::<$size>(&self.a, &self.perm, &self.inverse_pivots, b),)*
+                    _ => solve_in_place(&self.a, &self.perm, &self.inverse_pivots, b, tmp, self.n),
+                }
+            };
+        }
+        fixed!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
     }
 
     /// Solves A^T x = b in place; `tmp` has n entries.
@@ -198,7 +209,7 @@ fn factor_fixed<const N: usize>(a: &mut [f64], perm: &mut [usize], inverse_pivot
             )*
         };
     }
-    columns!(0 1 2 3 4 5 6 7);
+    columns!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
     perm[..N].copy_from_slice(&p);
     (true, min_pivot)
 }

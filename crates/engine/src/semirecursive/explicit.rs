@@ -5,7 +5,12 @@
 //!
 //! Each advance starts from the co-simulation state: the ODE view reads it, steps, and leaves
 //! its last accepted point committed as that state (with the step-size proposal, so that a
-//! snapshot continues as the run would). `auto` integrates with DOP853 and, once the steps
+//! snapshot continues as the run would). With dense output the DOPRI5 and DOP853 steps pass
+//! the communication point and the state committed there is the interpolated one
+//! \[HairerNorsettWanner1993, Sect. II.6, II.10\]; the step past it stays pending in the
+//! state (`SemiState::dense`, in snapshots and checkpoints) and the next advance continues it,
+//! unless an input changed at the point (then the run restarts from the committed state, as
+//! after a step shortened to land there). `auto` integrates with DOP853 and, once the steps
 //! are limited by stability \[HairerWanner1996, Sect. IV.2\], with the trapezoidal rule of
 //! \[Jaiswal2021, Sect. 4\] for the rest of the run. Models with a circuit offer the trapezoidal
 //! rule only (their pressure dynamics are stiff from the start).
@@ -50,7 +55,18 @@ impl Semirecursive {
         let mut stiffness = self.state.stiffness;
         let test = (settings.method == Method::Auto).then_some(&mut stiffness);
         let run = Advance { t0, t_end, step_size: settings.step_size, control: &settings.control };
-        let result = stepper.advance(self, &run, &mut h_next, counters, meter, test);
+        // The pending step moves out of the state while the ODE view steps (no copy).
+        let mut dense = std::mem::take(&mut self.state.dense);
+        let result = stepper.advance(
+            self,
+            &run,
+            &mut h_next,
+            counters,
+            meter,
+            test,
+            Some(&mut dense).filter(|_| settings.control.dense_output),
+        );
+        self.state.dense = dense;
         self.state.stiffness = stiffness;
         self.state.h_next = h_next;
         self.ode.active = false;

@@ -53,6 +53,7 @@ impl Clone for SemiState {
             h_next: f64::NAN,
             stiff: false,
             stiffness: Default::default(),
+            dense: Default::default(),
         };
         copy.clone_from(self);
         copy
@@ -84,6 +85,7 @@ impl Clone for SemiState {
         self.h_next = s.h_next;
         self.stiff = s.stiff;
         self.stiffness = s.stiffness;
+        self.dense.clone_from(&s.dense);
     }
 }
 
@@ -108,6 +110,11 @@ impl Formulation for Semirecursive {
     fn change_inputs(&mut self, change: &mut dyn FnMut(&mut InputSignals)) -> Result<(), String> {
         Semirecursive::change_inputs(self, change)?;
         self.ode_inputs_changed();
+        // New inputs at the communication point: the run restarts from the state there (a
+        // step pending past it was taken with the old ones).
+        if self.inputs.take_changed() {
+            self.state.dense.pending = false;
+        }
         Ok(())
     }
 
@@ -146,6 +153,11 @@ impl Formulation for Semirecursive {
 
     fn take_notice(&mut self) -> Option<String> {
         Semirecursive::take_notice(self)
+    }
+
+    fn set_dense_output(&mut self, on: bool) {
+        self.settings.control.dense_output = on;
+        self.state.dense.pending = false;
     }
 
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {

@@ -42,6 +42,7 @@ pub use tree::{CompileError, Tree};
 use crate::hydraulics::{CircuitJacobian, Stroke};
 use crate::index3::AssemblyReport;
 use crate::inputs::InputSignals;
+use crate::integrators::dense::DenseStep;
 use crate::integrators::{ExplicitOde, FloorReport};
 use crate::linalg::{copy_small, SmallLu as Lu};
 use crate::settings::SemirecursiveSettings;
@@ -100,6 +101,8 @@ pub struct SemiState {
     pub stiff: bool,
     /// `auto`'s stiffness test so far.
     pub stiffness: crate::integrators::StiffnessTest,
+    /// The explicit pairs' step past the communication point, pending ([`DenseStep`]).
+    pub dense: DenseStep,
 }
 
 /// Scratch arrays, allocated once per instance.
@@ -324,10 +327,15 @@ impl Semirecursive {
             h_next: f64::NAN,
             stiff: false,
             stiffness: Default::default(),
+            dense: DenseStep::default(),
         };
         let layout =
             Layout { dof: n.saturating_sub(m), pressures: np, spools: ns, work: usize::from(n > 0), cylinders: nc };
         let explicit = explicit::tableau(settings.method).map(|t| ExplicitOde::new(t, layout.len()));
+        let mut state = state;
+        if explicit.as_ref().is_some_and(|e| e.tableau().dense.is_some()) {
+            state.dense = DenseStep::new(layout.len());
+        }
         let mut s = Semirecursive {
             tree,
             settings,
@@ -393,6 +401,8 @@ impl Semirecursive {
         }
         let t = self.state.t;
         self.inputs.hold(t);
+        // The signals change after now: a step pending past now was taken with the old ones.
+        self.state.dense.pending = false;
         if let Some(circuit) = &self.tree.circuit {
             for (cylinder, stroke) in circuit.cylinders.iter().zip(&self.strokes) {
                 if let crate::hydraulics::Attachment::Inputs { length, .. } = cylinder.attachment {
@@ -421,7 +431,8 @@ impl Semirecursive {
             && state.independent.iter().all(|&j| j < s.z.len())
             && state.independent.len() == s.independent.len()
             && state.tangent.fits(s.tangent.lu.dim(), s.tangent.amat.len())
-            && state.multipliers.fits(s.lambda.len());
+            && state.multipliers.fits(s.lambda.len())
+            && state.dense.fits(s.dense.len());
         if !fits {
             return Err("the snapshot does not belong to this model".into());
         }

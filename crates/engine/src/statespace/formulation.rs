@@ -6,6 +6,7 @@ use super::{AutoSwitch, Chart, Counters, Partition, StateSpace};
 use crate::formulation::{from_bytes, to_bytes_into, Dims, Formulation, Meter, OdeSystem, Progress, StepCounters};
 use crate::index3::{AssemblyReport, MechState, Mechanism};
 use crate::inputs::InputSignals;
+use crate::integrators::dense::DenseStep;
 use crate::integrators::{FloorReport, NewtonSettings, StepError, StepStats};
 use crate::settings::StateSpaceSettings;
 use crate::BuildError;
@@ -34,6 +35,8 @@ pub struct StateSpaceSnapshot {
     pub kappa0: f64,
     pub stale: bool,
     pub counters: Counters,
+    /// The explicit pairs' step past the communication point, pending.
+    pub dense: DenseStep,
 }
 
 /// [`StateSpaceSnapshot`] borrowed from the solver (the same bytes).
@@ -53,6 +56,7 @@ struct StateSpaceSnapshotView<'a> {
     kappa0: f64,
     stale: bool,
     counters: Counters,
+    dense: &'a DenseStep,
 }
 
 /// A matrix serialized as the sequence of its entries column by column (as [`to_vec`]).
@@ -112,6 +116,7 @@ impl StateSpace {
             kappa0: self.kappa0,
             stale: self.stale,
             counters: self.counters,
+            dense: self.dense.clone(),
         }
     }
 
@@ -132,6 +137,7 @@ impl StateSpace {
             kappa0: self.kappa0,
             stale: self.stale,
             counters: self.counters,
+            dense: &self.dense,
         }
     }
 
@@ -153,6 +159,7 @@ impl StateSpace {
         s.kappa0 = self.kappa0;
         s.stale = self.stale;
         s.counters = self.counters;
+        s.dense.clone_from(&self.dense);
     }
 
     /// Restores a snapshot of a solver of the same mechanism; `current` is the state the
@@ -177,6 +184,7 @@ impl StateSpace {
             || s.d_vd.len() != nd * nd
             || s.base.bodies.len() != n / 6
             || s.base.lambda.len() != m
+            || !s.dense.fits(self.dense.len())
         {
             return Err("the snapshot does not belong to this model's state-space solver".into());
         }
@@ -201,13 +209,18 @@ impl StateSpace {
         self.auto = s.auto;
         self.kappa0 = s.kappa0;
         self.counters = s.counters;
+        self.dense.clone_from(&s.dense);
         // `current` is exact; the reduced equations are evaluated again when needed.
         self.stale = s.stale;
         self.evaluated = false;
     }
 
-    /// Inputs or parameters of the current point changed.
+    /// Inputs or parameters of the current point changed: the next step starts from the
+    /// current state evaluated with them (a step pending past it is dropped).
     pub fn invalidate(&mut self) {
+        // The pending step's base is behind the current point; the restart starts at it (the
+        // work up to it was done under the inputs before the change).
+        self.drop_pending();
         self.stale = true;
     }
 
@@ -428,6 +441,13 @@ impl Formulation for StateSpaceFormulation {
 
     fn take_notice(&mut self) -> Option<String> {
         self.solver.take_notice()
+    }
+
+    /// A step pending at the current point is dropped (the run restarts from it).
+    fn set_dense_output(&mut self, on: bool) {
+        self.settings.control.dense_output = on;
+        self.solver.control.dense_output = on;
+        self.solver.drop_pending();
     }
 
     fn floor_report(&self) -> FloorReport {

@@ -15,7 +15,16 @@
 //!   under the same error control (their own estimators), each stage one evaluation of the
 //!   ODE (dependent positions by Newton, then velocities and accelerations).
 //!
-//! Variable-step runs clip their last step to land exactly on the communication point.
+//! Communication points: DOPRI5 and DOP853 (also `auto` while it runs DOP853) step past them
+//! with their natural steps and leave the state at the interpolated point of their dense
+//! output \[HairerNorsettWanner1993, Sect. II.6, II.10\] (`integrators::dense`): the ODE state
+//! [v; v'] from the interpolant, the dependent coordinates, velocities and accelerations
+//! evaluated there from the last completed step (the base). The step itself stays pending: the
+//! next advance interpolates again where its end lies inside it, and otherwise completes it
+//! (its end point evaluated again from the same base, anchor and chart, as the step did) and
+//! steps on. New inputs at the point (the state is stale) or a switched-off dense output
+//! restart from the interpolated state, as after a step shortened to land there. The other
+//! variable-step methods shorten their last step to land exactly on the communication point.
 
 use super::{sdirk, StateSpace};
 use crate::formulation::{Meter, Progress};
@@ -26,7 +35,7 @@ use crate::settings::StateSpaceSettings;
 use mbfmu_model::format::Method;
 
 use crate::integrators::step_control::{
-    first_guess, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
+    first_guess, plan, recoverable, starting_step, step_factor, GROWTH_MAX, GROWTH_MIN, NEWTON_FAILURE_FACTOR,
 };
 
 fn norm(x: &[f64]) -> f64 {
@@ -57,10 +66,17 @@ impl StateSpace {
         if span == 0.0 {
             return Ok(Progress::Reached);
         }
+        let continuing = self.dense.pending && self.dense_output() && !self.stale && self.dense.at == t0;
+        if !continuing {
+            self.drop_pending();
+        }
         // New inputs at the communication point: the step starts from the state they give.
         if self.stale {
             self.ode_evaluate(mech, &settings.newton)?;
             self.base.clone_from(&self.current);
+        }
+        if continuing {
+            return self.continue_pending(mech, t_end, settings, meter);
         }
         if self.running().variable_step() {
             return self.variable_steps(mech, t_end, settings, meter);
@@ -106,8 +122,8 @@ impl StateSpace {
             }
             let t = self.current.t;
             let proposed = self.h_next.min(settings.step_size);
-            let clipped = t + 1.01 * proposed >= t_end;
-            let (h, t_new) = if clipped { (t_end - t, t_end) } else { (proposed, t + proposed) };
+            let dense = self.dense_output();
+            let (h, t_new, clipped) = plan(t, proposed, t_end, None, dense);
             if h.is_nan() || h <= 1e-14 * t.abs().max(1.0) {
                 return Err(StepError::BadStep { time: t, h });
             }
@@ -115,6 +131,20 @@ impl StateSpace {
             let attempt = self.attempt(mech, t, h, t_new, newton);
             meter.charge(self.work_evaluations().saturating_sub(before));
             match attempt {
+                Ok((err, _)) if err <= 1.0 && dense && t_new > t_end => {
+                    let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
+                    self.h_next = h * step_factor(err, exponent, limit);
+                    // Past the communication point: the step stays pending, the state is the
+                    // interpolated one at t_end.
+                    self.interpolant(mech, t, h, t_new, newton)?;
+                    self.leave_at(mech, t_end, newton)?;
+                    if self.method == Method::Auto && !self.auto.stiff && self.stiffness_detected(t_end) {
+                        // SDIRK4 starts from the communication point.
+                        self.dense.pending = false;
+                        self.base.clone_from(&self.current);
+                    }
+                    return Ok(Progress::Reached);
+                }
                 Ok((err, iterations)) if err <= 1.0 => {
                     self.accept(mech, t_new, iterations, newton)?;
                     let limit = if rejected_last { 1.0 } else { GROWTH_MAX };
@@ -146,6 +176,137 @@ impl StateSpace {
             }
         }
         Ok(Progress::Reached)
+    }
+
+    /// True if the running method steps past communication points (a pair with dense output,
+    /// switched on, with independent coordinates to interpolate).
+    fn dense_output(&self) -> bool {
+        self.control.dense_output
+            && self.red.nd > 0
+            && !self.dense.is_empty()
+            && explicit::of(self.running()).is_some_and(|m| m.dense.is_some())
+    }
+
+    /// Drops a pending step: the run restarts from the interpolated point it left (the current
+    /// state), as after a step shortened to land there.
+    pub(super) fn drop_pending(&mut self) {
+        if self.dense.pending {
+            self.dense.pending = false;
+            self.base.clone_from(&self.current);
+        }
+    }
+
+    /// Continues the pending step: the state is its interpolated point at the current time.
+    /// An end inside the step is interpolated again; otherwise the step's end point is
+    /// evaluated again (from the same base, anchor and chart as the step evaluated it) and
+    /// accepted, and the advance steps on from there.
+    fn continue_pending(
+        &mut self,
+        mech: &Mechanism,
+        t_end: f64,
+        settings: &StateSpaceSettings,
+        meter: &mut Meter,
+    ) -> Result<Progress, StepError> {
+        let newton = &settings.newton;
+        if t_end < self.dense.t_new {
+            self.leave_at(mech, t_end, newton)?;
+            return Ok(Progress::Reached);
+        }
+        self.dense.pending = false;
+        let before = self.work_evaluations();
+        let completed = self.complete_pending(mech, newton);
+        meter.charge(self.work_evaluations().saturating_sub(before));
+        if let Err(e) = completed {
+            // The run restarts from the state it is at.
+            self.base.clone_from(&self.current);
+            return Err(e);
+        }
+        if self.current.t >= t_end {
+            return Ok(Progress::Reached);
+        }
+        self.variable_steps(mech, t_end, settings, meter)
+    }
+
+    /// The pending step's end point evaluated again and accepted.
+    fn complete_pending(&mut self, mech: &Mechanism, newton: &NewtonSettings) -> Result<(), StepError> {
+        let nd = self.red.nd;
+        let t_new = self.dense.t_new;
+        self.evaluated = false;
+        self.y_new.copy_from_slice(&self.dense.end);
+        self.v.copy_from_slice(&self.y_new[..nd]);
+        self.vd.copy_from_slice(&self.y_new[nd..]);
+        self.red.hold_friction(mech, &self.base);
+        self.red.positions(mech, &self.chart, t_new, &self.base, &self.v, newton)?;
+        self.red.velocities(mech, t_new, &self.base, &self.vd)?;
+        self.red.accelerations(mech, t_new, &mut self.a_new)?;
+        self.accept(mech, t_new, 0, newton)
+    }
+
+    /// The interpolant of the accepted explicit step of size `h` from (t, y) to (t_new, y_new)
+    /// into `dense`, after the extra stages of the method's extension (DOP853's three: stage
+    /// i at V_i = v_n + h sum_j a_ij V'_j, V'_i = v'_n + h sum_j a_ij A_j as in
+    /// [`StateSpace::explicit`]) \[HairerNorsettWanner1993, Sect. II.6, II.10\].
+    fn interpolant(
+        &mut self,
+        mech: &Mechanism,
+        t: f64,
+        h: f64,
+        t_new: f64,
+        newton: &NewtonSettings,
+    ) -> Result<(), StepError> {
+        let Some(ext) = explicit::of(self.running()).and_then(|m| m.dense) else {
+            return Err(StepError::BadStep { time: t, h });
+        };
+        let nd = self.red.nd;
+        // The new point's stage: its velocities are y_new's (a first-same-as-last method's
+        // last stage holds them already).
+        self.stage_vd[ext.new_point].copy_from_slice(&self.y_new[nd..]);
+        self.stage_a[ext.new_point].copy_from_slice(&self.a_new);
+        for (e, (c, a)) in ext.extra_c.iter().zip(ext.extra_a).enumerate() {
+            let s = ext.new_point + 1 + e;
+            for i in 0..nd {
+                self.v[i] = self.y[i] + h * combine(a, &self.stage_vd, i);
+                self.vd[i] = self.y[nd + i] + h * combine(a, &self.stage_a, i);
+            }
+            self.stage_vd[s].copy_from_slice(&self.vd);
+            self.ode_rhs(mech, t + c * h, newton, s)?;
+        }
+        let (vd, acc) = (&self.stage_vd, &self.stage_a);
+        let k = |i: usize, c: usize| if c < nd { vd[i][c] } else { acc[i][c - nd] };
+        self.dense.form(ext, t, h, t_new, &self.y, &self.y_new, k);
+        Ok(())
+    }
+
+    /// Leaves the state at the interpolated point of the pending step at `t`: [v; v'] from the
+    /// interpolant, the dependent coordinates, velocities and accelerations evaluated from the
+    /// base. On error the state is as it was.
+    fn leave_at(&mut self, mech: &Mechanism, t: f64, newton: &NewtonSettings) -> Result<(), StepError> {
+        let left = self.interpolated_state(mech, t, newton);
+        if left.is_err() && self.current.t != self.base.t {
+            // The state is an earlier interpolated point: the run restarts from it.
+            self.base.clone_from(&self.current);
+        }
+        left
+    }
+
+    fn interpolated_state(&mut self, mech: &Mechanism, t: f64, newton: &NewtonSettings) -> Result<(), StepError> {
+        let nd = self.red.nd;
+        self.evaluated = false;
+        self.dense.pending = false;
+        self.dense.value(t, &mut self.err);
+        self.v.copy_from_slice(&self.err[..nd]);
+        self.vd.copy_from_slice(&self.err[nd..]);
+        self.red.hold_friction(mech, &self.base);
+        self.red.positions(mech, &self.chart, t, &self.base, &self.v, newton)?;
+        self.red.velocities(mech, t, &self.base, &self.vd)?;
+        self.red.accelerations(mech, t, &mut self.a_new)?;
+        self.y.copy_from_slice(&self.err);
+        self.a.copy_from_slice(&self.a_new);
+        self.red.write_state(mech, t, &self.base, &mut self.current);
+        self.evaluated = true;
+        self.dense.at = t;
+        self.dense.pending = true;
+        Ok(())
     }
 
     /// 1 / (q + 1), q the order of the running method's error estimate.

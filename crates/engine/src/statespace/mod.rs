@@ -33,6 +33,7 @@ pub use formulation::{StateSpaceFormulation, StateSpaceSnapshot};
 pub use partition::{coordinate_name, Partition};
 
 use crate::index3::{MechState, Mechanism};
+use crate::integrators::dense::{DenseStep, MAX_EXTENDED_STAGES};
 use crate::integrators::{FloorReport, NewtonSettings, StepError};
 use crate::linalg::DenseLu;
 use crate::settings::ErrorControl;
@@ -111,6 +112,8 @@ pub struct StateSpace {
     h_lambda: f64,
     /// What the importer's log should hear (`auto` switching), once.
     notice: Option<String>,
+    /// The explicit pairs' step past the communication point, pending (`methods`).
+    dense: DenseStep,
     /// Pivot ratio of Phi_u when the partition was chosen.
     kappa0: f64,
     /// Model Exchange: the host moved the current point (time, states, inputs) since `current`
@@ -177,8 +180,14 @@ impl StateSpace {
         let nd = n - m;
         let trivial = Partition { dependent: (0..m).collect(), independent: (m..n).collect() };
         let red = Reduced::new(mech, trivial, &state.bodies);
-        // The SDIRK stages, or the explicit methods' stages and their new point.
-        let stages = sdirk::STAGES.max(crate::integrators::explicit::MAX_STAGES + 1);
+        // The SDIRK stages, or the explicit methods' stages, their new point and the extra
+        // stages of DOP853's dense output.
+        let stages = sdirk::STAGES.max(crate::integrators::explicit::MAX_STAGES + 1).max(MAX_EXTENDED_STAGES);
+        let dense = match crate::integrators::explicit::of(if method == Method::Auto { Method::Dop853 } else { method })
+        {
+            Some(m) if m.dense.is_some() => DenseStep::new(2 * nd),
+            _ => DenseStep::default(),
+        };
         let mut s = StateSpace {
             method,
             control,
@@ -209,6 +218,7 @@ impl StateSpace {
             auto: AutoSwitch::default(),
             h_lambda: 0.0,
             notice: None,
+            dense,
             kappa0: 1.0,
             stale: false,
             evaluated: false,
@@ -228,6 +238,12 @@ impl StateSpace {
 
     pub fn method(&self) -> Method {
         self.method
+    }
+
+    /// True if an explicit pair's step past the current (communication) point is pending:
+    /// the state is its interpolated point, and the next advance continues the step.
+    pub fn dense_pending(&self) -> bool {
+        self.dense.pending
     }
 
     /// The method that integrates now: `auto` is DOP853, then SDIRK4 once it found the
