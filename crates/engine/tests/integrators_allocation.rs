@@ -116,7 +116,9 @@ fn stepping_allocates_nothing() {
     // nothing; what remains is the formulation's Mechanism::force_jacobians, which allocates
     // three work vectors per call, i.e. per factorization (one per implicit stage).
     let mut d = format::parse(mbfmu_model::catalog::find("DoublePendulum").unwrap().json).unwrap();
-    for &m in &methods {
+    // The trapezoidal rule stays in the suite as the multistep methods' start-up step (above),
+    // but an index-3 description refuses it as its method.
+    for &m in methods.iter().filter(|m| m.refusal(d.solver.formulation).is_none()) {
         d.solver.method = m;
         d.solver.step_size = 1e-3;
         d.solver.tolerance = 1e-10;
