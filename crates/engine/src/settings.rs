@@ -6,7 +6,7 @@
 
 use crate::integrators::NewtonSettings;
 use crate::BuildError;
-use mbfmu_model::format::{Formulation, Method, SolverDefaults, Tangent};
+use mbfmu_model::format::{ConstraintForm, Formulation, Method, SolverDefaults, Tangent};
 use serde::{Deserialize, Serialize};
 
 /// `method` if `formulation` offers it and does not refuse it ([`Method::refusal`]), else an
@@ -70,13 +70,25 @@ pub struct Index3Settings {
     pub newton: NewtonSettings,
     /// Spectral radius at infinity of the methods with tunable dissipation.
     pub rho_inf: f64,
+    /// How the implicit methods enforce the joints. Invariant: `index3` with the half-implicit
+    /// method ([`ConstraintForm::refusal`]).
+    pub constraint_form: ConstraintForm,
 }
 
 impl Index3Settings {
     pub fn of(s: &SolverDefaults) -> Result<Self, BuildError> {
         let method = Index3Method::new(s.method)?;
         s.method.check_rho_inf(s.rho_inf).map_err(BuildError::Solver)?;
-        Ok(Index3Settings { method, step_size: s.step_size, newton: newton(s), rho_inf: s.rho_inf })
+        if let Some(reason) = s.constraint_form.refusal(Formulation::Index3, s.method) {
+            return Err(BuildError::Solver(format!("solver.constraint_form: {reason}")));
+        }
+        Ok(Index3Settings {
+            method,
+            step_size: s.step_size,
+            newton: newton(s),
+            rho_inf: s.rho_inf,
+            constraint_form: s.constraint_form,
+        })
     }
 }
 

@@ -17,6 +17,7 @@
 use super::body_schur::BodySchur;
 use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
 use super::hydraulics::CircuitWork;
+use super::stabilized::Stabilization;
 use super::{BodyState, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{DaeSystem, StepError};
 use crate::linalg::LinearSystem;
@@ -51,6 +52,9 @@ pub struct Index3Dae {
     /// `ce`: the residual that follows at the same point (Newton's first iteration, and the
     /// one after a refactorization) takes them instead of evaluating them again.
     evaluated: EvaluatedPoint,
+    /// The stabilized index-2 form's work, if the joints are enforced so
+    /// ([`Index3Dae::stabilize`]); its multipliers mu follow lambda in the algebraic unknowns.
+    stabilization: Option<Box<Stabilization>>,
 }
 
 /// A chart point (t, the base state's time, y, y') and whether it is current.
@@ -181,8 +185,21 @@ impl Index3Dae {
             r_kin: vec![[0.0; 6]; nb],
             circuit,
             evaluated: EvaluatedPoint::default(),
+            stabilization: None,
             mech,
         }
+    }
+
+    /// Enforces the joints in the stabilized index-2 form ([`super::stabilized`]) from now on:
+    /// the velocity constraints join the position constraints, and the algebraic unknowns
+    /// become (lambda, mu). Call before an integrator sizes its unknowns.
+    pub fn stabilize(&mut self) {
+        self.stabilization = Some(Box::new(Stabilization::new(&self.mech)));
+    }
+
+    /// True in the stabilized index-2 form.
+    pub fn is_stabilized(&self) -> bool {
+        self.stabilization.is_some()
     }
 
     /// Bodies of the chart point (y, y') around `base`.
@@ -313,7 +330,7 @@ impl DaeSystem for Index3Dae {
     }
 
     fn n_alg(&self) -> usize {
-        self.mech.n_constraints()
+        self.mech.n_constraints() * if self.stabilization.is_some() { 2 } else { 1 }
     }
 
     /// The pressure rows, where a circuit has valves or pumps that open along ramps or
@@ -340,7 +357,10 @@ impl DaeSystem for Index3Dae {
                 yp[o + 9 + i] = s.wdot[i];
             }
         }
-        lambda.copy_from_slice(&state.lambda);
+        // mu = 0 at a state: it lives within a step (the exact solution has mu = 0).
+        let nc = state.lambda.len();
+        lambda[..nc].copy_from_slice(&state.lambda);
+        lambda[nc..].iter_mut().for_each(|m| *m = 0.0);
         if let Some(c) = &state.circuit {
             let o = 12 * state.bodies.len();
             y[o..].copy_from_slice(&c.p);
@@ -359,7 +379,8 @@ impl DaeSystem for Index3Dae {
             s.acc = v3(&yp[o + 6..]);
             s.wdot = v3(&yp[o + 9..]);
         }
-        out.lambda.copy_from_slice(lambda);
+        let nc = out.lambda.len();
+        out.lambda.copy_from_slice(&lambda[..nc]);
         self.mech.update_angles(&out.bodies, &base.angles, &mut out.angles);
         self.mech.advance_drives(t, base, &mut out.drive_values);
         let friction: &[f64] = if self.friction_time == base.t { &self.friction } else { &[] };
@@ -418,6 +439,8 @@ impl DaeSystem for Index3Dae {
         if !evaluated {
             m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         }
+        let nc = m.n_constraints();
+        let (lambda, mu) = lambda.split_at(nc);
         let gtl = &mut self.gtl;
         match &self.schur {
             Some(schur) => schur.rows_transpose(&self.ce.rows, lambda, gtl),
@@ -425,6 +448,27 @@ impl DaeSystem for Index3Dae {
                 gtl.iter_mut().for_each(|g| *g = [0.0; 6]);
                 super::add_rows_transpose(&m.constraints, &self.ce.rows, lambda, gtl);
             }
+        }
+        out[nd..nd + nc].copy_from_slice(&self.ce.phi);
+        if let Some(st) = &mut self.stabilization {
+            // The stabilized form's kinematic and velocity rows ([`super::stabilized`]).
+            let (_, velocity_rows) = out.split_at_mut(nd + nc);
+            let push = st.residual_terms(m, t, base, &self.bodies, &self.ce, mu, velocity_rows);
+            for (b, s) in self.bodies.iter().enumerate() {
+                let o = 12 * b;
+                let p = &m.bodies[b];
+                let theta = v3(&y[o + 3..]);
+                let kin_rot = tangent(&theta) * v3(&yp[o + 3..]) - s.w;
+                let dyn_rot =
+                    p.inertia * s.wdot + s.w.cross(&(p.inertia * s.w)) + v3(&gtl[b][3..]) - v3(&self.loads[b][3..]);
+                for i in 0..3 {
+                    out[o + i] = yp[o + i] - s.v[i] + push[b][i];
+                    out[o + 3 + i] = kin_rot[i] + push[b][3 + i];
+                    out[o + 6 + i] = p.mass * s.acc[i] + gtl[b][i] - self.loads[b][i];
+                    out[o + 9 + i] = dyn_rot[i];
+                }
+            }
+            return Ok(());
         }
         for (b, s) in self.bodies.iter().enumerate() {
             let o = 12 * b;
@@ -440,7 +484,6 @@ impl DaeSystem for Index3Dae {
                 out[o + 9 + i] = dyn_rot[i];
             }
         }
-        out[nd..].copy_from_slice(&self.ce.phi);
         Ok(())
     }
 
@@ -460,6 +503,9 @@ impl DaeSystem for Index3Dae {
         let nc = m.n_constraints();
         m.constraint_rows(t, base, &self.bodies, &mut self.ce);
         self.evaluated.set(t, base.t, y, yp);
+        if let Some(st) = &mut self.stabilization {
+            st.factor(t, &self.ce, &self.bodies)?;
+        }
         m.force_jacobians(t, &self.bodies, &base.angles, &mut self.jacobian_work, &mut self.jacobians);
         if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
             let p = &y[12 * nb..12 * nb + h.n_pressures()];
@@ -574,9 +620,19 @@ impl DaeSystem for Index3Dae {
         }
         let (np, nc) = (m.n_pressures(), m.n_constraints());
         let nd = 12 * nb + np;
-        for (k, c) in m.constraints.iter().enumerate() {
-            let g_rkin = super::row_times(c, &self.ce.rows[k], &self.r_kin);
-            self.rhs[6 * nb + k] = (-r[nd + k] + b0 * g_rkin) / (b0 * b0);
+        if let Some(st) = &mut self.stabilization {
+            // r_kin + W G^T dmu, and the velocity rows' right-hand side ([`super::stabilized`]).
+            let (phi, velocity) = r[nd..].split_at(nc);
+            let dmu = st.correct_kinematics(m, &self.ce, b0, phi, velocity, &mut self.r_kin)?;
+            dlambda[nc..].copy_from_slice(dmu);
+            for k in 0..nc {
+                self.rhs[6 * nb + k] = -velocity[k] / b0;
+            }
+        } else {
+            for (k, c) in m.constraints.iter().enumerate() {
+                let g_rkin = super::row_times(c, &self.ce.rows[k], &self.r_kin);
+                self.rhs[6 * nb + k] = (-r[nd + k] + b0 * g_rkin) / (b0 * b0);
+            }
         }
         if let (Some(h), Some(w)) = (&m.hydraulics, &self.circuit) {
             // -r_p - b0 dh/d|s| g r_kin: the known part of the lines' length change.
@@ -618,7 +674,7 @@ impl DaeSystem for Index3Dae {
                 dyp[o + 3 + i] = dtheta[i];
             }
         }
-        dlambda.copy_from_slice(&self.rhs[6 * nb..6 * nb + nc]);
+        dlambda[..nc].copy_from_slice(&self.rhs[6 * nb..6 * nb + nc]);
         dyp[12 * nb..].copy_from_slice(&self.rhs[6 * nb + nc..]);
         Ok(())
     }
@@ -633,7 +689,9 @@ impl DaeSystem for Index3Dae {
             s += body[..6].iter().map(|x| x * x).sum::<f64>();
         }
         let positions = b0 * b0 * s;
-        let multipliers = b0.powi(4) * dlambda.iter().map(|x| x * x).sum::<f64>();
+        // lambda only: mu moves the positions, which `dyp` already counts.
+        let nc = self.mech.n_constraints();
+        let multipliers = b0.powi(4) * dlambda[..nc].iter().map(|x| x * x).sum::<f64>();
         // Pressures b0 dp' in units of the pressure tolerance, as position tolerances.
         let pressures = match &self.mech.hydraulics {
             Some(h) => (b0 * h.pressure_weight).powi(2) * dyp[nd..].iter().map(|x| x * x).sum::<f64>(),

@@ -14,7 +14,7 @@ use crate::integrators::{Checkpoint, DaeSystem, FloorReport, History, HistoryVie
 use crate::settings::Index3Settings;
 use crate::BuildError;
 use mbfmu_model::format::Quantity;
-use mbfmu_model::format::{Description, Method};
+use mbfmu_model::format::{ConstraintForm, Description, Method};
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 
@@ -100,6 +100,9 @@ impl Index3Formulation {
                 Saved::HalfImplicit { state, inputs },
             ),
             method => {
+                if settings.constraint_form == ConstraintForm::Ggl {
+                    dae.stabilize();
+                }
                 let integrator =
                     Box::new(Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?);
                 let saved = Saved::Implicit { integrator: Box::new(integrator.new_checkpoint()), inputs };

@@ -26,6 +26,7 @@ mod planar_outputs;
 mod planar_step;
 mod schur;
 mod schur_chain;
+mod stabilized;
 mod statics;
 
 pub use crate::state::{BodyState, MechState};
@@ -365,6 +366,17 @@ impl Mechanism {
                     Term::Dot(..) => value - f,
                 };
             }
+        }
+    }
+
+    /// nu = f' per constraint row: the rates of the drivers' targets (the right-hand side of
+    /// the velocity equation Phi_q q' = nu), zero for the joints.
+    pub fn constraint_rates(&self, t: f64, base: &MechState, nu: &mut [f64]) {
+        for (n, c) in nu.iter_mut().zip(&self.constraints) {
+            *n = match c.target {
+                Target::Constant(_) => 0.0,
+                Target::Driver { .. } => self.target(c, t, base).df,
+            };
         }
     }
 

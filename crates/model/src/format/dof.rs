@@ -90,6 +90,9 @@ impl Description {
         if let Some(reason) = s.method.refusal(f) {
             return Err(DescriptionError::Invalid { location: "solver.method".into(), reason });
         }
+        if let Some(reason) = s.constraint_form.refusal(f, s.method) {
+            return Err(DescriptionError::Invalid { location: "solver.constraint_form".into(), reason });
+        }
         for (name, value) in [
             ("absolute_tolerance", s.absolute_tolerance),
             ("relative_tolerance", s.relative_tolerance),

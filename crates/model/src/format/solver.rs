@@ -115,6 +115,21 @@ keyword! {
 }
 
 keyword! {
+    /// How the index-3 formulation's implicit methods enforce the joints.
+    #[derive(Default)]
+    pub enum ConstraintForm("constraint form") {
+        /// The position constraints Phi(q, t) = 0 alone, the index-3 DAE ([Fang2023, eq. 2]).
+        #[default]
+        Index3 = "index3",
+        /// The stabilized index-2 form of Gear, Gupta and Leimkuhler: the position and the
+        /// velocity constraints together, with a second multiplier in the kinematic equations
+        /// ([GearGuptaLeimkuhler1985]; [HairerWanner1996, Sect. VII.1]). Accelerations and
+        /// reactions converge at the method's stage order instead of falling to order 1.
+        Ggl = "ggl",
+    }
+}
+
+keyword! {
     /// Time integrators. The numeric codes are the FMU enumeration values (`solver.method`,
     /// enumeration type `SolverMethod`) and never change; the words are its item names.
     #[derive(Default)]
@@ -184,6 +199,29 @@ keyword! {
         /// Sect. IV.2), then the formulation's implicit method (SDIRK4 or the trapezoidal rule);
         /// not for models with a hydraulic circuit, which are stiff from the start.
         Auto = "auto",
+    }
+}
+
+impl ConstraintForm {
+    /// Why this form does not apply to `method` of `formulation`, if it does not: the
+    /// stabilized index-2 form belongs to the index-3 formulation's residual-form methods.
+    pub fn refusal(self, formulation: Formulation, method: Method) -> Option<String> {
+        if self == ConstraintForm::Index3 {
+            return None;
+        }
+        if formulation != Formulation::Index3 {
+            return Some(format!(
+                "constraint_form \"ggl\" applies to the index3 formulation only; the {} formulation has its \
+                 own constraint treatment: use \"index3\" (the default)",
+                formulation.name()
+            ));
+        }
+        (method == Method::HalfImplicit).then(|| {
+            "constraint_form \"ggl\" applies to the implicit methods (bdf1, lms2-lms4, ss2-ss4, bathe, \
+             msstc3-msstc5, mssth3-mssth5 and the ESDIRKs); the halfImplicit method has its own update: \
+             choose one of those methods or constraint_form \"index3\""
+                .to_string()
+        })
     }
 }
 
@@ -544,6 +582,10 @@ pub struct SolverDefaults {
     /// Newton tangent of the semirecursive formulations.
     #[serde(default, skip_serializing_if = "is_default_tangent")]
     pub tangent: Tangent,
+    /// How the index-3 formulation's implicit methods enforce the joints: `index3` (the
+    /// position constraints) or `ggl` (positions and velocities, stabilized index 2).
+    #[serde(default, skip_serializing_if = "is_default_constraint_form")]
+    pub constraint_form: ConstraintForm,
 }
 
 /// Default Atol = Rtol of the variable-step methods (Negrut et al. runs with Atol = Rtol).
@@ -578,6 +620,7 @@ impl Default for SolverDefaults {
             penalty: default_penalty(),
             pressure_tolerance: default_pressure_tolerance(),
             tangent: Tangent::default(),
+            constraint_form: ConstraintForm::default(),
         }
     }
 }
@@ -608,6 +651,9 @@ fn is_default_pressure_tolerance(x: &f64) -> bool {
 }
 fn is_default_tangent(t: &Tangent) -> bool {
     *t == Tangent::default()
+}
+fn is_default_constraint_form(c: &ConstraintForm) -> bool {
+    *c == ConstraintForm::default()
 }
 
 #[cfg(test)]
