@@ -120,7 +120,8 @@ fn stepping_allocates_nothing() {
     // but an index-3 description refuses it as its method.
     // Both constraint forms: the stabilized index-2 form's work arrays are allocated once.
     let forms = [ConstraintForm::Index3, ConstraintForm::Ggl];
-    let runs = methods.iter().filter(|m| m.refusal(d.solver.formulation).is_none()).flat_map(|&m| forms.map(|f| (m, f)));
+    let runs =
+        methods.iter().filter(|m| m.refusal(d.solver.formulation).is_none()).flat_map(|&m| forms.map(|f| (m, f)));
     for (m, form) in runs.filter(|&(m, f)| f.refusal(d.solver.formulation, m).is_none()) {
         d.solver.method = m;
         d.solver.constraint_form = form;

@@ -178,7 +178,15 @@ fn shaft_study() {
     let esdirk = Source { method: Method::Esdirk436L2Sa2, rho: 0.0, divisor: 40 };
     let lms4 = Source { method: Method::Lms4, rho: 0.6, divisor: 32 };
     let r = study.reference(coarsest, [esdirk, lms4, lms4]).expect("reference");
-    for (m, rho) in [(Method::Lms2, 0.6), (Method::Bathe, 0.6), (Method::Mssth3, 0.0), (Method::Esdirk324L2Sa, 0.0), (Method::Esdirk325L2Sa, 0.0), (Method::Esdirk436L2Sa2, 0.0), (Method::Mssth4, 0.0)] {
+    for (m, rho) in [
+        (Method::Lms2, 0.6),
+        (Method::Bathe, 0.6),
+        (Method::Mssth3, 0.0),
+        (Method::Esdirk324L2Sa, 0.0),
+        (Method::Esdirk325L2Sa, 0.0),
+        (Method::Esdirk436L2Sa2, 0.0),
+        (Method::Mssth4, 0.0),
+    ] {
         for form in [ConstraintForm::Index3, ConstraintForm::Ggl] {
             study.d.solver.constraint_form = form;
             let n = m.implicit_stages();
@@ -247,7 +255,7 @@ fn every_index3_catalog_model_runs_in_the_stabilized_form() {
             a.1,
             b.1
         );
-        if !(dr <= 1e-3 * scale) {
+        if dr.is_nan() || dr > 1e-3 * scale {
             failures.push(format!("{}: positions differ by {dr:.2e} m", entry.name));
         }
     }

@@ -625,8 +625,8 @@ impl DaeSystem for Index3Dae {
             let (phi, velocity) = r[nd..].split_at(nc);
             let dmu = st.correct_kinematics(m, &self.ce, b0, phi, velocity, &mut self.r_kin)?;
             dlambda[nc..].copy_from_slice(dmu);
-            for k in 0..nc {
-                self.rhs[6 * nb + k] = -velocity[k] / b0;
+            for (rhs, v) in self.rhs[6 * nb..6 * nb + nc].iter_mut().zip(velocity) {
+                *rhs = -v / b0;
             }
         } else {
             for (k, c) in m.constraints.iter().enumerate() {

@@ -52,6 +52,7 @@ impl Stabilization {
 
     /// The kinematic rows' term W G^T mu per body (`push`) and the velocity rows
     /// G [v; w_bar] - nu (`velocity_rows`), at the bodies and rows of `ce`.
+    #[allow(clippy::too_many_arguments)]
     pub fn residual_terms(
         &mut self,
         m: &Mechanism,

@@ -57,7 +57,9 @@ pub use path::{get_number, set_number, PathError};
 pub use plausibility::{Plausibility, PlausibilityCheck, PlausibilityWarning};
 pub use quantity::Quantity;
 pub use schema::{json_schema, json_schema_text};
-pub use solver::{ConstraintForm, Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR};
+pub use solver::{
+    ConstraintForm, Formulation, Method, SolverDefaults, Tangent, DEFAULT_TOLERANCE, DEFAULT_VELOCITY_TOLERANCE_FACTOR,
+};
 pub use validate::{is_identifier, DescriptionError};
 pub use validate_drivers::driven_coordinate;
 

@@ -203,6 +203,35 @@ keyword! {
 }
 
 impl ConstraintForm {
+    pub const ALL: &'static [ConstraintForm] = &[ConstraintForm::Index3, ConstraintForm::Ggl];
+
+    /// Enumeration value in the FMU (`solver.constraintForm`, enumeration type
+    /// `SolverConstraintForm`; stable across releases).
+    pub fn code(self) -> i32 {
+        match self {
+            ConstraintForm::Index3 => 1,
+            ConstraintForm::Ggl => 2,
+        }
+    }
+
+    pub fn from_code(code: i64) -> Option<ConstraintForm> {
+        Self::ALL.iter().copied().find(|f| i64::from(f.code()) == code)
+    }
+
+    /// Enumeration item name in the FMU and the word in descriptions.
+    pub fn item_name(self) -> &'static str {
+        self.word()
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            ConstraintForm::Index3 => "position constraints only: the index-3 DAE (Fang et al. 2023, Sect. 2.1)",
+            ConstraintForm::Ggl => {
+                "position and velocity constraints, stabilized index 2 (Gear, Leimkuhler and Gupta 1985): accelerations and reactions converge at the methods' stage order"
+            }
+        }
+    }
+
     /// Why this form does not apply to `method` of `formulation`, if it does not: the
     /// stabilized index-2 form belongs to the index-3 formulation's residual-form methods.
     pub fn refusal(self, formulation: Formulation, method: Method) -> Option<String> {
@@ -211,15 +240,17 @@ impl ConstraintForm {
         }
         if formulation != Formulation::Index3 {
             return Some(format!(
-                "constraint_form \"ggl\" applies to the index3 formulation only; the {} formulation has its \
-                 own constraint treatment: use \"index3\" (the default)",
+                "the stabilized index-2 form ggl (solver.constraintForm; constraint_form in a description's \
+                 solver block) applies to the index3 formulation only; the {} formulation has its own \
+                 constraint treatment: use index3 (the default)",
                 formulation.name()
             ));
         }
         (method == Method::HalfImplicit).then(|| {
-            "constraint_form \"ggl\" applies to the implicit methods (bdf1, lms2-lms4, ss2-ss4, bathe, \
-             msstc3-msstc5, mssth3-mssth5 and the ESDIRKs); the halfImplicit method has its own update: \
-             choose one of those methods or constraint_form \"index3\""
+            "the stabilized index-2 form ggl (solver.constraintForm; constraint_form in a description's solver \
+             block) applies to the implicit methods (bdf1, lms2-lms4, ss2-ss4, bathe, msstc3-msstc5, \
+             mssth3-mssth5 and the ESDIRKs); the halfImplicit method has its own update: choose one of those \
+             methods or the form index3"
                 .to_string()
         })
     }

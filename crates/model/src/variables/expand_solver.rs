@@ -3,7 +3,7 @@
 
 use super::expand::{parameter, unit, Builder, InterfaceError};
 use super::{Binding, SolverSetting, Start, VarType, Variable};
-use crate::format::{Description, Formulation, Method};
+use crate::format::{ConstraintForm, Description, Formulation, Method};
 
 /// Pushes the solver parameters, only those that some allowed method or formulation uses.
 pub(super) fn solver_parameters(
@@ -109,6 +109,26 @@ pub(super) fn solver_parameters(
         })?;
     }
 
+    // The index-3 models with joints or drivers: how the implicit methods enforce them.
+    let constrained = !d.joints.is_empty() || !d.drivers.is_empty();
+    if formulations.is_empty() && d.solver.formulation == Formulation::Index3 && constrained {
+        let items: Vec<&str> = ConstraintForm::ALL.iter().map(|f| f.item_name()).collect();
+        b.push(Variable {
+            unit: unit(""),
+            min: None,
+            max: None,
+            ..parameter(
+                "solver.constraintForm",
+                VarType::Enumeration,
+                Start::Integer(i64::from(s.constraint_form.code())),
+                &format!(
+                    "How the implicit methods enforce the joints ({}): the position constraints (index 3), or positions and velocities in the stabilized index-2 form of Gear, Leimkuhler and Gupta 1985, whose accelerations and reactions converge at the methods' stage order; not with halfImplicit",
+                    items.join(", ")
+                ),
+                Binding::Solver(SolverSetting::ConstraintForm),
+            )
+        })?;
+    }
     if methods.iter().any(|m| m.variable_step()) {
         let tolerances = [
             (

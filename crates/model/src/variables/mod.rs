@@ -25,12 +25,14 @@ pub use token::instantiation_token;
 pub use units::unit_definition;
 pub use xml::{model_description_xml, FmiVersion};
 
-use crate::format::{Formulation, Method, SolverDefaults};
+use crate::format::{ConstraintForm, Formulation, Method, SolverDefaults};
 
 /// Name of the enumeration type of `solver.method`.
 pub const SOLVER_METHOD_TYPE: &str = "SolverMethod";
 /// Name of the enumeration type of `solver.formulation` (semirecursive models only).
 pub const SOLVER_FORMULATION_TYPE: &str = "SolverFormulation";
+/// Name of the enumeration type of `solver.constraintForm` (index-3 models only).
+pub const SOLVER_CONSTRAINT_FORM_TYPE: &str = "SolverConstraintForm";
 
 /// Log categories declared in modelDescription.xml and honoured by SetDebugLogging.
 pub const LOG_CATEGORIES: &[(&str, &str)] = &[
@@ -97,6 +99,9 @@ pub enum SolverSetting {
     VelocityToleranceFactor,
     /// Semirecursive models: double-step or penalty ([Jaiswal2021, Sect. 2.2-2.3]).
     Formulation,
+    /// Index-3 models: the joints as position constraints or in the stabilized index-2 form
+    /// ([GearGuptaLeimkuhler1985]).
+    ConstraintForm,
     /// Penalty factor alpha ([Jaiswal2021, eq. 18]).
     Penalty,
     /// Newton tolerance on pressures \[Pa\] ([Jaiswal2021, Sect. 5]).
@@ -153,6 +158,10 @@ impl SolverSetting {
                 solver.formulation = Formulation::from_code(code()?)
                     .ok_or_else(|| format!("solver.formulation {value} is not a formulation code"))?
             }
+            SolverSetting::ConstraintForm => {
+                solver.constraint_form = ConstraintForm::from_code(code()?)
+                    .ok_or_else(|| format!("solver.constraintForm {value} is not a constraint form code"))?
+            }
             SolverSetting::Penalty => solver.penalty = value,
             SolverSetting::PressureTolerance => solver.pressure_tolerance = value,
             // Read by the slave at every doStep: limits of the call, not solver settings.
@@ -166,6 +175,7 @@ impl SolverSetting {
         match self {
             SolverSetting::Method => Some(SOLVER_METHOD_TYPE),
             SolverSetting::Formulation => Some(SOLVER_FORMULATION_TYPE),
+            SolverSetting::ConstraintForm => Some(SOLVER_CONSTRAINT_FORM_TYPE),
             _ => None,
         }
     }
@@ -265,11 +275,19 @@ impl ModelInterface {
     pub fn inputs(&self) -> impl Iterator<Item = &Variable> {
         self.variables.iter().filter(|v| v.causality == Causality::Input)
     }
+    /// True if a variable sets `setting`.
+    pub fn offers(&self, setting: SolverSetting) -> bool {
+        self.variables.iter().any(|v| v.binding == Binding::Solver(setting))
+    }
+
     /// (item name, code) of the enumeration `setting` offers.
     pub fn enumeration_items(&self, setting: SolverSetting) -> Vec<(&'static str, i32)> {
         match setting {
             SolverSetting::Method => self.methods.iter().map(|m| (m.item_name(), m.code())).collect(),
             SolverSetting::Formulation => self.formulations.iter().map(|f| (f.item_name(), f.code())).collect(),
+            SolverSetting::ConstraintForm if self.offers(SolverSetting::ConstraintForm) => {
+                ConstraintForm::ALL.iter().map(|f| (f.item_name(), f.code())).collect()
+            }
             _ => Vec::new(),
         }
     }

@@ -7,9 +7,9 @@ pub mod bibliography;
 mod model_exchange;
 
 use mbfmu_model::catalog::CatalogEntry;
-use mbfmu_model::format::{Formulation, Method};
+use mbfmu_model::format::{ConstraintForm, Formulation, Method};
 use mbfmu_model::variables::{
-    output_derivative_order, Binding, Causality, FmiVersion, ModelInterface, Start, VarType, Variable,
+    output_derivative_order, Binding, Causality, FmiVersion, ModelInterface, SolverSetting, Start, VarType, Variable,
 };
 use std::fmt::Write as _;
 
@@ -234,10 +234,24 @@ pub fn page(
             escape(m.summary())
         );
     }
+    out.push_str("</table>\n");
+    if interface.offers(SolverSetting::ConstraintForm) {
+        out.push_str("<p>Set <code>solver.constraintForm</code> (enumeration <code>SolverConstraintForm</code>) to choose how the implicit methods enforce the joints:</p>\n<table>\n<tr><th>value</th><th>item</th><th>form</th></tr>\n");
+        for f in ConstraintForm::ALL {
+            let _ = writeln!(
+                out,
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
+                f.code(),
+                f.item_name(),
+                escape(f.summary())
+            );
+        }
+        out.push_str("</table>\n<p>With <code>ggl</code> the methods of stage order 2 (<code>bathe</code>, <code>msstc*</code>, <code>mssth*</code>, the ESDIRKs) give accelerations and joint reactions at order 2 instead of 1, and the third- and fourth-order ones positions and velocities at order 3 instead of 2; the second-order multistep and single-step methods keep order 2 either way. It costs one more small factorization per Newton matrix; <code>halfImplicit</code> refuses it.</p>\n");
+    }
     if d.solver.formulation == Formulation::Index3 {
-        out.push_str("</table>\n<p>Each communication step is split into equal internal steps no larger than <code>solver.stepSize</code>. A step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; reduce the step size in that case.</p>\n");
+        out.push_str("<p>Each communication step is split into equal internal steps no larger than <code>solver.stepSize</code>. A step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; reduce the step size in that case.</p>\n");
     } else {
-        out.push_str("</table>\n<p>Constant-step methods split each communication step into equal internal steps no larger than <code>solver.stepSize</code>; variable-step methods choose their steps (at most <code>solver.stepSize</code>) under the error control of <code>solver.absoluteTolerance</code>, <code>solver.relativeTolerance</code> and <code>solver.velocityToleranceFactor</code>. A constant step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; variable-step methods reduce the step instead.</p>\n");
+        out.push_str("<p>Constant-step methods split each communication step into equal internal steps no larger than <code>solver.stepSize</code>; variable-step methods choose their steps (at most <code>solver.stepSize</code>) under the error control of <code>solver.absoluteTolerance</code>, <code>solver.relativeTolerance</code> and <code>solver.velocityToleranceFactor</code>. A constant step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; variable-step methods reduce the step instead.</p>\n");
     }
     out.push_str("<p>One DoStep takes at most <code>solver.maxStepsPerCall</code> internal steps (step attempts of variable-step methods) and spends at most <code>solver.maxWorkPerCall</code> work units (model evaluations weighted by the size of the Newton system, counted deterministically, about 1 ns each): a DoStep that needs more returns at the last internal step with a log line, FMI 2 with Discard and that time as <code>fmi2LastSuccessfulTime</code>, FMI 3 with <code>earlyReturn</code> if the importer allows early return (otherwise Discard, back at the communication point). Raise the parameters for very long communication steps.</p>\n");
     if interface.methods.iter().any(|m| Method::ZHANG2022.contains(m)) {

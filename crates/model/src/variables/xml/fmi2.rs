@@ -291,6 +291,10 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
                 name: SOLVER_FORMULATION_TYPE,
                 enumeration: Fmi2Enumeration { items: formulation_items(interface) },
             }))
+            .chain(constraint_form_items(interface).map(|items| Fmi2SimpleType {
+                name: SOLVER_CONSTRAINT_FORM_TYPE,
+                enumeration: Fmi2Enumeration { items },
+            }))
             .collect(),
         },
         log_categories: log_categories(),

@@ -335,6 +335,10 @@ pub(super) fn write(doc: &Document) -> Result<String, String> {
                     name: SOLVER_FORMULATION_TYPE,
                     items: formulation_items(interface),
                 }))
+                .chain(
+                    constraint_form_items(interface)
+                        .map(|items| Fmi3EnumerationType { name: SOLVER_CONSTRAINT_FORM_TYPE, items }),
+                )
                 .collect(),
         },
         log_categories: log_categories(),

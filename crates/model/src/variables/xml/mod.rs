@@ -2,11 +2,11 @@
 //! serde serializer from the variable table (FMI 2.0.4 Sect. 2.2, FMI 3.0 Sect. 2.4).
 
 use super::{
-    dependencies, unit_definition, Binding, Causality, DependencyKind, Initial, Known, ModelInterface, Start,
-    StateLayout, Unknown, VarType, Variability, Variable, LOG_CATEGORIES, MAX_OUTPUT_DERIVATIVE_ORDER,
-    SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
+    dependencies, unit_definition, Binding, Causality, DependencyKind, Initial, Known, ModelInterface, SolverSetting,
+    Start, StateLayout, Unknown, VarType, Variability, Variable, LOG_CATEGORIES, MAX_OUTPUT_DERIVATIVE_ORDER,
+    SOLVER_CONSTRAINT_FORM_TYPE, SOLVER_FORMULATION_TYPE, SOLVER_METHOD_TYPE,
 };
-use crate::format::Description;
+use crate::format::{ConstraintForm, Description};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -136,6 +136,16 @@ fn formulation_items(interface: &ModelInterface) -> Vec<Item> {
         .iter()
         .map(|f| Item { name: f.item_name(), value: f.code(), description: f.summary() })
         .collect()
+}
+
+/// The items of `solver.constraintForm` where a variable offers it, else none.
+fn constraint_form_items(interface: &ModelInterface) -> Option<Vec<Item>> {
+    interface.offers(SolverSetting::ConstraintForm).then(|| {
+        ConstraintForm::ALL
+            .iter()
+            .map(|f| Item { name: f.item_name(), value: f.code(), description: f.summary() })
+            .collect()
+    })
 }
 
 /// The declared type of an enumeration variable.
