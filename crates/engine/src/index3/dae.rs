@@ -450,26 +450,6 @@ impl DaeSystem for Index3Dae {
             }
         }
         out[nd..nd + nc].copy_from_slice(&self.ce.phi);
-        if let Some(st) = &mut self.stabilization {
-            // The stabilized form's kinematic and velocity rows ([`super::stabilized`]).
-            let (_, velocity_rows) = out.split_at_mut(nd + nc);
-            let push = st.residual_terms(m, t, base, &self.bodies, &self.ce, mu, velocity_rows);
-            for (b, s) in self.bodies.iter().enumerate() {
-                let o = 12 * b;
-                let p = &m.bodies[b];
-                let theta = v3(&y[o + 3..]);
-                let kin_rot = tangent(&theta) * v3(&yp[o + 3..]) - s.w;
-                let dyn_rot =
-                    p.inertia * s.wdot + s.w.cross(&(p.inertia * s.w)) + v3(&gtl[b][3..]) - v3(&self.loads[b][3..]);
-                for i in 0..3 {
-                    out[o + i] = yp[o + i] - s.v[i] + push[b][i];
-                    out[o + 3 + i] = kin_rot[i] + push[b][3 + i];
-                    out[o + 6 + i] = p.mass * s.acc[i] + gtl[b][i] - self.loads[b][i];
-                    out[o + 9 + i] = dyn_rot[i];
-                }
-            }
-            return Ok(());
-        }
         for (b, s) in self.bodies.iter().enumerate() {
             let o = 12 * b;
             let p = &m.bodies[b];
@@ -482,6 +462,16 @@ impl DaeSystem for Index3Dae {
                 out[o + 3 + i] = kin_rot[i];
                 out[o + 6 + i] = p.mass * s.acc[i] + gtl[b][i] - self.loads[b][i];
                 out[o + 9 + i] = dyn_rot[i];
+            }
+        }
+        if let Some(st) = &mut self.stabilization {
+            // The stabilized form's kinematic and velocity rows ([`super::stabilized`]).
+            let (rows, velocity_rows) = out.split_at_mut(nd + nc);
+            let push = st.residual_terms(m, t, base, &self.bodies, &self.ce, mu, velocity_rows);
+            for (body, p) in rows.chunks_exact_mut(12).zip(push) {
+                for (r, p) in body[..6].iter_mut().zip(p) {
+                    *r += p;
+                }
             }
         }
         Ok(())
