@@ -138,10 +138,10 @@ fn nodes(beam: &Beam) -> Vec<Part> {
 }
 
 /// Adds a rigid body's inertia to a structural node's, as MBDyn's body element on a
-/// structural node ([MBDyn-input, Sect. "Body"]): with c the body's centre of mass from the
-/// node and R the body's axes in the node's frame, mass m, static moment m c and inertia
-/// about the node R J_c R^T - m c~ c~ = R J_c R^T + m (c^T c I - c c^T) (parallel axes,
-/// [Shabana2020, Sect. 5.3]).
+/// structural node ([MBDynInput, "Body"]): with c the body's centre of mass from the node and
+/// R the body's axes in the node's frame, mass m, static moment m c and inertia about the node
+/// R J_c R^T - m c~ c~ = R J_c R^T + m (c^T c I - c c^T) ([NewtonEuler, "Any reference
+/// frame"]: I_cm - m c~ c~).
 fn attach(node: &mut Part, body: &Part) {
     let c = node.rot.transpose() * (body.position - node.position);
     let rel = node.rot.transpose() * body.rot;
