@@ -147,8 +147,8 @@ fn attach(node: &mut Part, body: &Part) {
     let rel = node.rot.transpose() * body.rot;
     node.mass += body.mass;
     node.static_moment += c * body.mass;
-    node.inertia += rel * body.inertia * rel.transpose()
-        + (Matrix3::identity() * c.dot(&c) - c * c.transpose()) * body.mass;
+    node.inertia +=
+        rel * body.inertia * rel.transpose() + (Matrix3::identity() * c.dot(&c) - c * c.transpose()) * body.mass;
 }
 
 impl Layout {

@@ -203,7 +203,8 @@ fn attachment_errors_name_the_field_and_the_choices() {
     assert!(e.contains("is a body") && e.contains("fixed joint"), "{e}");
     let e = error(r#""attached_to": "beam.end""#, r#""velocity": [0, 1, 0], "attached_to": "beam.end""#);
     assert!(e.contains("remove its \"velocity\""), "{e}");
-    let e = error(r#""attached_to": "beam.end""#, r#""angular_velocity": {"body": [1, 0, 0]}, "attached_to": "beam.end""#);
+    let e =
+        error(r#""attached_to": "beam.end""#, r#""angular_velocity": {"body": [1, 0, 0]}, "attached_to": "beam.end""#);
     assert!(e.contains("angular_velocity"), "{e}");
     let e = error(r#""method": "lms2""#, r#""method": "half_implicit""#);
     assert!(e.contains("half-implicit") && e.contains("lms2"), "{e}");

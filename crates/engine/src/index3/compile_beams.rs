@@ -2,10 +2,10 @@
 //! carrying the lumped inertia), which follow the description's bodies, beam by beam.
 
 use super::beam::BeamElement;
+use super::CompileError;
 use super::{BodyProps, BodyState};
 use crate::layout::Part;
 use mbfmu_model::format::{BeamInertia, Description};
-use super::CompileError;
 use nalgebra::{Matrix3, Vector3};
 
 /// The compiled beams: elements and, per node, the elements on either side.
