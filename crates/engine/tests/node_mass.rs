@@ -193,7 +193,10 @@ fn attachment_errors_name_the_field_and_the_choices() {
     let error = |from: &str, to: &str| {
         let json = base.replacen(from, to, 1);
         assert_ne!(json, base, "the replacement of {from} must apply");
-        parse(&json).map(|_| ()).expect_err("refused").to_string()
+        match parse(&json) {
+            Ok(_) => panic!("{to} instead of {from} must be refused"),
+            Err(e) => e.to_string(),
+        }
     };
     let e = error(r#""attached_to": "beam.end""#, r#""attached_to": "beam.node9""#);
     assert!(e.contains("body 'box'") && e.contains("beam.node0 .. beam.node4"), "{e}");
@@ -210,6 +213,12 @@ fn attachment_errors_name_the_field_and_the_choices() {
     assert!(e.contains("half-implicit") && e.contains("lms2"), "{e}");
     let e = error(r#""solver": {"#, r#""solver": { "formulation": "state_space","#);
     assert!(e.contains("index3") || e.contains("beams"), "{e}");
+    // A joint between the attached body and its node joins the node to itself.
+    let e = error(
+        r#""joints": ["#,
+        r#""joints": [{ "name": "weld", "type": "fixed", "body1": "beam.end", "body2": "box", "point": [1, 0, 0] }, "#,
+    );
+    assert!(e.contains("joint 'weld'") && e.contains("one node"), "{e}");
     // Without beams there is no node.
     let json = r#"{ "name": "NoBeam", "bodies": [{ "name": "a", "mass": 1, "inertia": [1, 1, 1], "position": [0, 0, 0],
         "attached_to": "beam.end" }], "experiment": { "stop": 1, "step": 0.1 } }"#;

@@ -313,6 +313,23 @@ impl Description {
                 ));
             }
         }
+        // A joint between an attached body and its own node would join the node to itself.
+        if self.has_attached_bodies() {
+            for j in &self.joints {
+                let part = |n: &str| (n != super::GROUND).then(|| self.body_or_node_index(n)).flatten();
+                if let (Some(a), Some(b)) = (part(&j.body1), part(&j.body2)) {
+                    if a == b {
+                        return Err(invalid(
+                            format!("joint '{}'", j.name),
+                            format!(
+                                "'{}' and '{}' are one node (a body attached to a node moves with it): remove the joint",
+                                j.body1, j.body2
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 
