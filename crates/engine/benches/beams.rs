@@ -38,8 +38,8 @@ fn best_run(d: &Description, stop: f64) -> (f64, u64, u64) {
 fn shaft(elements: usize) -> Description {
     let mut d = catalog("RotatingShaft");
     d.beams[0].elements = Some(elements);
-    let hub = d.joints.iter_mut().find(|j| j.name == "hub").expect("hub joint");
-    hub.body1 = format!("shaft.node{}", elements / 2);
+    let disk = d.bodies.iter_mut().find(|b| b.name == "disk").expect("disk");
+    disk.attached_to = Some(format!("shaft.node{}", elements / 2));
     d.interface.outputs.clear();
     d.interface.parameters.clear();
     format::parse(&serde_json::to_string(&d).expect("serializes")).expect("valid")

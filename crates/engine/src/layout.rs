@@ -16,9 +16,14 @@ use nalgebra::{Matrix3, Vector3};
 pub struct Part {
     pub name: String,
     pub mass: f64,
-    /// Inertia about the centre of mass, in the part's frame.
+    /// Inertia about the frame's origin, in the part's frame: about the centre of mass unless
+    /// bodies are attached to a structural node (then `static_moment` is not zero).
     pub inertia: Matrix3<f64>,
-    /// Initial position of the centre of mass and orientation (frame -> global).
+    /// The static moment m c of the bodies attached to a structural node: the centre of
+    /// mass lies at c from the frame's origin (part frame; zero for every other part).
+    pub static_moment: Vector3<f64>,
+    /// Initial position of the frame's origin (the centre of mass, or the structural node)
+    /// and orientation (frame -> global).
     pub position: Vector3<f64>,
     pub rot: Matrix3<f64>,
     pub velocity: Vector3<f64>,
@@ -26,6 +31,17 @@ pub struct Part {
     /// gives is kept exactly, the other converted).
     pub omega_global: Vector3<f64>,
     pub omega_body: Vector3<f64>,
+}
+
+/// Where a description body is in the compiled parts: its own part, or the structural node it
+/// is attached to, with its centre of mass and axes in the node's frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyRef {
+    pub part: usize,
+    /// The centre of mass in the part's frame (zero for a body that is its own part).
+    pub com: Vector3<f64>,
+    /// The body's axes in the part's frame (None: the part's own).
+    pub rotation: Option<Matrix3<f64>>,
 }
 
 /// The geometry of a joint: its bodies resolved, its point and axis defaulted (its kind,
@@ -110,6 +126,7 @@ fn nodes(beam: &Beam) -> Vec<Part> {
                 name: beam.node_name(i),
                 mass: mass[i],
                 inertia: inertia[i],
+                static_moment: Vector3::zeros(),
                 position: points[i],
                 rot: node_frame(&tangent, &a2),
                 velocity: Vector3::zeros(),
@@ -118,6 +135,20 @@ fn nodes(beam: &Beam) -> Vec<Part> {
             }
         })
         .collect()
+}
+
+/// Adds a rigid body's inertia to a structural node's, as MBDyn's body element on a
+/// structural node ([MBDynInput, "Body"]): with c the body's centre of mass from the node and
+/// R the body's axes in the node's frame, mass m, static moment m c and inertia about the node
+/// R J_c R^T - m c~ c~ = R J_c R^T + m (c^T c I - c c^T) ([NewtonEuler, "Any reference
+/// frame"]: I_cm - m c~ c~).
+fn attach(node: &mut Part, body: &Part) {
+    let c = node.rot.transpose() * (body.position - node.position);
+    let rel = node.rot.transpose() * body.rot;
+    node.mass += body.mass;
+    node.static_moment += c * body.mass;
+    node.inertia +=
+        rel * body.inertia * rel.transpose() + (Matrix3::identity() * c.dot(&c) - c * c.transpose()) * body.mass;
 }
 
 impl Layout {
@@ -139,6 +170,7 @@ impl Layout {
                     name: b.name.clone(),
                     mass: b.mass,
                     inertia: Matrix3::from_fn(|r, c| b.inertia.matrix()[r][c]),
+                    static_moment: Vector3::zeros(),
                     position: v3(&b.position),
                     rot,
                     velocity: v3(&b.velocity),
@@ -147,9 +179,26 @@ impl Layout {
                 }
             })
             .collect();
+        // Bodies attached to beam nodes have no part of their own: their inertia joins the node's.
+        let attached: Vec<(Part, usize)> = d
+            .bodies
+            .iter()
+            .zip(d.body_parts())
+            .zip(std::mem::take(&mut parts))
+            .filter_map(|((b, at), p)| match b.attached_to {
+                Some(_) => Some((p, at)),
+                None => {
+                    parts.push(p);
+                    None
+                }
+            })
+            .collect();
         let first_node = parts.len();
         for beam in &d.beams {
             parts.extend(nodes(beam));
+        }
+        for (body, node) in attached {
+            attach(&mut parts[node], &body);
         }
         let plane = d.plane.as_ref().map(|p| v3(&p.normal).normalize());
         let default_axis = plane.unwrap_or(Vector3::z());
@@ -180,7 +229,32 @@ impl Layout {
     /// The description's output points ([`Description::output_points`]): the body and the
     /// point in its frame, from its centre of mass.
     pub fn output_points(&self, d: &Description) -> Vec<(usize, Vector3<f64>)> {
-        d.output_points().iter().map(|&(b, p)| (b, self.local_point(Some(b), &v3(&p)))).collect()
+        let parts = d.body_parts();
+        d.output_points().iter().map(|&(b, p)| (parts[b], self.local_point(Some(parts[b]), &v3(&p)))).collect()
+    }
+
+    /// Per description body: its part, its centre of mass in the part's frame and its axes
+    /// relative to the part's (zero and None for a body that is its own part).
+    pub fn body_refs(&self, d: &Description) -> Vec<BodyRef> {
+        d.bodies
+            .iter()
+            .zip(d.body_parts())
+            .map(|(b, part)| match b.attached_to {
+                None => BodyRef { part, com: Vector3::zeros(), rotation: None },
+                Some(_) => {
+                    let p = &self.parts[part];
+                    let rot = match &b.orientation {
+                        Orientation::Matrix(m) => orthonormalize(&Matrix3::from_fn(|r, c| m[r][c])),
+                        Orientation::AxisAngle { axis, angle } => exp(&(v3(axis).normalize() * *angle)),
+                    };
+                    BodyRef {
+                        part,
+                        com: p.rot.transpose() * (v3(&b.position) - p.position),
+                        rotation: Some(p.rot.transpose() * rot),
+                    }
+                }
+            })
+            .collect()
     }
 
     /// Frame components of a global direction (as given: not normalized).

@@ -51,7 +51,8 @@ fn shaft_static_sag_matches_the_clamped_beam() {
     for elements in [32, 64, 128] {
         let mut d = base.clone();
         d.beams[0].elements = Some(elements);
-        d.joints.iter_mut().find(|j| j.name == "hub").unwrap().body1 = format!("shaft.node{}", elements / 2);
+        d.bodies.iter_mut().find(|b| b.name == "disk").unwrap().attached_to =
+            Some(format!("shaft.node{}", elements / 2));
         d.interface.outputs.clear();
         d.interface.parameters.clear();
         let d = format::parse(&serde_json::to_string(&d).unwrap()).unwrap();

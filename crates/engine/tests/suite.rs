@@ -35,6 +35,7 @@ mod hydraulics_index3;
 mod integrators_linear;
 mod integrators_order_reduction;
 mod newton_floor;
+mod node_mass;
 mod output_plan;
 mod output_rates;
 mod patu_lift_boom;

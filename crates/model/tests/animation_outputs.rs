@@ -138,12 +138,19 @@ fn the_catalog_models_declare_their_parts_after_their_other_outputs() {
             "{}: the animation group ends the outputs",
             entry.name
         );
-        // Every body's position and orientation is an output.
+        // Every body's position and orientation is an output: a body attached to a beam node
+        // through its node (its centre of mass an output point, its orientation the node's).
         let i = interface_of(&d).unwrap();
+        let parts = d.body_parts();
         for (k, b) in d.bodies.iter().enumerate() {
-            assert_eq!(quantity(&i, &format!("{}.position.x", b.name)), Quantity::BodyPosition { body: k, axis: 0 });
+            let position = match d.attached_point(k) {
+                Some(point) => Quantity::PointPosition { point, axis: 0 },
+                None => Quantity::BodyPosition { body: k, axis: 0 },
+            };
+            assert_eq!(quantity(&i, &format!("{}.position.x", b.name)), position, "{}", entry.name);
             let e0 = format!("{}.orientation.e0", b.name);
-            assert_eq!(quantity(&i, &e0), Quantity::BodyOrientation { body: k, component: 0 }, "{}", entry.name);
+            let body = parts[k];
+            assert_eq!(quantity(&i, &e0), Quantity::BodyOrientation { body, component: 0 }, "{}", entry.name);
         }
     }
     let parts = |name: &str| format::parse(find(name).unwrap().json).unwrap().animation_parts();

@@ -131,7 +131,12 @@ pub fn compile(d: &Description, frames: &impl Frames) -> Vec<Element> {
                 }
                 Force::Load { body: name, direction, point, value, .. } => {
                     let b = part(name);
-                    let p = point.map(|p| v3(&p)).unwrap_or_else(|| frames.centre(b));
+                    // A body attached to a beam node is loaded at its own centre of mass.
+                    let centre = || match d.body_index(name).filter(|&i| d.bodies[i].attached_to.is_some()) {
+                        Some(i) => v3(&d.bodies[i].position),
+                        None => frames.centre(b),
+                    };
+                    let p = point.map(|p| v3(&p)).unwrap_or_else(centre);
                     (
                         Geometry::Point {
                             at: (Some(b), frames.local_point(Some(b), &p)),

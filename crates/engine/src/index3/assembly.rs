@@ -217,7 +217,9 @@ impl Mechanism {
         // With consistent beam masses the mass matrix is the lumped one plus a coupling:
         // iterate a = M_lumped^-1 (f - coupling a - G^T lambda) (the coupling has eigenvalues
         // in [-2/3, 0] relative to the lumped masses, so the iteration contracts).
-        let rounds = if self.has_mass_coupling() { 200 } else { 1 };
+        // Bodies attached off a beam node couple that node's translation and rotation the
+        // same way (block Jacobi on its positive definite 6 x 6 mass, which contracts).
+        let rounds = if self.has_mass_coupling() || self.has_offset_masses() { 200 } else { 1 };
         let mut f = applied.clone();
         for _ in 0..rounds {
             for b in 0..nb {
@@ -248,6 +250,7 @@ impl Mechanism {
             }
             f.clone_from(&applied);
             self.coupling_inertia_loads(&state.bodies, &mut f);
+            self.offset_inertia_loads(&state.bodies, &mut f);
         }
         state.lambda = lambda;
         state.energy0 = self.kinetic_energy(&state.bodies) + self.potential_energy(&state.bodies, &state.angles);

@@ -77,7 +77,12 @@ impl BodySchur {
             [Some(a), Some(b)] => a == b,
             _ => true,
         });
-        if m.hydraulics.is_some() || !m.beams.elements.is_empty() || !uncoupled || nc > MAX_CONSTRAINTS {
+        if m.hydraulics.is_some()
+            || !m.beams.elements.is_empty()
+            || m.has_offset_masses()
+            || !uncoupled
+            || nc > MAX_CONSTRAINTS
+        {
             return None;
         }
         let nb = m.n_bodies();

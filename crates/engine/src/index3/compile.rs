@@ -42,7 +42,13 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
     for p in &layout.parts[..layout.first_node] {
         let inertia_inv =
             p.inertia.try_inverse().ok_or_else(|| CompileError(format!("body '{}': singular inertia", p.name)))?;
-        bodies.push(BodyProps { name: p.name.clone(), mass: p.mass, inertia: p.inertia, inertia_inv });
+        bodies.push(BodyProps {
+            name: p.name.clone(),
+            mass: p.mass,
+            inertia: p.inertia,
+            inertia_inv,
+            static_moment: None,
+        });
         initial.push(BodyState {
             r: p.position,
             rot: p.rot,
@@ -52,7 +58,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             wdot: Vector3::zeros(),
         });
     }
-    let beams = super::compile_beams::compile_beams(d, &layout.parts[layout.first_node..], &mut bodies, &mut initial);
+    let beams = super::compile_beams::compile_beams(d, &layout.parts[layout.first_node..], &mut bodies, &mut initial)?;
     // Body-frame components of a global direction, normalized.
     let unit_in = |b: Option<usize>, a: &Vector3<f64>| layout.local_dir(b, &a.normalize());
     let mut constraints: Vec<Constraint> = Vec::new();
@@ -249,6 +255,7 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
         |b, p| layout.local_point(b, p),
     );
     let n_c = constraints.len();
+    let n_bodies = bodies.len();
     let initial = MechState {
         t: d.experiment.start,
         bodies: initial,
@@ -281,5 +288,14 @@ pub fn compile(d: &Description) -> Result<Mechanism, CompileError> {
             d.experiment.start,
         ),
         initial,
+        attached_axes: {
+            let mut axes = vec![None; n_bodies];
+            for r in layout.body_refs(d) {
+                if r.rotation.is_some() {
+                    axes[r.part] = r.rotation;
+                }
+            }
+            axes
+        },
     })
 }

@@ -2,10 +2,11 @@
 //! carrying the lumped inertia), which follow the description's bodies, beam by beam.
 
 use super::beam::BeamElement;
+use super::CompileError;
 use super::{BodyProps, BodyState};
 use crate::layout::Part;
 use mbfmu_model::format::{BeamInertia, Description};
-use nalgebra::Vector3;
+use nalgebra::{Matrix3, Vector3};
 
 /// The compiled beams: elements and, per node, the elements on either side.
 #[derive(Clone, Debug, Default)]
@@ -24,7 +25,7 @@ pub fn compile_beams(
     nodes: &[Part],
     bodies: &mut Vec<BodyProps>,
     initial: &mut Vec<BodyState>,
-) -> Beams {
+) -> Result<Beams, CompileError> {
     let mut out = Beams { first_node: bodies.len(), ..Beams::default() };
     let mut nodes = nodes.iter();
     for beam in &d.beams {
@@ -47,9 +48,13 @@ pub fn compile_beams(
                 name: p.name.clone(),
                 mass: p.mass,
                 inertia: p.inertia,
-                inertia_inv: p.inertia.try_inverse().expect("positive diagonal"),
+                inertia_inv: p.inertia.try_inverse().unwrap_or_else(Matrix3::zeros),
+                static_moment: (p.static_moment != Vector3::zeros()).then_some(p.static_moment),
             })
             .collect();
+        if let Some(p) = props.iter().find(|p| p.inertia_inv == Matrix3::zeros()) {
+            return Err(CompileError(format!("beam node '{}': singular inertia", p.name)));
+        }
         let n = states.len() - 1;
         for i in 0..n {
             let element = out.elements.len();
@@ -70,5 +75,5 @@ pub fn compile_beams(
         bodies.extend(props);
         initial.extend(states);
     }
-    out
+    Ok(out)
 }

@@ -6,6 +6,11 @@
 //!   M r'' + Phi_r^T lambda - f = 0,   J_bar w_bar' + Pi_bar^T lambda - n_bar + w_bar~ J_bar w_bar = 0,
 //! and Phi(q, t) = 0 ([Fang2023, eq. 2]).
 //!
+//! A beam node carrying bodies attached off the node has a static moment s = m c: its
+//! translational rows gain A (w_bar'~ s + w_bar~ w_bar~ s), its rotational rows s~ A^T r''
+//! and J_bar is about the node ([NewtonEuler, "Any reference frame"];
+//! `Mechanism::offset_inertia_loads`).
+//!
 //! Newton: the kinematic rows are linear in (y, y') and are eliminated, leaving the
 //! iteration matrix of [Fang2023, Sect. 2.3] in the accelerations a = (r'', w_bar') and lambda,
 //!   [M + b0 (D_gyro - C) - b0^2 K,  G^T] [da]   [-r_dyn - b0 K r_kin        ]
@@ -424,6 +429,7 @@ impl DaeSystem for Index3Dae {
         let nb = m.n_bodies();
         m.applied_forces(t, &self.bodies, &base.angles, &self.friction, &mut self.loads);
         m.coupling_inertia_loads(&self.bodies, &mut self.loads);
+        m.offset_inertia_loads(&self.bodies, &mut self.loads);
         let nd = 12 * nb + m.n_pressures();
         if let (Some(h), Some(w)) = (&m.hydraulics, &mut self.circuit) {
             let p = &y[12 * nb..nd];
@@ -537,6 +543,9 @@ impl DaeSystem for Index3Dae {
         for (b, s) in self.bodies.iter().enumerate() {
             let p = &m.bodies[b];
             let gyro = m.gyroscopic_jacobian(b, &s.w);
+            // A reference point off the centre of mass couples translation and rotation
+            // (Mechanism::offset_block); every other body keeps its diagonal block.
+            let offset = m.offset_block(b, s, b0);
             for i in 0..6 {
                 for j in 0..6 {
                     let v = match (i < 3, j < 3) {
@@ -544,7 +553,7 @@ impl DaeSystem for Index3Dae {
                         (false, false) => p.inertia[(i - 3, j - 3)] + b0 * gyro[(i - 3, j - 3)],
                         _ => 0.0,
                     };
-                    self.kkt.add(slot, v);
+                    self.kkt.add(slot, offset.map_or(v, |o| v + o[i][j]));
                     slot += 1;
                 }
             }

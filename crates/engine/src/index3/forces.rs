@@ -195,10 +195,18 @@ impl Mechanism {
     /// evaluated at `t`) and the explicit friction forces `friction` (from [`friction_forces`]
     /// at the step's start).
     pub fn applied_forces(&self, t: f64, bodies: &[BodyState], angles: &[f64], friction: &[f64], out: &mut [Wrench]) {
-        for (w, b) in out.iter_mut().zip(&self.bodies) {
+        for ((w, b), s) in out.iter_mut().zip(&self.bodies).zip(bodies) {
             *w = [0.0; 6];
             for (wk, g) in w.iter_mut().zip(self.gravity.iter()) {
                 *wk = b.mass * g;
+            }
+            // Off the centre of mass, gravity's moment about the reference point, body frame:
+            // c~ A^T m g = s~ A^T g ([NewtonEuler, "Any reference frame"]: the moment about P).
+            if let Some(sm) = &b.static_moment {
+                let n = sm.cross(&(s.rot.transpose() * self.gravity));
+                for i in 0..3 {
+                    w[3 + i] += n[i];
+                }
             }
         }
         for e in &self.forces {
@@ -320,7 +328,16 @@ impl Mechanism {
             .bodies
             .iter()
             .zip(bodies)
-            .map(|(p, s)| 0.5 * p.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(p.inertia * s.w)))
+            .map(|(p, s)| {
+                let e = 0.5 * p.mass * s.v.norm_squared() + 0.5 * s.w.dot(&(p.inertia * s.w));
+                // About a reference point off the centre of mass: + m v . A (w~ c)
+                // ([NewtonEuler, "Any reference frame"], the kinetic energy of the spatial
+                // inertia with the reference point's velocity).
+                match &p.static_moment {
+                    Some(sm) => e + s.v.dot(&(s.rot * s.w.cross(sm))),
+                    None => e,
+                }
+            })
             .sum();
         // Consistent beam mass: 1/2 v^T c [-I I; I -I] v = -c/2 |v_a - v_b|^2 per element.
         let coupling: f64 = self
@@ -346,6 +363,53 @@ impl Mechanism {
         }
     }
 
+    /// Adds the inertia forces of the bodies whose reference point is not their centre of
+    /// mass, beyond the diagonal M r'' and J w_bar' (with J about the reference point), to the
+    /// loads: with s = m c ([NewtonEuler, "Any reference frame"], rotated to the global
+    /// translation and body-frame rotation of [Fang2023, eq. 2]),
+    ///   force  -(-A s~ w_bar' + A w_bar~ w_bar~ s) = -A (w_bar'~ s + w_bar~ w_bar~ s),
+    ///   moment -s~ A^T r''.
+    pub fn offset_inertia_loads(&self, bodies: &[BodyState], out: &mut [Wrench]) {
+        for ((p, s), o) in self.bodies.iter().zip(bodies).zip(out.iter_mut()) {
+            let Some(sm) = &p.static_moment else { continue };
+            let f = s.rot * (s.wdot.cross(sm) + s.w.cross(&s.w.cross(sm)));
+            let n = sm.cross(&(s.rot.transpose() * s.acc));
+            for i in 0..3 {
+                o[i] -= f[i];
+                o[3 + i] -= n[i];
+            }
+        }
+    }
+
+    /// The 6 x 6 iteration-matrix block of body `b`'s offset inertia and gravity moment
+    /// (zero without a static moment): d/d(r'', w_bar') of the residual's terms
+    /// A (w_bar'~ s + w_bar~ w_bar~ s), s~ A^T r'' and -s~ A^T g of
+    /// [`Mechanism::offset_inertia_loads`] and [`Mechanism::applied_forces`], with
+    /// dv = b0 da and a body-frame rotation dpi = b0^2 dw_bar' (d(A x)/dpi = -A x~,
+    /// d(A^T x)/dpi = (A^T x)~):
+    ///   [0,                        -A s~ + b0 A d(w~ w~ s)/dw - b0^2 A (w'~ s + w~ w~ s)~]
+    ///   [s~ A^T,                   b0^2 s~ (A^T (r'' - g))~                             ]
+    /// with d(w~ w~ s)/dw = (w . s) I + w s^T - 2 s w^T.
+    pub fn offset_block(&self, b: usize, s: &BodyState, b0: f64) -> Option<[[f64; 6]; 6]> {
+        let sm = self.bodies[b].static_moment.as_ref()?;
+        let a = &s.rot;
+        let w = &s.w;
+        let centripetal = Matrix3::identity() * w.dot(sm) + w * sm.transpose() - sm * w.transpose() * 2.0;
+        let inertial = s.wdot.cross(sm) + w.cross(&w.cross(sm));
+        let tr = -a * skew(sm) + a * centripetal * b0 - a * skew(&inertial) * (b0 * b0);
+        let rt = skew(sm) * a.transpose();
+        let rr = skew(sm) * skew(&(a.transpose() * (s.acc - self.gravity))) * (b0 * b0);
+        let mut out = [[0.0; 6]; 6];
+        for i in 0..3 {
+            for j in 0..3 {
+                out[i][3 + j] = tr[(i, j)];
+                out[3 + i][j] = rt[(i, j)];
+                out[3 + i][3 + j] = rr[(i, j)];
+            }
+        }
+        Some(out)
+    }
+
     /// True if some beam has consistent mass (its mass matrix is not block diagonal).
     pub fn has_mass_coupling(&self) -> bool {
         self.beams.elements.iter().any(|e| e.mass_coupling > 0.0)
@@ -353,7 +417,16 @@ impl Mechanism {
 
     /// Gravity and spring potential energy.
     pub fn potential_energy(&self, bodies: &[BodyState], angles: &[f64]) -> f64 {
-        let mut e: f64 = self.bodies.iter().zip(bodies).map(|(p, s)| -p.mass * self.gravity.dot(&s.r)).sum();
+        let mut e: f64 = self
+            .bodies
+            .iter()
+            .zip(bodies)
+            .map(|(p, s)| match &p.static_moment {
+                // The centre of mass at r + A c: -g . (m r + A s).
+                Some(sm) => -p.mass * self.gravity.dot(&s.r) - self.gravity.dot(&(s.rot * sm)),
+                None => -p.mass * self.gravity.dot(&s.r),
+            })
+            .sum();
         for f in self.forces.iter().filter(|f| f.law.stores_energy()) {
             let x = match &f.geometry {
                 Geometry::Line { ends } => {

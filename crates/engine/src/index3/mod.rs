@@ -52,8 +52,14 @@ use nalgebra::{Matrix3, Vector3};
 pub struct BodyProps {
     pub name: String,
     pub mass: f64,
+    /// Inertia about the body's reference point r (its centre of mass unless
+    /// `static_moment` is set), body frame.
     pub inertia: Matrix3<f64>,
     pub inertia_inv: Matrix3<f64>,
+    /// The static moment s = m c of a structural node carrying bodies attached to it, c its
+    /// centre of mass from the node (body frame); None for every other body, whose equations
+    /// are those about the centre of mass (the offset terms are not evaluated at all).
+    pub static_moment: Option<Vector3<f64>>,
 }
 
 /// What a constraint row's measure must equal.
@@ -234,12 +240,21 @@ pub struct Mechanism {
     pub inputs: InputSignals,
     /// The state the description specifies (before assembly).
     pub initial: MechState,
+    /// Per compiled body: the axes, in its frame, of the body attached to it if it is a beam
+    /// node carrying one (its `BodyOrientation` output is then that body's, A R).
+    pub attached_axes: Vec<Option<Matrix3<f64>>>,
 }
 
 impl Mechanism {
     /// Compiles a validated description.
     pub fn from_description(d: &mbfmu_model::format::Description) -> Result<Self, CompileError> {
         compile::compile(d)
+    }
+
+    /// True if some body's reference point is not its centre of mass (bodies attached to
+    /// beam nodes off the node).
+    pub fn has_offset_masses(&self) -> bool {
+        self.bodies.iter().any(|b| b.static_moment.is_some())
     }
 
     pub fn n_bodies(&self) -> usize {

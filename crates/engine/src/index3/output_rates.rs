@@ -135,7 +135,17 @@ impl Mechanism {
             .bodies
             .iter()
             .zip(bodies)
-            .map(|(p, s)| p.mass * s.v.dot(&s.acc) + s.w.dot(&(p.inertia * s.wdot)))
+            .map(|(p, s)| {
+                let e = p.mass * s.v.dot(&s.acc) + s.w.dot(&(p.inertia * s.wdot));
+                // d/dt of v . A (w~ s) (Mechanism::kinetic_energy).
+                match &p.static_moment {
+                    Some(sm) => {
+                        let ws = s.w.cross(sm);
+                        e + s.acc.dot(&(s.rot * ws)) + s.v.dot(&(s.rot * (s.wdot.cross(sm) + s.w.cross(&ws))))
+                    }
+                    None => e,
+                }
+            })
             .sum();
         for e in self.beams.elements.iter().filter(|e| e.mass_coupling > 0.0) {
             let (a, b) = (&bodies[e.nodes[0]], &bodies[e.nodes[1]]);
@@ -145,6 +155,12 @@ impl Mechanism {
         for (p, s) in self.bodies.iter().zip(bodies) {
             potential[0] -= p.mass * self.gravity.dot(&s.v);
             potential[1] -= p.mass * self.gravity.dot(&s.acc);
+            // -g . A s: its rates -g . A (w~ s) and -g . A (w'~ s + w~ w~ s).
+            if let Some(sm) = &p.static_moment {
+                let ws = s.w.cross(sm);
+                potential[0] -= self.gravity.dot(&(s.rot * ws));
+                potential[1] -= self.gravity.dot(&(s.rot * (s.wdot.cross(sm) + s.w.cross(&ws))));
+            }
         }
         let mut power = 0.0;
         for (f, element) in self.forces.iter().enumerate() {
@@ -196,7 +212,12 @@ impl Mechanism {
             }
             Quantity::BodyOrientation { body, component } => {
                 let s = &bodies[body];
-                let (d, dd) = quaternion_rates(&s.rot, &s.w, &s.wdot);
+                let (d, dd) = match &self.attached_axes[body] {
+                    None => quaternion_rates(&s.rot, &s.w, &s.wdot),
+                    // The attached body's axes A R turn with w_bar in the node's frame: R^T w_bar
+                    // in the body's.
+                    Some(r) => quaternion_rates(&(s.rot * r), &(r.transpose() * s.w), &(r.transpose() * s.wdot)),
+                };
                 [d[component], dd[component]]
             }
             Quantity::NodeOrientation { node: n, component } => {

@@ -116,7 +116,10 @@ impl Mechanism {
     fn computed_quantity(&self, q: Quantity, state: &MechState) -> f64 {
         let bodies = &state.bodies;
         match q {
-            Quantity::BodyOrientation { body, component } => quaternion(&bodies[body].rot)[component],
+            Quantity::BodyOrientation { body, component } => match &self.attached_axes[body] {
+                None => quaternion(&bodies[body].rot)[component],
+                Some(axes) => quaternion(&(bodies[body].rot * axes))[component],
+            },
             Quantity::PointPosition { point, axis } => self.output_point(point, bodies)[0][axis],
             Quantity::PointVelocity { point, axis } => self.output_point(point, bodies)[1][axis],
             Quantity::PointAcceleration { point, axis } => self.output_point(point, bodies)[2][axis],

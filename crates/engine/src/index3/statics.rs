@@ -8,7 +8,7 @@
 
 use super::forces::Wrench;
 use super::{add_rows_transpose, Index3Dae, MechState};
-use crate::rotation::exp;
+use crate::rotation::{exp, skew};
 use nalgebra::Vector3;
 
 /// Position-level tolerance of the static iteration \[m, rad\].
@@ -105,6 +105,17 @@ impl Index3Dae {
             add_rows_transpose(&m.constraints, &self.ce.rows, &state.lambda, &mut self.gtl);
             // Slots in the order of the dynamic iteration matrix (Index3Dae::factor).
             self.kkt.clear();
+            // -K of gravity's moment about a node that carries bodies off the node: the moment
+            // s~ A^T g turns with the node, d/dpi = s~ (A^T g)~ (Mechanism::offset_block).
+            for (b, (p, s)) in m.bodies.iter().zip(&state.bodies).enumerate() {
+                let Some(sm) = &p.static_moment else { continue };
+                let k = skew(sm) * skew(&(s.rot.transpose() * m.gravity));
+                for i in 0..3 {
+                    for j in 0..3 {
+                        self.kkt.add(36 * b + 6 * (3 + i) + 3 + j, -k[(i, j)]);
+                    }
+                }
+            }
             let slot = self.add_element_blocks(36 * nb, |jac, r, c| -jac.stiffness[r][c]);
             let slot = self.add_constraint_rows(slot);
             if let Some(w) = self.circuit.take() {

@@ -49,6 +49,7 @@ pub fn n_link_chain(n: usize, seed: u64) -> Description {
             velocity: [0.0; 3],
             angular_velocity: AngularVelocity::Body { body: [20.0 * rng.next_unit() - 10.0, 0.0, 0.0] },
             shape: None,
+            attached_to: None,
         })
         .collect();
     let joints = (0..n)

@@ -226,15 +226,123 @@ impl Description {
     }
 
     /// Index of a body or beam node in the list bodies-then-nodes that the index-3
-    /// formulation compiles (None for unknown names).
+    /// formulation compiles (None for unknown names): the bodies with coordinates of their
+    /// own, then the nodes; a body attached to a node (`Body::attached_to`) is its node.
     pub fn body_or_node_index(&self, name: &str) -> Option<usize> {
-        self.body_index(name).or_else(|| self.node_index(name).map(|n| self.bodies.len() + n))
+        if !self.has_attached_bodies() {
+            return self.body_index(name).or_else(|| self.node_index(name).map(|n| self.bodies.len() + n));
+        }
+        let free = self.free_bodies().count();
+        match self.body_index(name) {
+            Some(b) => match &self.bodies[b].attached_to {
+                Some(node) => self.node_index(node).map(|n| free + n),
+                None => Some(self.bodies[..b].iter().filter(|b| b.attached_to.is_none()).count()),
+            },
+            None => self.node_index(name).map(|n| free + n),
+        }
+    }
+
+    /// Bodies attached to beam nodes: the node exists, the body gives no initial velocity,
+    /// and the formulation and method can carry it.
+    pub(super) fn validate_attachments(&self) -> Result<(), DescriptionError> {
+        for b in &self.bodies {
+            let Some(node) = &b.attached_to else { continue };
+            let loc = format!("body '{}'", b.name);
+            let loc = loc.as_str();
+            if self.body_index(node).is_some() {
+                return Err(invalid(
+                    loc,
+                    format!(
+                        "attached_to '{node}' is a body: a body can be attached only to a beam node \
+                         (<beam>.node<i>, <beam>.start, <beam>.end); join two bodies with a fixed joint"
+                    ),
+                ));
+            }
+            if self.beams.is_empty() {
+                return Err(invalid(
+                    loc,
+                    format!("attached_to '{node}': this model has no beams, so there is no node to attach the body to"),
+                ));
+            }
+            self.attachment_ref(loc, "attached_to", node, false)?;
+            let same = |other: &super::Body| {
+                other.attached_to.as_deref().and_then(|n| self.node_index(n)) == self.node_index(node)
+            };
+            if let Some(first) = self.bodies.iter().find(|o| same(o)).filter(|o| o.name != b.name) {
+                return Err(invalid(
+                    loc,
+                    format!(
+                        "attached_to '{node}': body '{}' is attached to that node already; attach one body per node \
+                         (combine their mass and inertia into one body)",
+                        first.name
+                    ),
+                ));
+            }
+            if self.solver.formulation != super::Formulation::Index3 {
+                return Err(invalid(
+                    loc,
+                    format!(
+                        "attached_to '{node}': bodies on beam nodes need the index3 formulation (the {} formulation has no beams)",
+                        self.solver.formulation.name()
+                    ),
+                ));
+            }
+            let spin = match &b.angular_velocity {
+                super::AngularVelocity::Global(w) | super::AngularVelocity::Body { body: w } => *w,
+            };
+            if b.velocity != [0.0; 3] || spin != [0.0; 3] {
+                return Err(invalid(
+                    loc,
+                    format!(
+                        "an attached body moves with its node '{node}': remove its \"velocity\" and \"angular_velocity\" \
+                         (the beam's nodes start at rest)"
+                    ),
+                ));
+            }
+            if self.solver.method == super::Method::HalfImplicit
+                && b.position.iter().zip(self.node_position(node)).any(|(p, n)| p != &n)
+            {
+                return Err(invalid(
+                    "solver",
+                    format!(
+                        "body '{}' is attached to node '{node}' with its centre of mass off the node: the half-implicit \
+                         method needs each node's mass block diagonal; choose another index3 method (e.g. lms2, ss2, \
+                         bdf1, esdirk324l2sa)",
+                        b.name
+                    ),
+                ));
+            }
+        }
+        // A joint between an attached body and its own node would join the node to itself.
+        if self.has_attached_bodies() {
+            for j in &self.joints {
+                let part = |n: &str| (n != super::GROUND).then(|| self.body_or_node_index(n)).flatten();
+                if let (Some(a), Some(b)) = (part(&j.body1), part(&j.body2)) {
+                    if a == b {
+                        return Err(invalid(
+                            format!("joint '{}'", j.name),
+                            format!(
+                                "'{}' and '{}' are one node (a body attached to a node moves with it): remove the joint",
+                                j.body1, j.body2
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The reference position of beam node `name` (validated), the origin if unknown.
+    pub fn node_position(&self, name: &str) -> [f64; 3] {
+        self.node_ref(name).map_or([0.0; 3], |r| self.beams[r.beam].node_positions()[r.node])
     }
 
     pub(super) fn validate_beams(&self) -> Result<(), DescriptionError> {
         for b in &self.beams {
             b.validate()?;
         }
+        self.validate_attachments()?;
         if !self.beams.is_empty() {
             if self.solver.method == super::Method::HalfImplicit
                 && self.beams.iter().any(|b| b.inertia == BeamInertia::Consistent)

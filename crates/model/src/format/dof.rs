@@ -32,9 +32,9 @@ impl Description {
     }
 
     /// Degrees of freedom 6 n_b - m of the compiled mechanism (negative: over-constrained);
-    /// beam nodes count as bodies.
+    /// beam nodes count as bodies, bodies attached to them do not.
     pub fn degrees_of_freedom(&self) -> isize {
-        6 * (self.bodies.len() + self.node_count()) as isize - self.constraint_count() as isize
+        6 * (self.free_bodies().count() + self.node_count()) as isize - self.constraint_count() as isize
     }
 
     /// Rows of the cut-joint constraints Phi(z) = 0 of the semirecursive formulations (Jaiswal

@@ -171,6 +171,16 @@ pub struct Body {
     /// only: it has no effect on the dynamics (mass and inertia are given separately).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shape: Option<Shape>,
+    /// A structural node of a beam (`<beam>.node<i>`, `<beam>.start`, `<beam>.end`) this
+    /// body is fixed to without a joint, as MBDyn's body element on a structural node: the
+    /// body then has no coordinates of its own; its `position` and `orientation` are those
+    /// of its centre of mass and axes in the reference configuration, and its mass, inertia,
+    /// centre-of-mass offset from the node and rotation relative to the node's axes are added
+    /// to the node's (index-3 formulation; no initial `velocity` or `angular_velocity`: the
+    /// body moves with its node). Joints, forces, hydraulic attachments and outputs that name
+    /// the body act on the node at the body's points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attached_to: Option<String>,
 }
 
 /// The visual shape of a body, centred on its centre of mass. Visual only: it has no effect
@@ -543,19 +553,69 @@ impl Description {
     /// The body-fixed points of the output groups that name one, in the order of
     /// `interface.outputs`: the body's index and the point, global at the initial
     /// configuration. [`Quantity::PointPosition`] and its kin index this list.
+    /// After them, the centre of mass of each body attached to a beam node, in the order of
+    /// `bodies` (its position, velocity and acceleration outputs are those of a point of the
+    /// node: [`Description::attached_point`]).
     pub fn output_points(&self) -> Vec<(usize, [f64; 3])> {
-        self.interface
+        let mut points: Vec<(usize, [f64; 3])> = self
+            .interface
             .outputs
             .iter()
             .filter_map(|o| match o {
                 OutputSpec::Body { body, point: Some(point), .. } => Some((self.body_index(body)?, *point)),
                 _ => None,
             })
-            .collect()
+            .collect();
+        points.extend(
+            self.bodies.iter().enumerate().filter(|(_, b)| b.attached_to.is_some()).map(|(i, b)| (i, b.position)),
+        );
+        points
+    }
+
+    /// The index in [`Description::output_points`] of the centre of mass of body `i` if it is
+    /// attached to a beam node.
+    pub fn attached_point(&self, i: usize) -> Option<usize> {
+        self.bodies[i].attached_to.as_ref()?;
+        let explicit = self
+            .interface
+            .outputs
+            .iter()
+            .filter(|o| matches!(o, OutputSpec::Body { body, point: Some(_), .. } if self.body_index(body).is_some()))
+            .count();
+        Some(explicit + self.bodies[..i].iter().filter(|b| b.attached_to.is_some()).count())
     }
 
     pub fn body_index(&self, name: &str) -> Option<usize> {
         self.bodies.iter().position(|b| b.name == name)
+    }
+
+    /// True if some body is attached to a beam node (`Body::attached_to`).
+    pub fn has_attached_bodies(&self) -> bool {
+        self.bodies.iter().any(|b| b.attached_to.is_some())
+    }
+
+    /// The bodies with coordinates of their own (not attached to a beam node), in order.
+    pub fn free_bodies(&self) -> impl Iterator<Item = &Body> {
+        self.bodies.iter().filter(|b| b.attached_to.is_none())
+    }
+
+    /// Per body of the description: its index in the list bodies-then-nodes that the index-3
+    /// formulation compiles (a free body's place among the free bodies, an attached body's
+    /// node).
+    pub fn body_parts(&self) -> Vec<usize> {
+        let free = self.free_bodies().count();
+        let mut next = 0;
+        self.bodies
+            .iter()
+            .map(|b| match &b.attached_to {
+                None => {
+                    next += 1;
+                    next - 1
+                }
+                // Validated; an unknown node maps past the parts.
+                Some(node) => free + self.node_index(node).unwrap_or(usize::MAX - free),
+            })
+            .collect()
     }
     pub fn joint_index(&self, name: &str) -> Option<usize> {
         self.joints.iter().position(|j| j.name == name)

@@ -2,6 +2,10 @@
 //! output variable (the variable table binds each output to one of these).
 
 /// Computed quantities; indices refer to the description's arrays; `axis` 0..3 = x, y, z.
+/// A body index is that of [`super::Description::body_parts`]: the description's body if no
+/// body is attached to a beam node; a body attached to a node is its node there (its
+/// orientation then carries its axes relative to the node's, and its centre of mass is an
+/// output point).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Quantity {
     BodyPosition {

@@ -18,6 +18,10 @@ pub(super) fn body_outputs(
     b: &mut Builder,
 ) -> Result<(), InterfaceError> {
     let i = d.body_index(body).ok_or_else(|| missing("body", body))?;
+    // The compiled body (a body attached to a beam node is its node) and, for an attached
+    // body, the output point at its centre of mass.
+    let part = d.body_parts()[i];
+    let com = d.attached_point(i);
     for q in quantities {
         let (field, unit, what): (&str, &str, &str) = match q {
             BodyQuantity::Position => ("position", "m", "centre-of-mass position"),
@@ -30,19 +34,22 @@ pub(super) fn body_outputs(
                         format!("{body}.orientation.e{c}"),
                         "",
                         format!("Orientation quaternion component e{c} of body {body} (e0 >= 0)"),
-                        Quantity::BodyOrientation { body: i, component: c },
+                        Quantity::BodyOrientation { body: part, component: c },
                     )?;
                 }
                 continue;
             }
         };
         for (axis, xyz) in XYZ.iter().enumerate() {
-            let q = match q {
-                BodyQuantity::Position => Quantity::BodyPosition { body: i, axis },
-                BodyQuantity::Velocity => Quantity::BodyVelocity { body: i, axis },
-                BodyQuantity::AngularVelocity => Quantity::BodyAngularVelocity { body: i, axis },
-                BodyQuantity::Acceleration => Quantity::BodyAcceleration { body: i, axis },
-                BodyQuantity::Orientation => unreachable!(),
+            let q = match (q, com) {
+                (BodyQuantity::Position, Some(point)) => Quantity::PointPosition { point, axis },
+                (BodyQuantity::Velocity, Some(point)) => Quantity::PointVelocity { point, axis },
+                (BodyQuantity::Acceleration, Some(point)) => Quantity::PointAcceleration { point, axis },
+                (BodyQuantity::Position, None) => Quantity::BodyPosition { body: part, axis },
+                (BodyQuantity::Velocity, None) => Quantity::BodyVelocity { body: part, axis },
+                (BodyQuantity::AngularVelocity, _) => Quantity::BodyAngularVelocity { body: part, axis },
+                (BodyQuantity::Acceleration, None) => Quantity::BodyAcceleration { body: part, axis },
+                (BodyQuantity::Orientation, _) => unreachable!(),
             };
             b.output(
                 format!("{body}.{field}.{xyz}"),

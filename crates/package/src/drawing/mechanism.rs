@@ -155,6 +155,12 @@ impl Scene {
                 attach(b2, c.point2);
             }
         }
+        // A body attached to a beam node without a joint is drawn reaching to its node.
+        for b in &d.bodies {
+            if let Some(node) = &b.attached_to {
+                attach(&b.name, Some(d.node_position(node)));
+            }
+        }
 
         let bodies = d
             .bodies

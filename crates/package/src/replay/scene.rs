@@ -338,6 +338,10 @@ pub fn add_model(out: &mut Elements, d: &Description, prefix: &str, run: &Run) {
     for (i, p) in d.output_points() {
         attach(&d.bodies[i].name, Some(p));
     }
+    // A body attached to a beam node reaches to its node (its pose channels follow the node).
+    for b in d.bodies.iter().filter(|b| b.attached_to.is_some()) {
+        attach(&b.name, b.attached_to.as_deref().map(|n| d.node_position(n)));
+    }
     if let Some(h) = &d.hydraulics {
         for c in &h.cylinders {
             let (Some(b1), Some(b2), Some(p1), Some(p2)) = (&c.body1, &c.body2, c.point1, c.point2) else {
