@@ -45,7 +45,12 @@ impl Record {
         &self.v[k]
     }
     fn peak(&self, i: usize, from: f64, to: f64, f: impl Fn(f64) -> f64) -> f64 {
-        self.t.iter().zip(&self.v).filter(|(t, _)| (from..=to).contains(*t)).map(|(_, r)| f(r[i])).fold(f64::MIN, f64::max)
+        self.t
+            .iter()
+            .zip(&self.v)
+            .filter(|(t, _)| (from..=to).contains(*t))
+            .map(|(_, r)| f(r[i]))
+            .fold(f64::MIN, f64::max)
     }
 }
 
@@ -145,16 +150,15 @@ fn patu(r: &Record, d: &Description) -> Vec<(&'static str, f64)> {
     let last = d.beams.last().expect("beams");
     let tip0 = last.points[last.points.len() - 1];
     let theta0 = d.joints.iter().find(|j| j.name == "lift_pin").map_or(0.0, |j| j.initial_coordinate);
-    let deflection: Vec<f64> = r
-        .v
-        .iter()
-        .map(|row| {
-            let (s, c) = (row[0] - theta0).sin_cos();
-            let (dx, dy) = (tip0[0] - pin[0], tip0[1] - pin[1]);
-            let rigid = [pin[0] + c * dx - s * dy, pin[1] + s * dx + c * dy];
-            (row[3] - rigid[0]).hypot(row[4] - rigid[1])
-        })
-        .collect();
+    let deflection: Vec<f64> =
+        r.v.iter()
+            .map(|row| {
+                let (s, c) = (row[0] - theta0).sin_cos();
+                let (dx, dy) = (tip0[0] - pin[0], tip0[1] - pin[1]);
+                let rigid = [pin[0] + c * dx - s * dy, pin[1] + s * dx + c * dy];
+                (row[3] - rigid[0]).hypot(row[4] - rigid[1])
+            })
+            .collect();
     // p1's ringing after the valve opens at 2 s (as tests/patu_lift_boom_flexible.rs):
     // crossings of p1 less its centred moving average over 71 samples.
     let h = r.t[1] - r.t[0];
@@ -387,7 +391,7 @@ fn main() {
         let (catalog, _) = variant(model, |_| None, "lumped", 1.0);
         let dt = catalog.solver.step_size;
         println!(
-            "\n## {} (catalog: {} elements, {:?} inertia; internal step {dt} s; {} s simulated)",
+            "\n## {} (catalog: {} elements, {:?} inertia; internal step {dt} s; {:.2} s simulated)",
             model.name,
             counts(&catalog),
             catalog.beams[0].inertia,
@@ -399,7 +403,11 @@ fn main() {
             let (rec, wall) = run(&d, &signals, model.stop, dt);
             let q = (model.quantities)(&rec, &d);
             labels = q.iter().map(|(l, _)| *l).collect();
-            eprintln!("{label:<24} {:>12} elements {wall:7.1} s {:?}", counts(&d), q.iter().map(|(_, v)| *v).collect::<Vec<_>>());
+            eprintln!(
+                "{label:<24} {:>12} elements {wall:7.1} s {:?}",
+                counts(&d),
+                q.iter().map(|(_, v)| *v).collect::<Vec<_>>()
+            );
             rows.push(Row { label, wall, values: q.into_iter().map(|(_, v)| v).collect() });
         };
         for factor in [1, 2, 4, 8] {
