@@ -418,7 +418,6 @@ fn main() {
         }
         study("catalog".into(), variant(model, |_| None, "lumped", 1.0));
         study("x8, h/2".into(), refined(model, 8, "lumped", 0.5));
-        drop(study);
 
         // Converged estimates from the lumped sequence x2, x4, x8.
         let (q2, q4, q8, q8h) = (&rows[1].values, &rows[2].values, &rows[3].values, &rows[8].values);
