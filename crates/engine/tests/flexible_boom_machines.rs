@@ -29,7 +29,7 @@ fn the_flexible_beam_lifts_to_the_angle_of_the_injected_volume_and_rings_at_its_
     let names = [
         "hinge.angle",
         "cylinder.velocity",
-        "beam.node8.displacement.z",
+        "beam.node16.displacement.z",
         "pipe_end.pressure",
         "chamber.pressure",
         "cylinder.length",
@@ -39,12 +39,14 @@ fn the_flexible_beam_lifts_to_the_angle_of_the_injected_volume_and_rings_at_its_
 
     // 2e-3 m3 injected into 0.01 m2: stroke 0.2 m, L_c = sqrt(0.5) + 0.2, and the beam angle
     // asin((L_c^2 - 0.5)/0.5) once the pressure has returned to the tank's (no load, no gravity).
+    // The 16 elements of the catalog mesh give it within 0.004 deg (the mesh-converged beam
+    // within 0.008 deg; the 8 elements of the reference decks 0.045 deg off).
     let lc = 0.5f64.sqrt() + 0.2;
     let theta = ((lc * lc - 0.5) / 0.5).asin();
     let end = at(5.0);
     assert!((end[5] - lc).abs() < 1e-3, "cylinder length {} vs {lc}", end[5]);
     assert!(
-        (end[0] - theta).abs() < 0.1f64.to_radians(),
+        (end[0] - theta).abs() < 0.02f64.to_radians(),
         "angle {} deg vs {} deg",
         end[0].to_degrees(),
         theta.to_degrees()

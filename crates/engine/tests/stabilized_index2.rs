@@ -171,8 +171,20 @@ fn shaft_study() {
     let window = 0.5;
     let coarsest = 1.0 / 960.0;
     let dtn: Vec<f64> = (0..3).map(|l| coarsest / f64::from(1u32 << l)).collect();
-    let mut study = Study::new(1e-12, MID_NODE, window);
-    study.d.solver.constraint_form = ConstraintForm::Ggl;
+    // The catalog shaft on the study's mesh, its disk moved from the node onto a fixed joint.
+    let entry = mbfmu_model::catalog::find("RotatingShaft").expect("catalog");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&crate::shaft::with_elements(entry.json, crate::shaft::ELEMENTS)).expect("json");
+    let node = v["bodies"][0]["attached_to"].as_str().expect("the disk is attached to a node").to_string();
+    v["bodies"][0].as_object_mut().expect("a body").remove("attached_to");
+    v["joints"].as_array_mut().expect("joints").push(serde_json::json!({
+        "name": "hub", "type": "fixed", "body1": node, "body2": "disk", "point": [3.0, 0.0, 0.0]
+    }));
+    let mut d = format::parse(&v.to_string()).expect("a valid description");
+    d.solver.tolerance = 1e-12;
+    d.solver.max_iterations = 100;
+    d.solver.constraint_form = ConstraintForm::Ggl;
+    let mut study = Study { d, node: MID_NODE, window };
     // u3 by ESDIRK4(3)6L[2]SA2 at dt/n = 1/38400 s, v3 and a3 by LMS4 (order 2 in all three)
     // at 1/30720 s, both in the stabilized form.
     let esdirk = Source { method: Method::Esdirk436L2Sa2, rho: 0.0, divisor: 40 };
