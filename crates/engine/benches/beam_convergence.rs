@@ -8,6 +8,7 @@
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --window 0.5 lms2 mssth3
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --node 8    # at x = 1.5 m
 //!     cargo bench -p mbfmu-engine --bench beam_convergence -- --csv shaft.csv  # for the plot
+//!     cargo bench -p mbfmu-engine --bench beam_convergence -- --constraint-form ggl  # bearings in the stabilized form
 //!
 //! The plot of docs/images/RotatingShaft-convergence.png is
 //! `python python/examples/beam_convergence_plot.py shaft.csv docs/images/RotatingShaft-convergence.png`.
@@ -39,9 +40,10 @@
 #[path = "../tests/shaft/mod.rs"]
 mod shaft;
 
+use mbfmu_model::format::{ConstraintForm, Keyword};
 use shaft::{esdirk4, relative_error, rows, slope, Study, MID_NODE, QUANTITIES};
 
-const OPTIONS: [&str; 5] = ["--window", "--levels", "--tolerance", "--node", "--csv"];
+const OPTIONS: [&str; 6] = ["--window", "--levels", "--tolerance", "--node", "--csv", "--constraint-form"];
 
 fn option(args: &[String], name: &str) -> Option<f64> {
     let i = args.iter().position(|a| a == name)?;
@@ -72,7 +74,14 @@ fn main() {
         }
     }
     assert!((1..=6).contains(&levels), "--levels: 1 to 6");
-    let study = Study::new(tolerance, node, window);
+    let mut study = Study::new(tolerance, node, window);
+    // --constraint-form ggl: the joints (the bearings) in the stabilized index-2 form, for
+    // the methods and the references alike.
+    if let Some(i) = args.iter().position(|a| a == "--constraint-form") {
+        let word = args.get(i + 1).expect("--constraint-form needs index3 or ggl");
+        study.d.solver.constraint_form =
+            <ConstraintForm as Keyword>::parse(word).unwrap_or_else(|e| panic!("--constraint-form: {e}"));
+    }
     let coarsest = 1.0 / 960.0;
     let dtn: Vec<f64> = (0..levels).map(|l| coarsest / f64::from(1u32 << l)).collect();
     // Sampled at every multiple of the largest dt/n (a multiple of every reference step);
