@@ -57,6 +57,17 @@ fn pendulum(formulation: Formulation) -> Description {
 /// A run of `method` in `formulation` with largest step `h` and tolerances `tol` (absolute and
 /// relative); returns the largest position error of bar 2's centre at `TIMES` and the steps
 /// taken.
+/// `d` for the dense-output tests: `method` at Atol = Rtol = `tol`, steps up to 0.1 s, and
+/// dependent positions to round-off.
+fn dense_setting(mut d: Description, method: Method, tol: f64) -> Description {
+    d.solver.method = method;
+    d.solver.step_size = 0.1;
+    d.solver.absolute_tolerance = Some(tol);
+    d.solver.relative_tolerance = Some(tol);
+    d.solver.tolerance = 1e-14;
+    d
+}
+
 fn run(formulation: Formulation, method: Method, h: f64, tol: f64, reference: &[[f64; 4]]) -> (f64, u64) {
     let mut d = pendulum(formulation);
     d.solver.method = method;
@@ -179,12 +190,7 @@ fn communicating(
     dense: bool,
     reference: &[[f64; 4]],
 ) -> (f64, u64) {
-    let mut d = pendulum(formulation);
-    d.solver.method = method;
-    d.solver.step_size = 0.1;
-    d.solver.absolute_tolerance = Some(tol);
-    d.solver.relative_tolerance = Some(tol);
-    d.solver.tolerance = 1e-14;
+    let d = dense_setting(pendulum(formulation), method, tol);
     let (y, z) = (quantity(&d, "bar2.position.y"), quantity(&d, "bar2.position.z"));
     let mut sim = Simulation::new(&d).expect("the model builds");
     sim.set_dense_output(dense);
@@ -346,12 +352,7 @@ fn an_input_change_restarts_from_the_interpolated_state() {
     for formulation in [Formulation::StateSpace, Formulation::SemirecursiveDoubleStep] {
         for method in [Method::Dopri5, Method::Dop853] {
             let tol = 1e-9;
-            let mut d = driven_pendulum(formulation);
-            d.solver.method = method;
-            d.solver.step_size = 0.1;
-            d.solver.absolute_tolerance = Some(tol);
-            d.solver.relative_tolerance = Some(tol);
-            d.solver.tolerance = 1e-14;
+            let d = dense_setting(driven_pendulum(formulation), method, tol);
             let (y, z) = (quantity(&d, "bar2.position.y"), quantity(&d, "bar2.position.z"));
             let pending = |sim: &Simulation| match sim.formulation::<StateSpaceFormulation>() {
                 Some(f) => f.solver().dense_pending(),

@@ -175,8 +175,9 @@ fn shaft_study() {
     let entry = mbfmu_model::catalog::find("RotatingShaft").expect("catalog");
     let mut v: serde_json::Value =
         serde_json::from_str(&crate::shaft::with_elements(entry.json, crate::shaft::ELEMENTS)).expect("json");
-    let node = v["bodies"][0]["attached_to"].as_str().expect("the disk is attached to a node").to_string();
-    v["bodies"][0].as_object_mut().expect("a body").remove("attached_to");
+    let disk = v["bodies"].as_array_mut().expect("bodies").iter_mut().find(|b| b["name"] == "disk").expect("the disk");
+    let node = disk["attached_to"].as_str().expect("the disk is attached to a node").to_string();
+    disk.as_object_mut().expect("a body").remove("attached_to");
     v["joints"].as_array_mut().expect("joints").push(serde_json::json!({
         "name": "hub", "type": "fixed", "body1": node, "body2": "disk", "point": [3.0, 0.0, 0.0]
     }));

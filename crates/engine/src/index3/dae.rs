@@ -202,11 +202,6 @@ impl Index3Dae {
         self.stabilization = Some(Box::new(Stabilization::new(&self.mech)));
     }
 
-    /// True in the stabilized index-2 form.
-    pub fn is_stabilized(&self) -> bool {
-        self.stabilization.is_some()
-    }
-
     /// Bodies of the chart point (y, y') around `base`.
     fn load_bodies(&mut self, base: &MechState, y: &[f64], yp: &[f64]) {
         for (b, s) in self.bodies.iter_mut().enumerate() {

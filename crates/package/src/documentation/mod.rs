@@ -82,6 +82,20 @@ fn derivatives_note(out: &mut String, d: &mbfmu_model::format::Description, outp
 /// implicit A-stable time integration methods for multibody system dynamics", Multibody Syst.
 /// Dyn. 2022): its recommendations (Sect. 4-6) and how this implementation treats rho_inf,
 /// step-size changes and start-up.
+/// "Set `what`:" and the table of its enumeration items (value, item, `column`).
+fn enumeration_table<'a>(
+    out: &mut String,
+    what: &str,
+    column: &str,
+    items: impl Iterator<Item = (i32, &'a str, &'a str)>,
+) {
+    let _ = writeln!(out, "<p>Set {what}:</p>\n<table>\n<tr><th>value</th><th>item</th><th>{column}</th></tr>");
+    for (code, item, summary) in items {
+        let _ = writeln!(out, "<tr><td>{code}</td><td><code>{item}</code></td><td>{}</td></tr>", escape(summary));
+    }
+    out.push_str("</table>\n");
+}
+
 fn zhang2022_notes(out: &mut String) {
     let tabulated: Vec<&str> =
         Method::ZHANG2022.iter().filter(|m| m.tabulated_rho_inf().is_some()).map(|m| m.item_name()).collect();
@@ -211,17 +225,13 @@ pub fn page(
     figures(&mut out, d);
     motion_section(&mut out, d, motion);
     if !interface.formulations.is_empty() {
-        out.push_str("<p>Set <code>solver.formulation</code> (enumeration <code>SolverFormulation</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>formulation</th></tr>\n");
-        for f in &interface.formulations {
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
-                f.code(),
-                f.item_name(),
-                escape(f.summary())
-            );
-        }
-        out.push_str("</table>\n");
+        let items = interface.formulations.iter().map(|f| (f.code(), f.item_name(), f.summary()));
+        enumeration_table(
+            &mut out,
+            "<code>solver.formulation</code> (enumeration <code>SolverFormulation</code>)",
+            "formulation",
+            items,
+        );
     }
     out.push_str("<h2>Solver choices</h2>\n<p>Set <code>solver.method</code> (enumeration <code>SolverMethod</code>):</p>\n<table>\n<tr><th>value</th><th>item</th><th>order</th><th>method</th></tr>\n");
     for m in &interface.methods {
@@ -236,17 +246,9 @@ pub fn page(
     }
     out.push_str("</table>\n");
     if interface.offers(SolverSetting::ConstraintForm) {
-        out.push_str("<p>Set <code>solver.constraintForm</code> (enumeration <code>SolverConstraintForm</code>) to choose how the implicit methods enforce the joints:</p>\n<table>\n<tr><th>value</th><th>item</th><th>form</th></tr>\n");
-        for f in ConstraintForm::ALL {
-            let _ = writeln!(
-                out,
-                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td></tr>",
-                f.code(),
-                f.item_name(),
-                escape(f.summary())
-            );
-        }
-        out.push_str("</table>\n<p>With <code>ggl</code> the methods of stage order 2 (<code>bathe</code>, <code>msstc*</code>, <code>mssth*</code>, the ESDIRKs) give accelerations and joint reactions at order 2 instead of 1, and the third- and fourth-order ones positions and velocities at order 3 instead of 2; the second-order multistep and single-step methods keep order 2 either way. It costs one more small factorization per Newton matrix; <code>halfImplicit</code> refuses it.</p>\n");
+        let items = ConstraintForm::ALL.iter().map(|f| (f.code(), f.item_name(), f.summary()));
+        enumeration_table(&mut out, "<code>solver.constraintForm</code> (enumeration <code>SolverConstraintForm</code>), how the implicit methods enforce the joints", "form", items);
+        out.push_str("<p>With <code>ggl</code> the methods of stage order 2 (<code>bathe</code>, <code>msstc*</code>, <code>mssth*</code>, the ESDIRKs) give accelerations and joint reactions at order 2 instead of 1, and the third- and fourth-order ones positions and velocities at order 3 instead of 2; the second-order multistep and single-step methods keep order 2 either way. It costs one more small factorization per Newton matrix; <code>halfImplicit</code> refuses it.</p>\n");
     }
     if d.solver.formulation == Formulation::Index3 {
         out.push_str("<p>Each communication step is split into equal internal steps no larger than <code>solver.stepSize</code>. A step whose Newton iteration does not converge within <code>solver.maxIterations</code> iterations to <code>solver.tolerance</code> ends with Discard and the last successful time; reduce the step size in that case.</p>\n");
