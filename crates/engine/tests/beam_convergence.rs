@@ -15,15 +15,23 @@
 //!   above; a3 is the slowest: the stage order 2 of methods with an explicit first stage,
 //!   the "[2]" of the Kennedy-Carpenter names, shows in the accelerations through the
 //!   bearings' index-3 constraints);
-//! - ESDIRK3(2)5L[2]SA at order >= 3 in u3 and v3 (3.14, 3.16), but only >= 2.4 in a3
-//!   (2.56): its a3 errors 8.6e-5, 9.4e-6, 2.5e-6 fall by 2^3.2 and then by 2^1.9, so an
-//!   O(dt^2) term takes over below dt/n = 1/1920 s. ESDIRK4(3)6L[2]SA2 (u3 3.55, v3 3.85, a3
-//!   2.27) shows the same in a3, and MSSTH(3) / ESDIRK3(2)4L[2]SA (2.81) less. Likely cause,
-//!   not isolated here: the stage order 2 of these methods against the bearings' index-3
-//!   constraints, whose multipliers these methods give at a reduced order
-//!   (tests/integrators_order_reduction.rs on a pendulum); the reference is not the cause
-//!   (ESDIRK4(3)6L[2]SA2 at 1/38400 s; with LMS4 at 1/30720 s, whose own a3 error is
-//!   about 1e-6, the slope is 2.80);
+//! - ESDIRK3(2)5L[2]SA at order >= 3 in u3, v3 and a3 between the two largest dt/n (3.20,
+//!   3.23, 3.20), where [Zhang2022] reads its orders ("when dt/n is close to 0.001 s"), and
+//!   over all three dt/n at >= 3 in u3 and v3 (3.14, 3.16) and >= 2.4 in a3 (2.56): its a3
+//!   errors 8.6e-5, 9.4e-6, 2.5e-6 fall by 2^3.2 and then by 2^1.9, an O(dt^2) term taking
+//!   over below dt/n = 1/1920 s. ESDIRK4(3)6L[2]SA2 (u3 3.55, v3 3.85, a3 2.27) shows the same
+//!   in a3, MSSTH(3) / ESDIRK3(2)4L[2]SA (2.81) less;
+//! - the cause of that O(dt^2) term is the shaft's stiff axial and shear modes, as
+//!   [Zhang2022] supposes ("a very large frequency range that contains many high
+//!   frequencies"): with the axial and shear stiffness divided by 100 those modes come within
+//!   the resolved range and the a3 slopes over all three dt/n rise to 3.22 (ESDIRK3(2)5L[2]SA)
+//!   and 3.70 (ESDIRK4(3)6L[2]SA2) (`the_acceleration_order_returns_without_the_stiff_modes`;
+//!   divided by 10: 2.73 and 2.54). Methods with an explicit first stage have stage order 2,
+//!   the "[2]" of the Kennedy-Carpenter names, and lose order on stiff components that the
+//!   step does not resolve [KennedyCarpenter2016]. The bearings' constraints are not the
+//!   cause: in the stabilized index-2 form the a3 errors are the same to three digits
+//!   (benches/beam_convergence.rs `--constraint-form ggl`), and neither is the reference (its
+//!   own a3 error is RE 6.9e-7);
 //! - MSSTH(4) and ESDIRK4(3)6L[2]SA2 at order >= 3.5 in u3 between the two largest dt/n.
 //!
 //! With the disk held on the node by a fixed joint instead (the catalog model before the
@@ -55,7 +63,8 @@ enum Expect {
     Second,
     /// Order >= 2.8 in u3, v3 and a3.
     Third,
-    /// Order >= 3 in u3 and v3, >= 2.4 in a3.
+    /// Order >= 3 in u3, v3 and a3 between the two largest dt/n; over all of them >= 3 in u3
+    /// and v3, >= 2.4 in a3.
     ThirdUV,
     /// Order >= 3.5 in u3 between the two largest dt/n.
     FourthU,
@@ -96,7 +105,8 @@ fn mid_span_orders_of_the_rotating_shaft() {
             }
         }
         let p: Vec<f64> = e.iter().map(|e| slope(&dtn, e)).collect();
-        let coarse_u = (e[0][0] / e[0][1]).log2();
+        let coarse: Vec<f64> = e.iter().map(|e| (e[0] / e[1]).log2()).collect();
+        let coarse_u = coarse[0];
         let text: Vec<String> = (0..3)
             .map(|q| {
                 let errors: Vec<String> = e[q].iter().map(|x| format!("{x:.2e}")).collect();
@@ -107,18 +117,50 @@ fn mid_span_orders_of_the_rotating_shaft() {
         let ok = match expect {
             Expect::Second => p.iter().all(|&x| (1.85..=2.15).contains(&x)),
             Expect::Third => p.iter().all(|&x| x >= 2.8),
-            Expect::ThirdUV => p[0] >= 3.0 && p[1] >= 3.0 && p[2] >= 2.4,
+            Expect::ThirdUV => coarse.iter().all(|&x| x >= 3.0) && p[0] >= 3.0 && p[1] >= 3.0 && p[2] >= 2.4,
             Expect::FourthU => coarse_u >= 3.5,
         };
         if !ok {
             failures.push(format!(
-                "{}: slopes u3 {:.2}, v3 {:.2}, a3 {:.2} (u3 coarse {coarse_u:.2})",
+                "{}: slopes u3 {:.2}, v3 {:.2}, a3 {:.2} (coarse {:.2}, {:.2}, {:.2})",
                 m.paper_name(),
                 p[0],
                 p[1],
-                p[2]
+                p[2],
+                coarse[0],
+                coarse[1],
+                coarse[2]
             ));
         }
     }
     assert!(failures.is_empty(), "orders outside the expected ranges:\n{}", failures.join("\n"));
+}
+
+/// With the shaft's axial and shear stiffness divided by 100, the methods with stage order 2
+/// recover their order in a3 over all three dt/n (measured 3.22 and 3.70; with the catalog's
+/// stiffness 2.56 and 2.27, asserted above): the stiff modes are the cause of the O(dt^2)
+/// term. The reference is computed for the softened shaft likewise.
+#[test]
+fn the_acceleration_order_returns_without_the_stiff_modes() {
+    let mut study = Study::new(1e-12, MID_NODE, WINDOW);
+    let section = &mut study.d.beams[0].section;
+    section.axial_stiffness /= 100.0;
+    section.shear_stiffness.iter_mut().for_each(|s| *s /= 100.0);
+    let dtn: Vec<f64> = (0..LEVELS).map(|l| COARSEST / f64::from(1u32 << l)).collect();
+    let fine = 1u32 << (LEVELS - 1);
+    let r = study.reference(COARSEST, [esdirk4(2 * fine), esdirk4(2 * fine), esdirk4(2 * fine)]).expect("reference");
+    for (m, least) in [(Method::Esdirk325L2Sa, 3.0), (Method::Esdirk436L2Sa2, 3.5)] {
+        let n = m.implicit_stages();
+        let every = f64::from(n) * COARSEST;
+        let e: Vec<f64> = dtn
+            .iter()
+            .map(|&h| {
+                let run = study.run(m, 0.0, h, every).unwrap_or_else(|err| panic!("{}: {err}", m.paper_name()));
+                relative_error(&run.trace.x[2], &r.trace.x[2], n as usize)
+            })
+            .collect();
+        let p = slope(&dtn, &e);
+        println!("{:<18} softened: a3 {:.2e} {:.2e} {:.2e} (slope {p:.2})", m.paper_name(), e[0], e[1], e[2]);
+        assert!(p >= least, "{}: a3 slope {p:.2} on the softened shaft, expected >= {least}", m.paper_name());
+    }
 }
