@@ -22,6 +22,7 @@
 use super::body_schur::BodySchur;
 use super::forces::{self, ElementJacobian, JacobianWork, Wrench};
 use super::hydraulics::CircuitWork;
+use super::planar_dae::PlanarNewton;
 use super::stabilized::Stabilization;
 use super::{BodyState, ConstraintEval, MechState, Mechanism};
 use crate::integrators::{DaeSystem, StepError};
@@ -60,6 +61,9 @@ pub struct Index3Dae {
     /// The stabilized index-2 form's work, if the joints are enforced so
     /// ([`Index3Dae::stabilize`]); its multipliers mu follow lambda in the algebraic unknowns.
     stabilization: Option<Box<Stabilization>>,
+    /// The Newton iteration in the in-plane unknowns of a planar mechanism
+    /// ([`Index3Dae::use_planar_kernels`]).
+    pub(super) planar: Option<Box<PlanarNewton>>,
 }
 
 /// A chart point (t, the base state's time, y, y') and whether it is current.
@@ -191,14 +195,31 @@ impl Index3Dae {
             circuit,
             evaluated: EvaluatedPoint::default(),
             stabilization: None,
+            planar: None,
             mech,
         }
+    }
+
+    /// Runs the Newton iteration in the in-plane unknowns ([`super::planar_dae`]) if the
+    /// mechanism is planar at `start` and its only load is gravity; true if it does.
+    pub fn use_planar_kernels(&mut self, start: &MechState) -> bool {
+        self.planar = match self.stabilization {
+            Some(_) => None,
+            None => PlanarNewton::for_mechanism(&self.mech, start).map(Box::new),
+        };
+        self.planar.is_some()
+    }
+
+    /// True if the Newton iteration runs in the in-plane unknowns.
+    pub fn is_planar(&self) -> bool {
+        self.planar.is_some()
     }
 
     /// Enforces the joints in the stabilized index-2 form ([`super::stabilized`]) from now on:
     /// the velocity constraints join the position constraints, and the algebraic unknowns
     /// become (lambda, mu). Call before an integrator sizes its unknowns.
     pub fn stabilize(&mut self) {
+        self.planar = None;
         self.stabilization = Some(Box::new(Stabilization::new(&self.mech)));
     }
 
@@ -415,6 +436,10 @@ impl DaeSystem for Index3Dae {
         lambda: &[f64],
         out: &mut [f64],
     ) -> Result<(), StepError> {
+        if let Some(p) = &mut self.planar {
+            p.residual(&self.mech, base, t, y, yp, lambda, out);
+            return Ok(());
+        }
         let evaluated = self.evaluated.take(t, base.t, y, yp);
         if !evaluated {
             self.load_bodies(base, y, yp);
@@ -487,6 +512,9 @@ impl DaeSystem for Index3Dae {
         yp: &[f64],
         _lambda: &[f64],
     ) -> Result<(), StepError> {
+        if let Some(p) = &mut self.planar {
+            return p.factor(&self.mech, base, t, b0, y);
+        }
         self.load_bodies(base, y, yp);
         self.update_friction(base);
         let m = &self.mech;
@@ -586,6 +614,9 @@ impl DaeSystem for Index3Dae {
     }
 
     fn solve(&mut self, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError> {
+        if let Some(p) = &mut self.planar {
+            return p.solve(r, dyp, dlambda);
+        }
         let m = &self.mech;
         let nb = m.n_bodies();
         let b0 = self.b0;

@@ -107,6 +107,8 @@ impl Index3Formulation {
             method => {
                 if settings.constraint_form == ConstraintForm::Ggl {
                     dae.stabilize();
+                } else {
+                    dae.use_planar_kernels(&state);
                 }
                 let integrator =
                     Box::new(Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?);
@@ -309,32 +311,57 @@ mod tests {
     use super::*;
     use crate::formulation::{Formulation, Meter, StepCounters};
 
-    /// A run of the double pendulum to 2 s at h = 1 ms, its Newton matrix solved through the
-    /// per-body Schur complement or as a whole.
-    fn pendulum(method: Method, schur: bool) -> MechState {
+    /// How the Newton matrix of a run is solved.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Path {
+        /// In the in-plane unknowns (`planar_dae.rs`).
+        Planar,
+        /// Through the per-body Schur complement.
+        Schur,
+        /// The whole matrix's LU.
+        Whole,
+    }
+
+    /// A run of the double pendulum to 2 s at h = 1 ms, its Newton matrix solved by `path`.
+    fn pendulum(method: Method, path: Path) -> MechState {
         let json = mbfmu_model::catalog::find("DoublePendulum").expect("catalog").json;
         let mut d = mbfmu_model::format::parse(json).expect("valid");
         d.solver.method = method;
         d.solver.step_size = 1e-3;
         let mut f = Index3Formulation::new(&d, Index3Settings::of(&d.solver).expect("settings")).expect("builds");
-        assert!(f.dae.schur.is_some());
-        if !schur {
+        assert!(f.dae.schur.is_some() && f.dae.is_planar(), "the pendulum takes the planar and the Schur paths");
+        if path != Path::Planar {
+            f.dae.planar = None;
+        }
+        if path == Path::Whole {
             f.dae.schur = None;
         }
         f.advance_to(2.0, &mut StepCounters::default(), &mut Meter::unlimited()).expect("runs");
         f.state().clone()
     }
 
-    /// The Schur path changes the implicit methods' results by round-off only: positions
-    /// within 1e-10 m and velocities within 1e-9 m/s of the whole-matrix LU after 2000 steps.
+    /// The planar and the Schur paths change the implicit methods' results by round-off
+    /// only: positions within 1e-10 m and velocities within 1e-9 m/s of the whole-matrix LU
+    /// after 2000 steps, accelerations and multipliers within 1e-6 relative (they carry the
+    /// round-off of the multi-step and multi-stage methods: up to 1.4e-7 on either path).
     #[test]
-    fn schur_path_runs_as_the_whole_matrix() {
-        for method in [Method::Bdf1, Method::Lms3, Method::Esdirk324L2Sa, Method::Mssth3] {
-            let (a, b) = (pendulum(method, true), pendulum(method, false));
-            for (x, y) in a.bodies.iter().zip(&b.bodies) {
-                let (dr, dv) = ((x.r - y.r).norm(), (x.v - y.v).norm());
-                println!("{method:?}: |dr| = {dr:.1e} m, |dv| = {dv:.1e} m/s");
-                assert!(dr < 1e-10 && dv < 1e-9, "{method:?}: {dr} m, {dv} m/s");
+    fn planar_and_schur_paths_run_as_the_whole_matrix() {
+        for method in [Method::Bdf1, Method::Lms2, Method::Lms3, Method::Esdirk324L2Sa, Method::Mssth3, Method::Bathe] {
+            let whole = pendulum(method, Path::Whole);
+            for path in [Path::Planar, Path::Schur] {
+                let a = pendulum(method, path);
+                for (x, y) in a.bodies.iter().zip(&whole.bodies) {
+                    let (dr, dv) = ((x.r - y.r).norm(), (x.v - y.v).norm());
+                    let (da, dw) = ((x.acc - y.acc).norm() / y.acc.norm(), (x.wdot - y.wdot).norm() / y.wdot.norm());
+                    println!(
+                        "{method:?} {path:?}: |dr| = {dr:.1e} m, |dv| = {dv:.1e} m/s, acc {da:.1e}, wdot {dw:.1e}"
+                    );
+                    assert!(dr < 1e-10 && dv < 1e-9 && da < 1e-6 && dw < 1e-6, "{method:?} {path:?}: {dr} m, {dv} m/s");
+                }
+                let scale = whole.lambda.iter().fold(0.0f64, |m, l| m.max(l.abs()));
+                for (l, w) in a.lambda.iter().zip(&whole.lambda) {
+                    assert!((l - w).abs() < 1e-6 * scale, "{method:?} {path:?}: lambda {l} vs {w}");
+                }
             }
         }
     }

@@ -22,6 +22,7 @@ mod output_eval;
 mod output_rates;
 mod outputs;
 mod planar;
+mod planar_dae;
 mod planar_outputs;
 mod planar_step;
 mod schur;

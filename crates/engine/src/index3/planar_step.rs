@@ -11,7 +11,7 @@ use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, St
 use crate::linalg::{FactorError, LinearSystem};
 
 /// Per-body planar generalized vector [x, y, theta].
-type G3 = [f64; 3];
+pub(super) type G3 = [f64; 3];
 
 /// One nonzero block of G: in-plane row `row`, body `body`, slot of the body in the row.
 #[derive(Clone, Copy, Debug)]
@@ -21,20 +21,21 @@ struct Entry {
     slot: usize,
 }
 
-/// S = G W G^T of the in-plane rows, sparse as in [`super::schur::Schur`].
-struct PlanarSchur {
+/// S = G W G^T of the in-plane rows, sparse as in [`super::schur::Schur`]; the implicit
+/// methods' planar Newton iteration (`planar_dae.rs`) solves through it too.
+pub(super) struct PlanarSchur {
     /// Nonzero blocks of G grouped by body.
     entries: Vec<Entry>,
     body_ranges: Vec<std::ops::Range<usize>>,
     /// W_b = (1/m, 1/m, 1/J_n).
-    inv: Vec<G3>,
+    pub inv: Vec<G3>,
     /// W G^T per entry.
     wgt: Vec<G3>,
-    system: LinearSystem,
+    pub system: LinearSystem,
 }
 
 impl PlanarSchur {
-    fn new(model: &PlanarModel, m: &Mechanism) -> Self {
+    pub fn new(model: &PlanarModel, m: &Mechanism) -> Self {
         let nr = model.rows.len();
         let mut per_body: Vec<Vec<Entry>> = vec![Vec::new(); model.bodies.len()];
         for i in 0..nr {
@@ -67,7 +68,7 @@ impl PlanarSchur {
         }
     }
 
-    fn factor(&mut self, rows: &[PlanarRow]) -> Result<(), FactorError> {
+    pub fn factor(&mut self, rows: &[PlanarRow]) -> Result<(), FactorError> {
         self.system.clear();
         let mut s = self.system.assembler();
         // Diagonal slots first, then each body's lower pairs (the pattern's order).
@@ -92,7 +93,7 @@ impl PlanarSchur {
     }
 
     /// out_b = W_b sum_k G_kb^T x_k.
-    fn w_gt(&self, x: &[f64], out: &mut [G3]) {
+    pub fn w_gt(&self, x: &[f64], out: &mut [G3]) {
         for (range, o) in self.body_ranges.iter().zip(out.iter_mut()) {
             let mut acc = [0.0; 3];
             for (e, u) in self.entries[range.clone()].iter().zip(&self.wgt[range.clone()]) {
@@ -106,7 +107,7 @@ impl PlanarSchur {
     }
 
     /// y_k = sum_b G_kb . x_b.
-    fn g_times(&self, rows: &[PlanarRow], x: &[G3], y: &mut [f64]) {
+    pub fn g_times(&self, rows: &[PlanarRow], x: &[G3], y: &mut [f64]) {
         y.iter_mut().for_each(|v| *v = 0.0);
         for e in &self.entries {
             let (g, xb) = (&rows[e.row][e.slot], &x[e.body]);
