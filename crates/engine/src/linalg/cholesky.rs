@@ -242,8 +242,12 @@ impl DenseCholesky {
         (DenseCholesky { n, a: vec![0.0; n * n], inv_diag: vec![0.0; n] }, positions)
     }
 
+    /// Zeroes the lower triangle, the only part assembled, factored and read.
     pub fn clear(&mut self) {
-        self.a.iter_mut().for_each(|v| *v = 0.0);
+        let n = self.n;
+        for i in 0..n {
+            self.a[i * n..i * n + i + 1].fill(0.0);
+        }
     }
 
     pub fn values_mut(&mut self) -> &mut [f64] {
@@ -262,6 +266,11 @@ impl DenseCholesky {
             };
         }
         fixed!(2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
+        self.factor_general()
+    }
+
+    /// [`DenseCholesky::factor`] for any size.
+    fn factor_general(&mut self) -> Result<(), NotPositiveDefinite> {
         let n = self.n;
         for i in 0..n {
             let (done, rest) = self.a.split_at_mut(i * n);
@@ -283,6 +292,20 @@ impl DenseCholesky {
 
     /// Solves A x = b in place: L y = b by rows, then L^T x = y by rows of L (axpy).
     pub fn solve(&self, b: &mut [f64]) {
+        macro_rules! fixed {
+            ($($size:literal)*) => {
+                match self.n {
+                    $($size => return solve_fixed::<$size>(&self.a, &self.inv_diag, b),)*
+                    _ => {}
+                }
+            };
+        }
+        fixed!(2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
+        self.solve_general(b)
+    }
+
+    /// [`DenseCholesky::solve`] for any size.
+    fn solve_general(&self, b: &mut [f64]) {
         let n = self.n;
         let b = &mut b[..n];
         for i in 0..n {
@@ -329,6 +352,29 @@ fn factor_fixed<const N: usize>(a: &mut [f64], inv_diag: &mut [f64]) -> Result<(
         inv[i] = 1.0 / lii;
     }
     Ok(())
+}
+
+/// [`DenseCholesky::solve`] for a size known at compile time: the same operations in the
+/// same order (the forward dots summed left to right from -0.0), so the same solution bit
+/// for bit.
+fn solve_fixed<const N: usize>(a: &[f64], inv_diag: &[f64], b: &mut [f64]) {
+    let m: &[[f64; N]; N] = a[..N * N].as_chunks::<N>().0.try_into().expect("N rows of N");
+    let inv: &[f64; N] = inv_diag[..N].try_into().expect("N pivots");
+    let b: &mut [f64; N] = (&mut b[..N]).try_into().expect("N values");
+    for i in 0..N {
+        let mut s = -0.0;
+        for k in 0..i {
+            s += m[i][k] * b[k];
+        }
+        b[i] = (b[i] - s) * inv[i];
+    }
+    for i in (0..N).rev() {
+        let xi = b[i] * inv[i];
+        b[i] = xi;
+        for k in 0..i {
+            b[k] -= m[i][k] * xi;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -393,6 +439,43 @@ mod tests {
                 })
                 .sum();
             assert!((ax - bi).abs() < 1e-12, "row {i}");
+        }
+    }
+
+    /// The fixed-size dense kernels give the general loops' factors and solutions bit for
+    /// bit, at every size they cover.
+    #[test]
+    fn dense_fixed_kernels_agree_bitwise() {
+        for n in 2..=24 {
+            let lower: Vec<(usize, usize)> = (0..n).flat_map(|r| (0..=r).map(move |c| (r, c))).collect();
+            let value = |r: usize, c: usize| {
+                if r == c {
+                    2.0 * n as f64 + (r as f64).sin()
+                } else {
+                    ((3 * r + c) as f64).cos()
+                }
+            };
+            let (mut fixed, positions) = DenseCholesky::new(n, &lower);
+            let (mut general, _) = DenseCholesky::new(n, &lower);
+            for c in [&mut fixed, &mut general] {
+                c.clear();
+                for (&p, &(r, col)) in positions.iter().zip(&lower) {
+                    c.values_mut()[p] += value(r, col);
+                }
+            }
+            fixed.factor().expect("SPD");
+            general.factor_general().expect("SPD");
+            let lower_of = |c: &DenseCholesky| -> Vec<u64> { positions.iter().map(|&p| c.a[p].to_bits()).collect() };
+            assert_eq!(lower_of(&fixed), lower_of(&general), "factors at n = {n}");
+            let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).cos()).collect();
+            let (mut x, mut y) = (b.clone(), b.clone());
+            fixed.solve(&mut x);
+            general.solve_general(&mut y);
+            assert!(x.iter().zip(&y).all(|(a, b)| a.to_bits() == b.to_bits()), "solutions at n = {n}");
+            for (i, bi) in b.iter().enumerate() {
+                let ax: f64 = (0..n).map(|j| value(i.max(j), i.min(j)) * x[j]).sum();
+                assert!((ax - bi).abs() < 1e-12, "row {i} at n = {n}");
+            }
         }
     }
 }
