@@ -125,8 +125,8 @@ impl PlanarNewton {
         for (i, row) in self.rows.iter().enumerate() {
             for (slot, b) in self.model.pair(m, i).iter().enumerate() {
                 if let Some(b) = b {
-                    for j in 0..3 {
-                        self.x[*b][j] += row[slot][j] * self.tmp[i];
+                    for (x, g) in self.x[*b].iter_mut().zip(&row[slot]) {
+                        *x += g * self.tmp[i];
                     }
                 }
             }
