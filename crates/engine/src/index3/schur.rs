@@ -8,7 +8,7 @@ use super::geometry::Row;
 use super::schur_chain::ChainSchur;
 use super::{BodyState, Mechanism};
 use crate::linalg::{FactorError, LinearSystem};
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 
 /// Per-body generalized vector [dr (global), dpi_bar (body frame)].
 pub type Gen = [f64; 6];
@@ -21,11 +21,38 @@ struct Entry {
     slot: usize,
 }
 
-/// W_b = (1/m_b I, J_bar_b^-1) of every body.
+/// W_b = (1/m_b I, J_bar_b^-1) of every body, or the inverse of its coupled 6 x 6 mass.
 #[derive(Debug)]
 pub(super) struct Weights {
     inv_mass: Vec<f64>,
     inv_inertia: Vec<Matrix3<f64>>,
+    /// Per body (empty unless [`Schur::with_offset_masses`]): the inverse of the generalized
+    /// mass of a body with a static moment ([`Mechanism::offset_mass`]).
+    coupled: Vec<Option<Coupled>>,
+}
+
+/// W_b of a body whose reference point is not its centre of mass. Its mass
+/// [m I, -A s~; s~ A^T, J_bar] is T M_bar T^T with T = diag(A, I) and M_bar constant
+/// ([`Mechanism::offset_mass`]), so W_b = T M_bar^-1 T^T: M_bar inverted once, turned by
+/// the body's rotation at each [`Schur::factor`].
+#[derive(Clone, Debug)]
+struct Coupled {
+    body_frame: Matrix6<f64>,
+    global: Matrix6<f64>,
+}
+
+impl Coupled {
+    /// global = T M_bar^-1 T^T at rotation `a`, with M_bar^-1 = [P Q; Q^T R]:
+    /// [A P A^T, A Q; Q^T A^T, R].
+    fn turn(&mut self, a: &Matrix3<f64>) {
+        let w = &self.body_frame;
+        let p = a * w.fixed_view::<3, 3>(0, 0) * a.transpose();
+        let q = a * w.fixed_view::<3, 3>(0, 3);
+        self.global.fixed_view_mut::<3, 3>(0, 0).copy_from(&p);
+        self.global.fixed_view_mut::<3, 3>(0, 3).copy_from(&q);
+        self.global.fixed_view_mut::<3, 3>(3, 0).copy_from(&q.transpose());
+        self.global.fixed_view_mut::<3, 3>(3, 3).copy_from(&w.fixed_view::<3, 3>(3, 3));
+    }
 }
 
 impl Weights {
@@ -45,6 +72,11 @@ impl Weights {
     /// out = W_b v.
     #[inline]
     pub fn apply(&self, b: usize, v: &Gen, out: &mut Gen) {
+        if let Some(Some(c)) = self.coupled.get(b) {
+            let y = c.global * Vector6::from_column_slice(v);
+            out.copy_from_slice(y.as_slice());
+            return;
+        }
         let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
         let im = self.inv_mass[b];
         *out = [v[0] * im, v[1] * im, v[2] * im, p.x, p.y, p.z];
@@ -124,6 +156,7 @@ impl Schur {
             weights: Weights {
                 inv_mass: m.bodies.iter().map(|b| 1.0 / b.mass).collect(),
                 inv_inertia: m.bodies.iter().map(|b| b.inertia_inv).collect(),
+                coupled: Vec::new(),
             },
             kind: Kind::General(General {
                 wgt: vec![[0.0; 6]; entries.len()],
@@ -132,6 +165,26 @@ impl Schur {
                 system: LinearSystem::new(m.n_constraints(), &pattern, true),
             }),
         }
+    }
+
+    /// The complement of the half-implicit step ([Fang2023, eq. 12]) with W_b the inverse of
+    /// each body's whole generalized mass: for a body with a static moment (attached off a
+    /// beam node) the coupled 6 x 6 block of [`Mechanism::offset_mass`], on the general path
+    /// (the chain path's kernels assume diagonal blocks); [`Schur::new`] if no body has one.
+    pub fn with_offset_masses(m: &Mechanism) -> Self {
+        if !m.has_offset_masses() {
+            return Self::new(m);
+        }
+        let mut s = Self::general(m);
+        s.weights.coupled = (0..m.n_bodies())
+            .map(|b| {
+                // Positive definite: the spatial inertia of a body of positive mass and
+                // inertia about its centre of mass (its Schur complement J_bar + s~ s~ / m).
+                let inverse = m.offset_mass(b)?.cholesky()?.inverse();
+                Some(Coupled { body_frame: inverse, global: inverse })
+            })
+            .collect();
+        s
     }
 
     /// True if S is factored as a block-tridiagonal matrix.
@@ -150,6 +203,7 @@ impl Schur {
     /// chain path from the configuration `bodies` (the rows' own). On failure, the error
     /// carries the row where positive definiteness broke (when known).
     pub fn factor(&mut self, rows: &[Row], bodies: &[BodyState]) -> Result<(), FactorError> {
+        self.turn(bodies);
         let g = match &mut self.kind {
             Kind::General(g) => g,
             Kind::Chain(c) => return c.factor(bodies, &self.weights),
@@ -177,6 +231,16 @@ impl Schur {
             }
         }
         g.system.factor()
+    }
+
+    /// Turns the coupled blocks W_b to the rotations of `bodies` (nothing without them).
+    /// [`Schur::factor`] does it; a step without constraints calls it alone.
+    pub fn turn(&mut self, bodies: &[BodyState]) {
+        for (c, s) in self.weights.coupled.iter_mut().zip(bodies) {
+            if let Some(c) = c {
+                c.turn(&s.rot);
+            }
+        }
     }
 
     /// Solves S x = rhs in place; false if the result is not finite.
