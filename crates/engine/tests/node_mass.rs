@@ -212,7 +212,7 @@ fn spin_run(json: &str) -> Vec<[f64; 12]> {
 /// The half-implicit method on a node carrying an offset mass, free and pinned at the node
 /// (then the node's coupled 6 x 6 block enters the Schur complement of [Fang2023, eq. 12]),
 /// against LMS2 at h = 1e-5 s: the errors of the body's centre of mass, its velocity and the
-/// free node's position fall as h (order 1, [Fang2023, Sect. 2.2]) at h = 4e-4, 2e-4, 1e-4 s.
+/// free node's position fall as h (order 1, [Fang2023, Sect. 2.2]) at h = 2e-4, 1e-4, 5e-5 s.
 /// Free, the centre of mass of the whole falls as g t^2 / 2 in closed form (the torque and the
 /// beam's forces do not move it); the half-implicit's distance from that falls as h too.
 #[test]
@@ -234,7 +234,7 @@ fn half_implicit_offset_mass_converges_at_order_one() {
             (0..=30).flat_map(|k| (0..3).map(move |i| (k, i))).map(|(k, i)| (reference[k][9 + i] - closed(k, i)).abs());
         let reference_centre = reference_centre.fold(0.0, f64::max);
         let mut errors = Vec::new();
-        for h in [4e-4, 2e-4, 1e-4] {
+        for h in [2e-4, 1e-4, 5e-5] {
             let solver = format!(r#"{{ "method": "half_implicit", "step_size": {h}, "tolerance": 1e-12 }}"#);
             let run = spin_run(&spinning_offset_mass(pinned, &solver));
             let largest = |columns: std::ops::Range<usize>| {
@@ -253,14 +253,17 @@ fn half_implicit_offset_mass_converges_at_order_one() {
             errors.windows(2).map(|w| std::array::from_fn(|k| (w[0][k] / w[1][k]).log2())).collect();
         eprintln!(
             "pinned {pinned}: turned {turned:.2} rad; errors (com position, com velocity, node 0, whole centre of mass \
-             against g t^2 / 2) at h = 4e-4, 2e-4, 1e-4 s: {errors:?}; orders {orders:?}; LMS2's centre of mass off \
+             against g t^2 / 2) at h = 2e-4, 1e-4, 5e-5 s: {errors:?}; orders {orders:?}; LMS2's centre of mass off \
              g t^2 / 2 by {reference_centre:.2e}"
         );
         assert!(turned.abs() > 0.5, "the body must spin: {turned}");
         // Pinned, the joint's reaction moves the centre of mass: no closed form.
         let checked = if pinned { 3 } else { 4 };
-        for o in orders.iter().flat_map(|o| o[..checked].iter()) {
-            assert!((0.85..1.25).contains(o), "order 1 expected: {errors:?}, {orders:?}");
+        for (k, o) in orders.iter().flat_map(|o| o[..checked].iter().enumerate()) {
+            // Free, the velocities show an h^2 term of the beam's fast modes besides the order-1
+            // error (a h + b h^2 with b h / a = 0.3 at 1e-4 s): orders 1.30, 1.23, towards 1.
+            let band = if k == 1 { 0.9..1.35 } else { 0.9..1.1 };
+            assert!(band.contains(o), "order 1 expected: {errors:?}, {orders:?}");
         }
         if !pinned {
             assert!(reference_centre < 1e-3 * errors[2][3], "{reference_centre} vs {errors:?}");
