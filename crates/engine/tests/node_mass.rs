@@ -2,7 +2,9 @@
 //! a reference point off the centre of mass ([NewtonEuler, "Any reference frame"]; MBDyn's
 //! body element on a structural node, [MBDynInput, "Body"]). Checked against the same body
 //! held by a fixed joint, the conservation laws of a free beam carrying an offset mass, a
-//! cantilever's closed-form statics and the description's validation.
+//! cantilever's closed-form statics and the description's validation; the half-implicit
+//! method's coupled node mass ([Fang2023, Sect. 2.2]) against the implicit methods, the
+//! closed-form fall of the centre of mass and the fixed joint.
 
 use mbfmu_engine::Simulation;
 use mbfmu_model::format::{parse, Quantity};

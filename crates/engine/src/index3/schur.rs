@@ -42,6 +42,13 @@ struct Coupled {
 }
 
 impl Coupled {
+    /// out = W_b v.
+    #[inline]
+    fn apply(&self, v: &Gen, out: &mut Gen) {
+        let y = self.global * Vector6::from_column_slice(v);
+        out.copy_from_slice(y.as_slice());
+    }
+
     /// global = T M_bar^-1 T^T at rotation `a`, with M_bar^-1 = [P Q; Q^T R]:
     /// [A P A^T, A Q; Q^T A^T, R].
     fn turn(&mut self, a: &Matrix3<f64>) {
@@ -69,14 +76,19 @@ impl Weights {
         self.inv_mass[b]
     }
 
-    /// out = W_b v.
+    /// The coupled block of body `b`, if it has one.
+    #[inline]
+    fn coupled(&self, b: usize) -> Option<&Coupled> {
+        if self.coupled.is_empty() {
+            None
+        } else {
+            self.coupled[b].as_ref()
+        }
+    }
+
+    /// out = W_b v of a body without a coupled block.
     #[inline]
     pub fn apply(&self, b: usize, v: &Gen, out: &mut Gen) {
-        if let Some(Some(c)) = self.coupled.get(b) {
-            let y = c.global * Vector6::from_column_slice(v);
-            out.copy_from_slice(y.as_slice());
-            return;
-        }
         let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
         let im = self.inv_mass[b];
         *out = [v[0] * im, v[1] * im, v[2] * im, p.x, p.y, p.z];
@@ -203,7 +215,9 @@ impl Schur {
     /// chain path from the configuration `bodies` (the rows' own). On failure, the error
     /// carries the row where positive definiteness broke (when known).
     pub fn factor(&mut self, rows: &[Row], bodies: &[BodyState]) -> Result<(), FactorError> {
-        self.turn(bodies);
+        if !self.weights.coupled.is_empty() {
+            self.turn(bodies);
+        }
         let g = match &mut self.kind {
             Kind::General(g) => g,
             Kind::Chain(c) => return c.factor(bodies, &self.weights),
@@ -214,9 +228,13 @@ impl Schur {
         // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
         let mut slot = n;
         for (b, range) in g.body_ranges.iter().enumerate() {
+            let coupled = self.weights.coupled(b);
             for e in range.clone() {
                 let row = &rows[g.entries[e].row][g.entries[e].slot];
-                self.weights.apply(b, row, &mut g.wgt[e]);
+                match coupled {
+                    Some(c) => c.apply(row, &mut g.wgt[e]),
+                    None => self.weights.apply(b, row, &mut g.wgt[e]),
+                }
             }
             // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
             for e in range.clone() {
@@ -272,7 +290,10 @@ impl Schur {
     /// out = W_b v.
     #[inline]
     pub fn apply_w(&self, b: usize, v: &Gen, out: &mut Gen) {
-        self.weights.apply(b, v, out);
+        match self.weights.coupled(b) {
+            Some(c) => c.apply(v, out),
+            None => self.weights.apply(b, v, out),
+        }
     }
 
     /// y_k = sum_b G_kb . x_b for every row: the general path with `rows`, the chain path with
