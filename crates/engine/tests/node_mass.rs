@@ -116,9 +116,11 @@ fn attached_body_moves_as_the_body_on_a_fixed_joint() {
 /// stiffness / 100: the fastest mode near 4e3 rad/s, within h omega < 2 at h = 1e-4 s).
 fn soft_tip_mass(attached: bool, solver: &str) -> String {
     let json = tip_mass(1.0, 4, [0.12, 0.05, -0.08], attached, solver);
-    let soft = json
-        .replacen(r#""axial_stiffness": 1e8"#, r#""axial_stiffness": 1e6"#, 1)
-        .replacen(r#""shear_stiffness": [4e7, 4e7]"#, r#""shear_stiffness": [4e5, 4e5]"#, 1);
+    let soft = json.replacen(r#""axial_stiffness": 1e8"#, r#""axial_stiffness": 1e6"#, 1).replacen(
+        r#""shear_stiffness": [4e7, 4e7]"#,
+        r#""shear_stiffness": [4e5, 4e5]"#,
+        1,
+    );
     assert_ne!(soft, json);
     soft
 }

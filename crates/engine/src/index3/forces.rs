@@ -106,7 +106,12 @@ pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
 /// A (w_bar'~ c + w_bar~ w_bar~ c) times m). Homogeneous: h^2 times it is the same with h^2
 /// w_bar' and h w_bar.
 #[inline]
-pub(super) fn offset_force(rot: &Matrix3<f64>, wdot: &Vector3<f64>, w: &Vector3<f64>, sm: &Vector3<f64>) -> Vector3<f64> {
+pub(super) fn offset_force(
+    rot: &Matrix3<f64>,
+    wdot: &Vector3<f64>,
+    w: &Vector3<f64>,
+    sm: &Vector3<f64>,
+) -> Vector3<f64> {
     rot * (wdot.cross(sm) + w.cross(&w.cross(sm)))
 }
 

@@ -26,10 +26,10 @@
 //! A planar mechanism (`planar.rs`) takes the same step in its in-plane unknowns
 //! (`planar_step.rs`); [`HalfImplicit::spatial`] keeps the spatial kernels for any mechanism.
 
+use super::forces::{self, offset_force, offset_moment};
 use super::planar::PlanarModel;
 use super::planar_step::PlanarHalfImplicit;
 use super::schur::{Gen, Schur};
-use super::forces::{self, offset_force, offset_moment};
 use super::{ConstraintEval, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
 use crate::rotation::exp_step;
