@@ -149,8 +149,8 @@ impl HalfImplicit {
         // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n]: it solves for
         // the new multipliers lambda_hat + dl directly (the predicted ones enter only through
         // the size of the correction dl). The matrix of Eq. (12) is exact for the linear rows
-        // e1, e2 (M, J_bar, G fixed over the step; a static moment's coupling at A_n), so after this step e1 = e2 = 0 and later
-        // steps reduce to S dl = e3, dx = -W G^T dl.
+        // e1, e2 (M, J_bar, G fixed over the step; a static moment's coupling at A_n), so after
+        // this step e1 = e2 = 0 and later steps reduce to S dl = e3, dx = -W G^T dl.
         let per_body = state.bodies.iter().zip(&m.bodies).zip(self.x.iter().zip(&self.loads));
         for (b, (((s, p), (x, load)), (e12, dx0))) in
             per_body.zip(self.e12.iter_mut().zip(self.dx0.iter_mut())).enumerate()
