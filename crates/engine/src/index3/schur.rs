@@ -370,6 +370,74 @@ mod tests {
         }
     }
 
+    /// With a body attached off a beam node, [`Schur::with_offset_masses`] solves the
+    /// saddle-point system whose node block is the coupled mass [m I, -A s~; s~ A^T, J_bar]
+    /// ([NewtonEuler, "Any reference frame"]), formed here from the node's rotation: the beam
+    /// is skewed, so A is no axis permutation, and the node is pinned, so its W enters S.
+    #[test]
+    fn coupled_blocks_solve_the_saddle_point_system_of_the_offset_mass() {
+        let json = r#"{
+  "name": "Skewed", "gravity": [0, 0, -9.81],
+  "bodies": [{ "name": "lump", "mass": 2.0, "inertia": [0.01, 0.02, 0.015],
+               "position": [0.4, 0.25, 0.5], "attached_to": "beam.end" }],
+  "beams": [{ "name": "beam", "points": [[0, 0, 0], [0.3, 0.2, 0.4]], "elements": 2,
+    "section": { "axial_stiffness": 1e5, "shear_stiffness": [5e4, 5e4], "torsional_stiffness": 1e3,
+                 "bending_stiffness": [1e3, 8e2], "mass_per_length": 1.0, "inertia_per_length": [0.02, 0.01, 0.01] } }],
+  "joints": [{ "name": "pin", "type": "spherical", "body1": "ground", "body2": "beam.end", "point": [0.3, 0.2, 0.4] },
+             { "name": "slide", "type": "translational", "body1": "ground", "body2": "beam.start", "point": [0, 0, 0],
+               "axis": [0, 0, 1] }],
+  "experiment": { "stop": 1, "step": 0.01 }
+}"#;
+        let d = mbfmu_model::format::parse(json).unwrap();
+        let m = Mechanism::from_description(&d).unwrap();
+        let mut state = m.initial.clone();
+        m.assemble(&mut state).unwrap();
+        let mut ce = super::super::ConstraintEval::default();
+        m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
+        let mut schur = Schur::with_offset_masses(&m);
+        schur.factor(&ce.rows, &state.bodies).unwrap();
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
+        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
+        let mut we = vec![[0.0; 6]; nb];
+        for b in 0..nb {
+            schur.apply_w(b, &e[b], &mut we[b]);
+        }
+        let mut gwe = vec![0.0; nc];
+        schur.g_times(&ce.rows, &we, &mut gwe);
+        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
+        assert!(schur.solve(&mut dl));
+        let mut wgtdl = vec![[0.0; 6]; nb];
+        schur.w_gt(&dl, &mut wgtdl);
+        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
+        let mut gdx = vec![0.0; nc];
+        schur.g_times(&ce.rows, &dx, &mut gdx);
+        for k in 0..nc {
+            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
+        }
+        let mut gtdl = vec![[0.0; 6]; nb];
+        super::super::add_rows_transpose(&m.constraints, &ce.rows, &dl, &mut gtdl);
+        let mut coupled = 0;
+        for b in 0..nb {
+            let p = &m.bodies[b];
+            let a = &state.bodies[b].rot;
+            let t = Vector3::new(dx[b][0], dx[b][1], dx[b][2]);
+            let r = Vector3::new(dx[b][3], dx[b][4], dx[b][5]);
+            let (mut ft, mut fr) = (t * p.mass, p.inertia * r);
+            if let Some(sm) = &p.static_moment {
+                assert!((a - Matrix3::identity()).norm() > 0.1, "the node must be turned");
+                ft += a * r.cross(sm);
+                fr += sm.cross(&(a.transpose() * t));
+                coupled += 1;
+            }
+            for i in 0..3 {
+                assert!((ft[i] + gtdl[b][i] + e[b][i]).abs() < 1e-9, "body {b}");
+                assert!((fr[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9, "body {b}");
+            }
+        }
+        assert_eq!(coupled, 1);
+    }
+
     /// The block-tridiagonal path of a chain of spherical joints gives the general path's
     /// S^-1 b, W G^T x and G x to 1e-12 relative.
     #[test]
