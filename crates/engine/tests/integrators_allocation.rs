@@ -137,4 +137,34 @@ fn stepping_allocates_nothing() {
         let factorizations = 45 * m.implicit_stages() as usize;
         assert!(n <= 3 * factorizations, "{} ({form:?}): {n} allocations in 45 steps", m.item_name());
     }
+    // The half-implicit method (its own step, outside the suite) allocates nothing at all:
+    // on the double pendulum (planar kernels) and on a beam whose loaded node carries a body
+    // off the node, pinned there (spatial kernels, the node's coupled mass in the Schur
+    // complement).
+    let offset = r#"{
+  "name": "OffsetMass",
+  "gravity": [0, 0, -9.81],
+  "bodies": [{ "name": "lump", "mass": 2.0, "inertia": [0.01, 0.02, 0.015],
+               "position": [0.6, 0.05, 0.08], "attached_to": "beam.end" }],
+  "beams": [{
+    "name": "beam", "points": [[0, 0, 0], [0.5, 0, 0]], "elements": 2, "axis2": [0, 1, 0],
+    "section": { "axial_stiffness": 1e5, "shear_stiffness": [5e4, 5e4], "torsional_stiffness": 1e3,
+                 "bending_stiffness": [1e3, 8e2], "mass_per_length": 1.0, "inertia_per_length": [0.02, 0.01, 0.01] }
+  }],
+  "joints": [{ "name": "pin", "type": "spherical", "body1": "ground", "body2": "beam.end", "point": [0.5, 0, 0] }],
+  "forces": [{ "type": "torque", "name": "spin", "body": "lump", "axis": [0, 0, 1], "value": 2.0 }],
+  "experiment": { "stop": 0.1, "step": 0.01 },
+  "solver": { "method": "half_implicit", "step_size": 1e-4, "tolerance": 1e-10 }
+}"#;
+    let mut pendulum = d.clone();
+    pendulum.solver.method = Method::HalfImplicit;
+    pendulum.solver.constraint_form = ConstraintForm::Index3;
+    for (name, d) in [("DoublePendulum", pendulum), ("OffsetMass", format::parse(offset).unwrap())] {
+        let mut sim = Simulation::new(&d).unwrap();
+        sim.advance_to(0.005).unwrap();
+        let before = ALLOCATIONS.load(Ordering::Relaxed);
+        sim.advance_to(0.05).unwrap();
+        let n = ALLOCATIONS.load(Ordering::Relaxed) - before;
+        assert_eq!(n, 0, "halfImplicit on {name}: {n} allocations");
+    }
 }

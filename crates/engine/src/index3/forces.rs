@@ -9,7 +9,7 @@ use super::{BodyState, MechState, Mechanism};
 use crate::elements::{Element, Geometry};
 use crate::rotation::{exp, skew};
 use mbfmu_model::format::JointKind;
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix3, Matrix6, Vector3};
 
 /// Generalized force of one body: [f_x, f_y, f_z (global), n_x, n_y, n_z (body frame)].
 pub type Wrench = [f64; 6];
@@ -98,6 +98,29 @@ pub fn friction_forces(m: &Mechanism, base: &MechState, out: &mut Vec<f64>) {
         let slip = axis.dot(&(v2 - v1));
         out.push(if slip.abs() < fr.zero_speed { 0.0 } else { -fr.coefficient * normal * slip.signum() });
     }
+}
+
+/// The inertia force of a static moment `sm` beyond m r'' (global): A (w_bar'~ s + w_bar~
+/// w_bar~ s) for a body of rotation `rot`, angular acceleration `wdot` and velocity `w` (body
+/// frame; [NewtonEuler, "Any reference frame"], the acceleration of the centre of mass r'' +
+/// A (w_bar'~ c + w_bar~ w_bar~ c) times m). Homogeneous: h^2 times it is the same with h^2
+/// w_bar' and h w_bar.
+#[inline]
+pub(super) fn offset_force(
+    rot: &Matrix3<f64>,
+    wdot: &Vector3<f64>,
+    w: &Vector3<f64>,
+    sm: &Vector3<f64>,
+) -> Vector3<f64> {
+    rot * (wdot.cross(sm) + w.cross(&w.cross(sm)))
+}
+
+/// The inertia moment of a static moment `sm` beyond J_bar w_bar' (body frame): s~ A^T r''
+/// ([NewtonEuler, "Any reference frame"], the moment about the reference point of the
+/// centre of mass's inertia force).
+#[inline]
+pub(super) fn offset_moment(rot: &Matrix3<f64>, acc: &Vector3<f64>, sm: &Vector3<f64>) -> Vector3<f64> {
+    sm.cross(&(rot.transpose() * acc))
 }
 
 impl Mechanism {
@@ -372,8 +395,8 @@ impl Mechanism {
     pub fn offset_inertia_loads(&self, bodies: &[BodyState], out: &mut [Wrench]) {
         for ((p, s), o) in self.bodies.iter().zip(bodies).zip(out.iter_mut()) {
             let Some(sm) = &p.static_moment else { continue };
-            let f = s.rot * (s.wdot.cross(sm) + s.w.cross(&s.w.cross(sm)));
-            let n = sm.cross(&(s.rot.transpose() * s.acc));
+            let f = offset_force(&s.rot, &s.wdot, &s.w, sm);
+            let n = offset_moment(&s.rot, &s.acc, sm);
             for i in 0..3 {
                 o[i] -= f[i];
                 o[3 + i] -= n[i];
@@ -408,6 +431,26 @@ impl Mechanism {
             }
         }
         Some(out)
+    }
+
+    /// The generalized mass of body `b` about its reference point when that is not its centre
+    /// of mass (None otherwise), in the unknowns [A^T dr, dpi_bar], translation in the body
+    /// frame: there it is constant,
+    ///   M_bar = [m I, -s~; s~, J_bar]
+    /// (the spatial inertia about the point, [NewtonEuler, "Any reference frame"]: the
+    /// coefficients of r'' and w_bar' in [`Mechanism::offset_inertia_loads`] with the diagonal
+    /// m r'' and J_bar w_bar' of [Fang2023, eq. 2]). In the global translation of [Fang2023,
+    /// eq. 2] it is T M_bar T^T with T = diag(A, I), [m I, -A s~; s~ A^T, J_bar], which turns
+    /// with the body.
+    pub fn offset_mass(&self, b: usize) -> Option<Matrix6<f64>> {
+        let p = &self.bodies[b];
+        let coupling = skew(p.static_moment.as_ref()?);
+        let mut m = Matrix6::zeros();
+        m.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() * p.mass));
+        m.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-coupling));
+        m.fixed_view_mut::<3, 3>(3, 0).copy_from(&coupling);
+        m.fixed_view_mut::<3, 3>(3, 3).copy_from(&p.inertia);
+        Some(m)
     }
 
     /// True if some beam has consistent mass (its mass matrix is not block diagonal).

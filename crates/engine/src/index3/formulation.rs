@@ -71,11 +71,6 @@ impl Index3Formulation {
                 "the half-implicit method needs lumped beam inertia (its update inverts a block-diagonal mass matrix); choose another solver.method".into(),
             ));
         }
-        if settings.method.get() == Method::HalfImplicit && mech.has_offset_masses() {
-            return Err(BuildError::Solver(
-                "the half-implicit method needs a block-diagonal mass matrix, but a body attached to a beam node off the node couples the node's translation and rotation; choose another index3 solver.method (e.g. lms2, ss2, bdf1, esdirk324l2sa)".into(),
-            ));
-        }
         let mut state = mech.initial.clone();
         let mut assembly = mech.assemble(&mut state).map_err(BuildError::Assembly)?;
         let held = mech

@@ -11,13 +11,26 @@
 //! unknowns and a stagnation at the round-off floor accepted, `integrators::convergence`). Afterwards
 //! lambda_n = lambda_hat/h^2, r'_{n+1} = (r_{n+1} - r_n)/h, w_bar_{n+1} = theta_bar/h.
 //!
+//! A body whose reference point is not its centre of mass (a beam node carrying a body attached
+//! off the node, static moment s = m c) has the generalized mass [m I, -A s~; s~ A^T, J_bar]
+//! ([NewtonEuler, "Any reference frame"], `Mechanism::offset_mass`) instead of diag(m I,
+//! J_bar). Taken at A_n over the step, as the rest of Eq. (12), its rows become
+//!   e1 = m (r - r_n - h r'_n) - A_n s~ (theta_bar - h w_n) + h^2 (A_n w~_n w~_n s - f_n) + ...
+//!   e2 = s~ A_n^T (r - r_n - h r'_n) + J_bar (theta_bar - h w_n) + h^2 (w~_n J_bar w_n - n_bar_n) + ...
+//! (Eqs. 5a-b with h^2 r'' = r - r_n - h r'_n and h^2 w_bar' = theta_bar - h w_n in the
+//! inertia terms of `Mechanism::offset_inertia_loads`): still linear in the unknowns, the
+//! velocity products explicit as w~ J_bar w is, and W = M^-1 of the Schur complement is the
+//! inverse of that 6 x 6 block (constant in the body frame, turned by A_n each step,
+//! `Schur::with_offset_masses`).
+//!
 //! A planar mechanism (`planar.rs`) takes the same step in its in-plane unknowns
 //! (`planar_step.rs`); [`HalfImplicit::spatial`] keeps the spatial kernels for any mechanism.
 
+use super::forces::{self, offset_force, offset_moment};
 use super::planar::PlanarModel;
 use super::planar_step::PlanarHalfImplicit;
 use super::schur::{Gen, Schur};
-use super::{forces, ConstraintEval, MechState, Mechanism};
+use super::{ConstraintEval, MechState, Mechanism};
 use crate::integrators::{Convergence, FloorReport, NewtonSettings, StepError, StepStats};
 use crate::rotation::exp_step;
 use nalgebra::Vector3;
@@ -58,7 +71,7 @@ impl HalfImplicit {
     pub fn spatial(m: &Mechanism, start: &MechState) -> Self {
         let (nb, nc) = (m.n_bodies(), m.n_constraints());
         HalfImplicit {
-            schur: Schur::new(m),
+            schur: Schur::with_offset_masses(m),
             ce: ConstraintEval::default(),
             friction: Vec::new(),
             loads: vec![[0.0; 6]; nb],
@@ -114,6 +127,8 @@ impl HalfImplicit {
                 time: state.t,
                 detail: format!("constraint Jacobian is rank deficient ({e:?})"),
             })?;
+        } else {
+            self.schur.turn(&state.bodies);
         }
         // Predictor: the previous accelerations carried over one step.
         for (x, s) in self.x.iter_mut().zip(&state.bodies) {
@@ -134,8 +149,8 @@ impl HalfImplicit {
         // e12 = [M (r - r_n - h r'_n) - h^2 f_n ; J_bar (theta - h w_n) - h^2 tau_n]: it solves for
         // the new multipliers lambda_hat + dl directly (the predicted ones enter only through
         // the size of the correction dl). The matrix of Eq. (12) is exact for the linear rows
-        // e1, e2 (M, J_bar, G fixed over the step), so after this step e1 = e2 = 0 and later
-        // steps reduce to S dl = e3, dx = -W G^T dl.
+        // e1, e2 (M, J_bar, G fixed over the step; a static moment's coupling at A_n), so after
+        // this step e1 = e2 = 0 and later steps reduce to S dl = e3, dx = -W G^T dl.
         let per_body = state.bodies.iter().zip(&m.bodies).zip(self.x.iter().zip(&self.loads));
         for (b, (((s, p), (x, load)), (e12, dx0))) in
             per_body.zip(self.e12.iter_mut().zip(self.dx0.iter_mut())).enumerate()
@@ -146,6 +161,17 @@ impl HalfImplicit {
             let theta = Vector3::new(x[3], x[4], x[5]);
             let e2 = p.inertia * (theta - s.w * h) - Vector3::new(load[3], load[4], load[5]) * (h * h);
             e12[3..].copy_from_slice(e2.as_slice());
+            if let Some(sm) = &p.static_moment {
+                // h^2 times the offset inertia terms, with h^2 r'' = r - r_n - h r'_n and
+                // h^2 w_bar' = theta_bar - h w_n (the velocity product at w_n, explicit).
+                let dr = Vector3::new(x[0], x[1], x[2]) - s.r - s.v * h;
+                let f = offset_force(&s.rot, &(theta - s.w * h), &(s.w * h), sm);
+                let n = offset_moment(&s.rot, &dr, sm);
+                for i in 0..3 {
+                    e12[i] += f[i];
+                    e12[3 + i] += n[i];
+                }
+            }
             self.schur.apply_w(b, e12, dx0);
         }
         let mut iterations = 0;

@@ -190,7 +190,13 @@ pub(super) struct PlanarModel {
 impl PlanarModel {
     /// The planar form of `m` at `state`, if the mechanism is planar there.
     pub fn detect(m: &Mechanism, state: &MechState) -> Option<PlanarModel> {
-        if !m.beams.elements.is_empty() || m.joints.iter().any(|j| j.friction.is_some()) || m.bodies.is_empty() {
+        // Bodies with a static moment (attached off beam nodes) have a coupled mass the planar
+        // kernels do not model; they exist only on beams, which are declined as well.
+        if !m.beams.elements.is_empty()
+            || m.has_offset_masses()
+            || m.joints.iter().any(|j| j.friction.is_some())
+            || m.bodies.is_empty()
+        {
             return None;
         }
         let bodies = &state.bodies;

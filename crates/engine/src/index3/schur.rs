@@ -8,7 +8,7 @@ use super::geometry::Row;
 use super::schur_chain::ChainSchur;
 use super::{BodyState, Mechanism};
 use crate::linalg::{FactorError, LinearSystem};
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
 
 /// Per-body generalized vector [dr (global), dpi_bar (body frame)].
 pub type Gen = [f64; 6];
@@ -21,11 +21,45 @@ struct Entry {
     slot: usize,
 }
 
-/// W_b = (1/m_b I, J_bar_b^-1) of every body.
+/// W_b = (1/m_b I, J_bar_b^-1) of every body, or the inverse of its coupled 6 x 6 mass.
 #[derive(Debug)]
 pub(super) struct Weights {
     inv_mass: Vec<f64>,
     inv_inertia: Vec<Matrix3<f64>>,
+    /// Per body (empty unless [`Schur::with_offset_masses`]): the inverse of the generalized
+    /// mass of a body with a static moment ([`Mechanism::offset_mass`]).
+    coupled: Vec<Option<Coupled>>,
+}
+
+/// W_b of a body whose reference point is not its centre of mass. Its mass
+/// [m I, -A s~; s~ A^T, J_bar] is T M_bar T^T with T = diag(A, I) and M_bar constant
+/// ([`Mechanism::offset_mass`]), so W_b = T M_bar^-1 T^T: M_bar inverted once, turned by
+/// the body's rotation at each [`Schur::factor`].
+#[derive(Clone, Debug)]
+struct Coupled {
+    body_frame: Matrix6<f64>,
+    global: Matrix6<f64>,
+}
+
+impl Coupled {
+    /// out = W_b v.
+    #[inline]
+    fn apply(&self, v: &Gen, out: &mut Gen) {
+        let y = self.global * Vector6::from_column_slice(v);
+        out.copy_from_slice(y.as_slice());
+    }
+
+    /// global = T M_bar^-1 T^T at rotation `a`, with M_bar^-1 = [P Q; Q^T R]:
+    /// [A P A^T, A Q; Q^T A^T, R].
+    fn turn(&mut self, a: &Matrix3<f64>) {
+        let w = &self.body_frame;
+        let p = a * w.fixed_view::<3, 3>(0, 0) * a.transpose();
+        let q = a * w.fixed_view::<3, 3>(0, 3);
+        self.global.fixed_view_mut::<3, 3>(0, 0).copy_from(&p);
+        self.global.fixed_view_mut::<3, 3>(0, 3).copy_from(&q);
+        self.global.fixed_view_mut::<3, 3>(3, 0).copy_from(&q.transpose());
+        self.global.fixed_view_mut::<3, 3>(3, 3).copy_from(&w.fixed_view::<3, 3>(3, 3));
+    }
 }
 
 impl Weights {
@@ -42,7 +76,17 @@ impl Weights {
         self.inv_mass[b]
     }
 
-    /// out = W_b v.
+    /// The coupled block of body `b`, if it has one.
+    #[inline]
+    fn coupled(&self, b: usize) -> Option<&Coupled> {
+        if self.coupled.is_empty() {
+            None
+        } else {
+            self.coupled[b].as_ref()
+        }
+    }
+
+    /// out = W_b v of a body without a coupled block.
     #[inline]
     pub fn apply(&self, b: usize, v: &Gen, out: &mut Gen) {
         let p = self.inv_inertia[b] * Vector3::new(v[3], v[4], v[5]);
@@ -124,6 +168,7 @@ impl Schur {
             weights: Weights {
                 inv_mass: m.bodies.iter().map(|b| 1.0 / b.mass).collect(),
                 inv_inertia: m.bodies.iter().map(|b| b.inertia_inv).collect(),
+                coupled: Vec::new(),
             },
             kind: Kind::General(General {
                 wgt: vec![[0.0; 6]; entries.len()],
@@ -132,6 +177,26 @@ impl Schur {
                 system: LinearSystem::new(m.n_constraints(), &pattern, true),
             }),
         }
+    }
+
+    /// The complement of the half-implicit step ([Fang2023, eq. 12]) with W_b the inverse of
+    /// each body's whole generalized mass: for a body with a static moment (attached off a
+    /// beam node) the coupled 6 x 6 block of [`Mechanism::offset_mass`], on the general path
+    /// (the chain path's kernels assume diagonal blocks); [`Schur::new`] if no body has one.
+    pub fn with_offset_masses(m: &Mechanism) -> Self {
+        if !m.has_offset_masses() {
+            return Self::new(m);
+        }
+        let mut s = Self::general(m);
+        s.weights.coupled = (0..m.n_bodies())
+            .map(|b| {
+                // Positive definite: the spatial inertia of a body of positive mass and
+                // inertia about its centre of mass (its Schur complement J_bar + s~ s~ / m).
+                let inverse = m.offset_mass(b)?.cholesky()?.inverse();
+                Some(Coupled { body_frame: inverse, global: inverse })
+            })
+            .collect();
+        s
     }
 
     /// True if S is factored as a block-tridiagonal matrix.
@@ -150,6 +215,9 @@ impl Schur {
     /// chain path from the configuration `bodies` (the rows' own). On failure, the error
     /// carries the row where positive definiteness broke (when known).
     pub fn factor(&mut self, rows: &[Row], bodies: &[BodyState]) -> Result<(), FactorError> {
+        if !self.weights.coupled.is_empty() {
+            self.turn(bodies);
+        }
         let g = match &mut self.kind {
             Kind::General(g) => g,
             Kind::Chain(c) => return c.factor(bodies, &self.weights),
@@ -160,9 +228,13 @@ impl Schur {
         // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
         let mut slot = n;
         for (b, range) in g.body_ranges.iter().enumerate() {
+            let coupled = self.weights.coupled(b);
             for e in range.clone() {
                 let row = &rows[g.entries[e].row][g.entries[e].slot];
-                self.weights.apply(b, row, &mut g.wgt[e]);
+                match coupled {
+                    Some(c) => c.apply(row, &mut g.wgt[e]),
+                    None => self.weights.apply(b, row, &mut g.wgt[e]),
+                }
             }
             // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
             for e in range.clone() {
@@ -177,6 +249,16 @@ impl Schur {
             }
         }
         g.system.factor()
+    }
+
+    /// Turns the coupled blocks W_b to the rotations of `bodies` (nothing without them).
+    /// [`Schur::factor`] does it; a step without constraints calls it alone.
+    pub fn turn(&mut self, bodies: &[BodyState]) {
+        for (c, s) in self.weights.coupled.iter_mut().zip(bodies) {
+            if let Some(c) = c {
+                c.turn(&s.rot);
+            }
+        }
     }
 
     /// Solves S x = rhs in place; false if the result is not finite.
@@ -208,7 +290,10 @@ impl Schur {
     /// out = W_b v.
     #[inline]
     pub fn apply_w(&self, b: usize, v: &Gen, out: &mut Gen) {
-        self.weights.apply(b, v, out);
+        match self.weights.coupled(b) {
+            Some(c) => c.apply(v, out),
+            None => self.weights.apply(b, v, out),
+        }
     }
 
     /// y_k = sum_b G_kb . x_b for every row: the general path with `rows`, the chain path with
@@ -283,6 +368,74 @@ mod tests {
                 assert!((rot[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9);
             }
         }
+    }
+
+    /// With a body attached off a beam node, [`Schur::with_offset_masses`] solves the
+    /// saddle-point system whose node block is the coupled mass [m I, -A s~; s~ A^T, J_bar]
+    /// ([NewtonEuler, "Any reference frame"]), formed here from the node's rotation: the beam
+    /// is skewed, so A is no axis permutation, and the node is pinned, so its W enters S.
+    #[test]
+    fn coupled_blocks_solve_the_saddle_point_system_of_the_offset_mass() {
+        let json = r#"{
+  "name": "Skewed", "gravity": [0, 0, -9.81],
+  "bodies": [{ "name": "lump", "mass": 2.0, "inertia": [0.01, 0.02, 0.015],
+               "position": [0.4, 0.25, 0.5], "attached_to": "beam.end" }],
+  "beams": [{ "name": "beam", "points": [[0, 0, 0], [0.3, 0.2, 0.4]], "elements": 2,
+    "section": { "axial_stiffness": 1e5, "shear_stiffness": [5e4, 5e4], "torsional_stiffness": 1e3,
+                 "bending_stiffness": [1e3, 8e2], "mass_per_length": 1.0, "inertia_per_length": [0.02, 0.01, 0.01] } }],
+  "joints": [{ "name": "pin", "type": "spherical", "body1": "ground", "body2": "beam.end", "point": [0.3, 0.2, 0.4] },
+             { "name": "slide", "type": "translational", "body1": "ground", "body2": "beam.start", "point": [0, 0, 0],
+               "axis": [0, 0, 1] }],
+  "experiment": { "stop": 1, "step": 0.01 }
+}"#;
+        let d = mbfmu_model::format::parse(json).unwrap();
+        let m = Mechanism::from_description(&d).unwrap();
+        let mut state = m.initial.clone();
+        m.assemble(&mut state).unwrap();
+        let mut ce = super::super::ConstraintEval::default();
+        m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
+        let mut schur = Schur::with_offset_masses(&m);
+        schur.factor(&ce.rows, &state.bodies).unwrap();
+        let (nb, nc) = (m.n_bodies(), m.n_constraints());
+        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
+        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
+        let mut we = vec![[0.0; 6]; nb];
+        for b in 0..nb {
+            schur.apply_w(b, &e[b], &mut we[b]);
+        }
+        let mut gwe = vec![0.0; nc];
+        schur.g_times(&ce.rows, &we, &mut gwe);
+        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
+        assert!(schur.solve(&mut dl));
+        let mut wgtdl = vec![[0.0; 6]; nb];
+        schur.w_gt(&dl, &mut wgtdl);
+        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
+        let mut gdx = vec![0.0; nc];
+        schur.g_times(&ce.rows, &dx, &mut gdx);
+        for k in 0..nc {
+            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
+        }
+        let mut gtdl = vec![[0.0; 6]; nb];
+        super::super::add_rows_transpose(&m.constraints, &ce.rows, &dl, &mut gtdl);
+        let mut coupled = 0;
+        for b in 0..nb {
+            let p = &m.bodies[b];
+            let a = &state.bodies[b].rot;
+            let t = Vector3::new(dx[b][0], dx[b][1], dx[b][2]);
+            let r = Vector3::new(dx[b][3], dx[b][4], dx[b][5]);
+            let (mut ft, mut fr) = (t * p.mass, p.inertia * r);
+            if let Some(sm) = &p.static_moment {
+                assert!((a - Matrix3::identity()).norm() > 0.1, "the node must be turned");
+                ft += a * r.cross(sm);
+                fr += sm.cross(&(a.transpose() * t));
+                coupled += 1;
+            }
+            for i in 0..3 {
+                assert!((ft[i] + gtdl[b][i] + e[b][i]).abs() < 1e-9, "body {b}");
+                assert!((fr[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9, "body {b}");
+            }
+        }
+        assert_eq!(coupled, 1);
     }
 
     /// The block-tridiagonal path of a chain of spherical joints gives the general path's

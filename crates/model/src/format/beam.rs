@@ -299,19 +299,6 @@ impl Description {
                     ),
                 ));
             }
-            if self.solver.method == super::Method::HalfImplicit
-                && b.position.iter().zip(self.node_position(node)).any(|(p, n)| p != &n)
-            {
-                return Err(invalid(
-                    "solver",
-                    format!(
-                        "body '{}' is attached to node '{node}' with its centre of mass off the node: the half-implicit \
-                         method needs each node's mass block diagonal; choose another index3 method (e.g. lms2, ss2, \
-                         bdf1, esdirk324l2sa)",
-                        b.name
-                    ),
-                ));
-            }
         }
         // A joint between an attached body and its own node would join the node to itself.
         if self.has_attached_bodies() {
