@@ -8,7 +8,7 @@
 //!   machine kind:
 //!   AndrewsSqueezer steps at 10 us, 120 s would be 1.2e7 steps; AndrewsSqueezerStateSpace
 //!   takes ~40 s for its 10 x 0.03 s; NLinkChain32 ~3 s per 30 s; NLinkChain4StateSpace
-//!   ~20 s per 30 s; the beam models ~0.2-0.5 s per simulated second).
+//!   ~20 s per 30 s; the beam models ~0.2-0.8 s per simulated second).
 //! - Other families, 10 x the DefaultExperiment span, one representative each (the members of
 //!   a family share their Newton loop and stopping test and differ in coefficients):
 //!   index-3 `bdf1`, `lms3` (LMS2-4), `ss3` (SS2-4), `bathe`, `msstc3` (MSSTC3-5), `mssth3`
@@ -31,7 +31,9 @@
 //!
 //! Before the Newton test learned the round-off floor, FourLink (every index-3 method) was discarded between 13 and 28 s with a
 //! correction stagnating just above its tolerance (the round-off floor). Runtime: about a
-//! minute on two cores (2 min of CPU; four test functions in parallel).
+//! minute on two cores (2 min of CPU; four test functions in parallel) before
+//! FlexibleFourBar's step became 5e-4 s, which adds about 5 min of CPU (its DefaultExperiment
+//! takes 19-55 s of CPU per method instead of 3-8 s), most of it in the method families.
 
 use crate::common_fmu;
 
@@ -108,7 +110,7 @@ fn every_model_runs_ten_default_experiments_and_120_s_where_cheap_with_its_defau
             let span = span_of(&model);
             let span = if !model.description.beams.is_empty() {
                 // Three DefaultExperiments of each beam model (ten of PatuLiftBoomFlexible's
-                // took a minute of CPU, FlexibleFourBar's half a minute).
+                // took a minute of CPU, FlexibleFourBar's three minutes at its 5e-4 s step).
                 0.3 * span
             } else if EXPENSIVE.contains(&entry.name) {
                 span

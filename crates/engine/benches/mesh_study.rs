@@ -6,7 +6,7 @@
 //! mesh, and at the finest lumped mesh also at half the model's internal step, so that the
 //! time error stands apart from the mesh error. docs/mesh-study.md publishes the tables.
 //!
-//!     cargo bench -p mbfmu-engine --bench mesh_study                       # about 20 min
+//!     cargo bench -p mbfmu-engine --bench mesh_study                       # about 1 h (estimated)
 //!     cargo bench -p mbfmu-engine --bench mesh_study -- RotatingShaft      # one model
 //!     cargo bench -p mbfmu-engine --bench mesh_study -- --elements beam=36,link=4,crank=1 \
 //!         --inertia consistent LateralBuckling                             # one mesh
