@@ -615,7 +615,7 @@ impl DaeSystem for Index3Dae {
 
     fn solve(&mut self, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError> {
         if let Some(p) = &mut self.planar {
-            return p.solve(r, dyp, dlambda);
+            return p.solve(&self.mech, r, dyp, dlambda);
         }
         let m = &self.mech;
         let nb = m.n_bodies();

@@ -12,7 +12,10 @@
 //! is solved through S = G W G^T ([`PlanarSchur`], shared with the half-implicit step), and
 //! the chart coordinates move as in the spatial iteration: dr' = b0 da - r_kin, dtheta' =
 //! b0 dw_bar' - r_kin (T(theta) = I on rotations about n_bar). Residual and solve keep the
-//! spatial layout of [`super::dae`], with vectors in the plane.
+//! spatial layout of [`super::dae`]. The out-of-plane accelerations, which no in-plane row
+//! holds, get the Newton correction of their dynamic rows with the inertia alone (zero loads
+//! there): zero in a planar motion, and round-off out of the plane is not extrapolated by the
+//! multi-step predictors into a growing rotation.
 //!
 //! It serves mechanisms without force elements, beams, circuits, friction or offset masses,
 //! whose only load is gravity in the plane; the others keep the spatial iteration.
@@ -34,11 +37,13 @@ pub(super) struct PlanarNewton {
     rows: Vec<PlanarRow>,
     factored: Vec<PlanarRow>,
     phi: Vec<f64>,
-    /// In-plane gravity loads m (g . e1, g . e2) per body.
-    weight: Vec<[f64; 2]>,
+    /// Gravity loads m g per body (in the plane).
+    weight: Vec<[f64; 3]>,
     /// Per body: W f, the kinematic residual's in-plane part, W G^T dl.
     x: Vec<G3>,
     kin: Vec<G3>,
+    /// Per body the out-of-plane acceleration corrections [d r'' (3), d w_bar' (3)].
+    free: Vec<[f64; 6]>,
     dx: Vec<G3>,
     rhs: Vec<f64>,
     tmp: Vec<f64>,
@@ -63,12 +68,7 @@ impl PlanarNewton {
         }
         let model = PlanarModel::detect(m, start)?;
         let (nb, nr) = (model.bodies.len(), model.rows.len());
-        let plane = model.plane;
-        let weight = model
-            .bodies
-            .iter()
-            .map(|b| [b.mass * m.gravity.dot(&plane.e1), b.mass * m.gravity.dot(&plane.e2)])
-            .collect();
+        let weight = model.bodies.iter().map(|b| (m.gravity * b.mass).into()).collect();
         Some(PlanarNewton {
             schur: PlanarSchur::new(&model, m),
             model,
@@ -80,6 +80,7 @@ impl PlanarNewton {
             weight,
             x: vec![[0.0; 3]; nb],
             kin: vec![[0.0; 3]; nb],
+            free: vec![[0.0; 6]; nb],
             dx: vec![[0.0; 3]; nb],
             rhs: vec![0.0; nr],
             tmp: vec![0.0; nr],
@@ -132,21 +133,16 @@ impl PlanarNewton {
             }
         }
         let plane = &self.model.plane;
-        for (b, pb) in self.model.bodies.iter().enumerate() {
+        for (b, (pb, body)) in self.model.bodies.iter().zip(&m.bodies).enumerate() {
             let o = 12 * b;
-            let (acc, alpha) =
-                ([dot(&plane.e1, &yp[o + 6..]), dot(&plane.e2, &yp[o + 6..])], dot(&pb.n_bar, &yp[o + 9..]));
             let gtl = &self.x[b];
-            let f = [
-                pb.mass * acc[0] + gtl[0] - self.weight[b][0],
-                pb.mass * acc[1] + gtl[1] - self.weight[b][1],
-                pb.inertia * alpha + gtl[2],
-            ];
+            let wdot = body.inertia * Vector3::new(yp[o + 9], yp[o + 10], yp[o + 11]);
             for i in 0..3 {
                 out[o + i] = yp[o + i] - y[o + 6 + i];
                 out[o + 3 + i] = yp[o + 3 + i] - y[o + 9 + i];
-                out[o + 6 + i] = plane.e1[i] * f[0] + plane.e2[i] * f[1];
-                out[o + 9 + i] = pb.n_bar[i] * f[2];
+                out[o + 6 + i] =
+                    pb.mass * yp[o + 6 + i] + plane.e1[i] * gtl[0] + plane.e2[i] * gtl[1] - self.weight[b][i];
+                out[o + 9 + i] = wdot[i] + pb.n_bar[i] * gtl[2];
             }
         }
         let nd = 12 * self.model.bodies.len();
@@ -172,11 +168,11 @@ impl PlanarNewton {
 
     /// The Newton correction for the residual `r` (after [`PlanarNewton::residual`] at the
     /// current point and [`PlanarNewton::factor`]).
-    pub fn solve(&mut self, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError> {
+    pub fn solve(&mut self, m: &Mechanism, r: &[f64], dyp: &mut [f64], dlambda: &mut [f64]) -> Result<(), StepError> {
         let b0 = self.b0;
         let plane = &self.model.plane;
         let nb = self.model.bodies.len();
-        for (b, pb) in self.model.bodies.iter().enumerate() {
+        for (b, (pb, body)) in self.model.bodies.iter().zip(&m.bodies).enumerate() {
             let o = 12 * b;
             let w = &self.schur.inv[b];
             self.x[b] = [
@@ -185,6 +181,20 @@ impl PlanarNewton {
                 -dot(&pb.n_bar, &r[o + 9..]) * w[2],
             ];
             self.kin[b] = [dot(&plane.e1, &r[o..]), dot(&plane.e2, &r[o..]), dot(&pb.n_bar, &r[o + 3..])];
+            // The out-of-plane accelerations, which no in-plane row holds: their dynamic rows
+            // solved with the inertia alone (free of loads, as the exact planar motion is), so
+            // that round-off out of the plane is not carried on by the methods' predictors.
+            let along_n = -dot(&plane.n, &r[o + 6..]) / pb.mass;
+            let turn = body.inertia_inv * Vector3::new(r[o + 9], r[o + 10], r[o + 11]);
+            let about_n = turn.dot(&pb.n_bar);
+            self.free[b] = [
+                plane.n.x * along_n,
+                plane.n.y * along_n,
+                plane.n.z * along_n,
+                -(turn.x - pb.n_bar.x * about_n),
+                -(turn.y - pb.n_bar.y * about_n),
+                -(turn.z - pb.n_bar.z * about_n),
+            ];
         }
         dlambda.iter_mut().for_each(|l| *l = 0.0);
         if !self.rows.is_empty() {
@@ -211,7 +221,9 @@ impl PlanarNewton {
             let o = 12 * b;
             let da = [self.x[b][0] - self.dx[b][0], self.x[b][1] - self.dx[b][1], self.x[b][2] - self.dx[b][2]];
             for i in 0..3 {
-                let (a, alpha) = (plane.e1[i] * da[0] + plane.e2[i] * da[1], pb.n_bar[i] * da[2]);
+                let free = &self.free[b];
+                let (a, alpha) =
+                    (plane.e1[i] * da[0] + plane.e2[i] * da[1] + free[i], pb.n_bar[i] * da[2] + free[3 + i]);
                 dyp[o + 6 + i] = a;
                 dyp[o + 9 + i] = alpha;
                 dyp[o + i] = b0 * a - r[o + i];
