@@ -336,28 +336,9 @@ mod tests {
         let mut schur = if chain { Schur::new(&m) } else { Schur::general(&m) };
         assert_eq!(schur.is_chain(), chain);
         schur.factor(&ce.rows, &state.bodies).unwrap();
-        let (nb, nc) = (m.n_bodies(), m.n_constraints());
-        // rhs: e (per body) and phi (per row) arbitrary.
-        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
-        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
-        // Schur: S dl = phi - G W e ; dx = -W (e + G^T dl)
-        let mut we = vec![[0.0; 6]; nb];
-        for b in 0..nb {
-            schur.apply_w(b, &e[b], &mut we[b]);
-        }
-        let mut gwe = vec![0.0; nc];
-        schur.g_times(&ce.rows, &we, &mut gwe);
-        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
-        assert!(schur.solve(&mut dl));
-        let mut wgtdl = vec![[0.0; 6]; nb];
-        schur.w_gt(&dl, &mut wgtdl);
-        // Check: W^-1 dx + G^T dl = -e and G dx = -phi.
-        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
-        let mut gdx = vec![0.0; nc];
-        schur.g_times(&ce.rows, &dx, &mut gdx);
-        for k in 0..nc {
-            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
-        }
+        let nb = m.n_bodies();
+        let (e, dx, dl) = solve_saddle_point(&mut schur, &ce.rows, nb);
+        // Check: W^-1 dx + G^T dl = -e (G dx = -phi is checked by the solve).
         let mut gtdl = vec![[0.0; 6]; nb];
         super::super::add_rows_transpose(&m.constraints, &ce.rows, &dl, &mut gtdl);
         for b in 0..nb {
@@ -368,6 +349,32 @@ mod tests {
                 assert!((rot[i] + gtdl[b][3 + i] + e[b][3 + i]).abs() < 1e-9);
             }
         }
+    }
+
+    /// Solves the saddle-point system [W^-1 G^T; G 0] [dx; dl] = [-e; -phi] through the factored
+    /// `schur` for arbitrary e (per body) and phi (per row): S dl = phi - G W e, dx = -W (e +
+    /// G^T dl). Checks G dx = -phi; returns (e, dx, dl).
+    fn solve_saddle_point(schur: &mut Schur, rows: &[Row], nb: usize) -> (Vec<Gen>, Vec<Gen>, Vec<f64>) {
+        let nc = rows.len();
+        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
+        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
+        let mut we = vec![[0.0; 6]; nb];
+        for b in 0..nb {
+            schur.apply_w(b, &e[b], &mut we[b]);
+        }
+        let mut gwe = vec![0.0; nc];
+        schur.g_times(rows, &we, &mut gwe);
+        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
+        assert!(schur.solve(&mut dl));
+        let mut wgtdl = vec![[0.0; 6]; nb];
+        schur.w_gt(&dl, &mut wgtdl);
+        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
+        let mut gdx = vec![0.0; nc];
+        schur.g_times(rows, &dx, &mut gdx);
+        for k in 0..nc {
+            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
+        }
+        (e, dx, dl)
     }
 
     /// With a body attached off a beam node, [`Schur::with_offset_masses`] solves the
@@ -396,25 +403,9 @@ mod tests {
         m.constraint_jacobian(0.0, &state, &state.bodies, &mut ce);
         let mut schur = Schur::with_offset_masses(&m);
         schur.factor(&ce.rows, &state.bodies).unwrap();
-        let (nb, nc) = (m.n_bodies(), m.n_constraints());
-        let e: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| ((b * 6 + i) as f64 * 0.7).sin())).collect();
-        let phi: Vec<f64> = (0..nc).map(|k| (k as f64 * 1.3).cos()).collect();
-        let mut we = vec![[0.0; 6]; nb];
-        for b in 0..nb {
-            schur.apply_w(b, &e[b], &mut we[b]);
-        }
-        let mut gwe = vec![0.0; nc];
-        schur.g_times(&ce.rows, &we, &mut gwe);
-        let mut dl: Vec<f64> = phi.iter().zip(&gwe).map(|(p, g)| p - g).collect();
-        assert!(schur.solve(&mut dl));
-        let mut wgtdl = vec![[0.0; 6]; nb];
-        schur.w_gt(&dl, &mut wgtdl);
-        let dx: Vec<Gen> = (0..nb).map(|b| std::array::from_fn(|i| -(we[b][i] + wgtdl[b][i]))).collect();
-        let mut gdx = vec![0.0; nc];
-        schur.g_times(&ce.rows, &dx, &mut gdx);
-        for k in 0..nc {
-            assert!((gdx[k] + phi[k]).abs() < 1e-9, "row {k}");
-        }
+        let nb = m.n_bodies();
+        let (e, dx, dl) = solve_saddle_point(&mut schur, &ce.rows, nb);
+        // Check: W^-1 dx + G^T dl = -e (G dx = -phi is checked by the solve).
         let mut gtdl = vec![[0.0; 6]; nb];
         super::super::add_rows_transpose(&m.constraints, &ce.rows, &dl, &mut gtdl);
         let mut coupled = 0;
