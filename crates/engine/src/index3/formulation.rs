@@ -339,7 +339,7 @@ mod tests {
     /// The planar and the Schur paths change the implicit methods' results by round-off
     /// only: positions within 1e-10 m and velocities within 1e-9 m/s of the whole-matrix LU
     /// after 2000 steps, accelerations and multipliers within 1e-6 relative (they carry the
-    /// round-off of the multi-step and multi-stage methods: up to 1.4e-7 on either path). With
+    /// round-off of the multi-step and multi-stage methods: up to 3.2e-8 on either path). With
     /// rho_inf = 0 as well: the predictors of LMS2 and LMS3 carried round-off out of the plane
     /// into a growing rotation when the planar path left the out-of-plane accelerations
     /// uncorrected (LMS2 diverged at 0.17 s); the angular velocities stay in the plane.
@@ -378,12 +378,6 @@ mod tests {
             }
         }
     }
-}
-
-#[cfg(test)]
-mod planar_catalog {
-    use super::*;
-    use crate::formulation::{Formulation, Meter, StepCounters};
 
     /// Every catalog model of the index-3 formulation that takes the planar Newton iteration
     /// under an implicit method runs as on the spatial path, to round-off: bodies within 1e-9
