@@ -84,7 +84,8 @@ impl Slave {
         // the parameter's checks).
         let limit = |vr: Option<u32>| vr.map_or(u64::MAX, |vr| self.values[vr as usize] as u64);
         let budget = Budget { steps: limit(self.max_steps_vr), work: limit(self.max_work_vr) };
-        let sim = self.sim.as_ref().expect("built at exit of initialization");
+        let sim = self.sim.as_mut().expect("built at exit of initialization");
+        sim.begin_communication_step();
         let floor_before = sim.floor_count();
         let meter = sim.meter(budget);
         Ok(Some(StepInProgress { t, target, meter, plan: Plan::Pending, floor_before }))

@@ -315,6 +315,10 @@ pub trait Formulation: Send {
     /// state is unchanged.
     fn step_to(&mut self, target: f64) -> Result<StepStats, StepError>;
 
+    /// A communication step begins: forget what only the steps of the last one may reuse
+    /// (a kept iteration matrix). A no-op where nothing is kept.
+    fn begin_communication_step(&mut self) {}
+
     /// Moves the current point along its tangent to `target` without solving: a step much
     /// shorter than [`Formulation::step_size`] (e.g. the 2e-14 s a master's time arithmetic
     /// leaves at the end of an interval), where the index-3 equations would determine

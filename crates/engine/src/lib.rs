@@ -244,6 +244,7 @@ impl Simulation {
     /// As [`Simulation::advance_within`], charging `meter` (which may have been charged by
     /// earlier internal steps of the same communication step): what was spent stays on it.
     pub fn advance_metered(&mut self, t_end: f64, meter: &mut Meter) -> Result<Progress, StepError> {
+        self.begin_communication_step();
         self.before_advance(t_end);
         let start = self.time();
         let result = self.formulation.advance_to(t_end, &mut self.counters, meter);
@@ -348,6 +349,12 @@ impl Simulation {
             return Ok(None);
         }
         SubSteps::new(self.time(), t_end, self.formulation.step_size(), budget).map(Some)
+    }
+
+    /// A communication step taken one internal step at a time ([`Simulation::step_to`])
+    /// begins: the formulation starts it as [`Simulation::advance_metered`] does.
+    pub fn begin_communication_step(&mut self) {
+        self.formulation.begin_communication_step();
     }
 
     /// One internal step to `target`, a target of [`Simulation::sub_steps`]: exactly the step

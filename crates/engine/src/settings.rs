@@ -73,6 +73,9 @@ pub struct Index3Settings {
     /// How the implicit methods enforce the joints. Invariant: `index3` with the half-implicit
     /// method ([`ConstraintForm::refusal`]).
     pub constraint_form: ConstraintForm,
+    /// The implicit methods keep their iteration matrix within a communication step
+    /// (`SolverDefaults::keep_iteration_matrix`).
+    pub keep_iteration_matrix: bool,
 }
 
 impl Index3Settings {
@@ -88,6 +91,7 @@ impl Index3Settings {
             newton: newton(s),
             rho_inf: s.rho_inf,
             constraint_form: s.constraint_form,
+            keep_iteration_matrix: s.keep_iteration_matrix,
         })
     }
 }

@@ -34,6 +34,7 @@ mod hydraulics;
 mod hydraulics_index3;
 mod integrators_linear;
 mod integrators_order_reduction;
+mod kept_matrix;
 mod newton_floor;
 mod node_mass;
 mod output_plan;

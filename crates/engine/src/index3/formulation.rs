@@ -105,8 +105,9 @@ impl Index3Formulation {
                 } else {
                     dae.use_planar_kernels(&state);
                 }
-                let integrator =
+                let mut integrator =
                     Box::new(Integrator::new(&*dae, method, settings.rho_inf, state).map_err(BuildError::Solver)?);
+                integrator.keep_matrix(settings.keep_iteration_matrix);
                 let saved = Saved::Implicit { integrator: Box::new(integrator.new_checkpoint()), inputs };
                 (Stepper::Implicit(integrator), saved)
             }
@@ -168,6 +169,15 @@ impl Formulation for Index3Formulation {
                 Ok(stats)
             }
             Stepper::Implicit(i) => i.step_to(&mut *self.dae, target, &self.settings.newton),
+        }
+    }
+
+    /// What the system holds may come from another trajectory (a restored state, a
+    /// rolled-back step), and a run continued from a snapshot must factor where the original
+    /// run did: each communication step starts with a fresh iteration matrix.
+    fn begin_communication_step(&mut self) {
+        if let Stepper::Implicit(i) = &mut self.stepper {
+            i.forget_matrix();
         }
     }
 

@@ -214,6 +214,19 @@ impl<S: DaeSystem> Integrator<S> {
         Ok(it)
     }
 
+    /// Lets every solve start from the system's last iteration matrix where its b0 is the
+    /// same ([`NewtonStats::keep`]); off, every solve factors its own.
+    pub fn keep_matrix(&mut self, on: bool) {
+        self.newton.keep = on;
+        self.newton.kept = None;
+    }
+
+    /// The next solve factors its iteration matrix afresh (a new communication step, a
+    /// restored state: what the system holds belongs to another trajectory).
+    pub fn forget_matrix(&mut self) {
+        self.newton.kept = None;
+    }
+
     pub fn method(&self) -> Method {
         self.method
     }
@@ -267,6 +280,7 @@ impl<S: DaeSystem> Integrator<S> {
     /// Returns to a checkpoint [`Integrator::save`]d from this integrator, as
     /// [`Integrator::restore`] of the same state and history would.
     pub fn load(&mut self, c: &Checkpoint<S::State>) {
+        self.forget_matrix();
         self.current.clone_from(&c.current);
         for (slot, s) in self.pool.iter_mut().zip(&c.pool[..c.n_prev]) {
             slot.clone_from(s);
@@ -300,6 +314,7 @@ impl<S: DaeSystem> Integrator<S> {
         self.steps[..self.n_prev].copy_from_slice(&h.steps);
         self.aux.copy_from_slice(&h.aux);
         self.current = state;
+        self.forget_matrix();
         Ok(())
     }
 

@@ -26,11 +26,25 @@ pub struct NewtonStats {
     pub iterations: u32,
     /// Solves accepted at the round-off floor (cumulative).
     pub floor: FloorReport,
+    /// A solve may start from the iteration matrix the system holds when that was factored
+    /// with (nearly) the same b0 ([`Self::kept`]).
+    pub keep: bool,
+    /// The b0 of the matrix the system holds, while it may serve the next solve.
+    pub kept: Option<f64>,
+    /// The predicted y' and lambda, to start again with a fresh matrix when a kept one fails.
+    start_yp: Vec<f64>,
+    start_lambda: Vec<f64>,
 }
+
+/// Relative difference of b0 below which a kept iteration matrix serves (the equal sub-steps
+/// of a communication step differ by round-off).
+const SAME_B0: f64 = 1e-8;
 
 /// Solves r(y_hat + b0 y', y', lambda, t) = 0 for y' and lambda ([Zhang2022, eq. 8]), starting
 /// from the predicted y' and lambda; on success `y` = y_hat + b0 y'. The iteration matrix is
-/// factored at the predictor and again only when convergence is slow (modified Newton).
+/// factored at the predictor, or kept from the last solve ([`NewtonStats::keep`]), and
+/// factored again only when convergence is slow (modified Newton). A solve that fails with a
+/// kept matrix starts over from the predictor with a fresh one.
 #[allow(clippy::too_many_arguments)]
 pub fn correct<S: DaeSystem>(
     sys: &mut S,
@@ -44,6 +58,48 @@ pub fn correct<S: DaeSystem>(
     settings: &NewtonSettings,
     ws: &mut NewtonStats,
 ) -> Result<u32, StepError> {
+    let kept = ws.keep && ws.kept.is_some_and(|k| (k / b0 - 1.0).abs() <= SAME_B0);
+    ws.kept = None;
+    if !kept {
+        let result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true);
+        if ws.keep && result.is_ok() {
+            ws.kept = Some(b0);
+        }
+        return result;
+    }
+    ws.start_yp.clear();
+    ws.start_yp.extend_from_slice(yp);
+    ws.start_lambda.clear();
+    ws.start_lambda.extend_from_slice(lambda);
+    let result = match solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, false) {
+        Ok(n) => Ok(n),
+        Err(_) => {
+            yp.copy_from_slice(&ws.start_yp);
+            lambda.copy_from_slice(&ws.start_lambda);
+            solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true)
+        }
+    };
+    if result.is_ok() {
+        ws.kept = Some(b0);
+    }
+    result
+}
+
+/// [`correct`] with a fresh factorization (`factor`) or the one the system holds.
+#[allow(clippy::too_many_arguments)]
+fn solve_from<S: DaeSystem>(
+    sys: &mut S,
+    base: &S::State,
+    t: f64,
+    b0: f64,
+    y_hat: &[f64],
+    y: &mut [f64],
+    yp: &mut [f64],
+    lambda: &mut [f64],
+    settings: &NewtonSettings,
+    ws: &mut NewtonStats,
+    factor: bool,
+) -> Result<u32, StepError> {
     let (nd, na) = (sys.n_diff(), sys.n_alg());
     ws.r.resize(nd + na, 0.0);
     ws.dyp.resize(nd, 0.0);
@@ -52,8 +108,10 @@ pub fn correct<S: DaeSystem>(
     for i in 0..nd {
         y[i] = y_hat[i] + b0 * yp[i];
     }
-    sys.factor(base, t, b0, y, yp, lambda)?;
-    let mut fresh = true;
+    if factor {
+        sys.factor(base, t, b0, y, yp, lambda)?;
+    }
+    let mut fresh = factor;
     let mut previous = f64::INFINITY;
     let mut norm = f64::INFINITY;
     let mut test = Convergence::new(settings.tolerance);

@@ -617,6 +617,15 @@ pub struct SolverDefaults {
     /// position constraints) or `ggl` (positions and velocities, stabilized index 2).
     #[serde(default, skip_serializing_if = "is_default_constraint_form")]
     pub constraint_form: ConstraintForm,
+    /// Index-3 implicit methods: keep the Newton iteration matrix from one solve to the next
+    /// within a communication step (every stage and internal step with the same b0),
+    /// refactoring it only where the iteration converges slowly (modified Newton, Hairer and
+    /// Wanner 1996, Sect. IV.8). Fewer factorizations for more iterations: it pays where the
+    /// factorization dominates (beam models); results differ from the default within the
+    /// Newton tolerance. Each communication step starts with a fresh matrix, so that a restored
+    /// FMU state continues exactly as the run it was taken from.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_iteration_matrix: bool,
 }
 
 /// Default Atol = Rtol of the variable-step methods (Negrut et al. runs with Atol = Rtol).
@@ -652,6 +661,7 @@ impl Default for SolverDefaults {
             pressure_tolerance: default_pressure_tolerance(),
             tangent: Tangent::default(),
             constraint_form: ConstraintForm::default(),
+            keep_iteration_matrix: false,
         }
     }
 }
