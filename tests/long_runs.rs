@@ -3,7 +3,8 @@
 //! DefaultExperiment's communication step, without a Discard; its default method and a
 //! representative of every other method family of its formulation.
 //!
-//! - Default method: every model, 10 x the DefaultExperiment span (3 x for the beam models),
+//! - Default method: every model, 10 x the DefaultExperiment span (3 x, at most 40 s, for the
+//!   beam models),
 //!   extended to 120 s unless the model is one of [`EXPENSIVE`] (measured on the 2-core CI
 //!   machine kind:
 //!   AndrewsSqueezer steps at 10 us, 120 s would be 1.2e7 steps; AndrewsSqueezerStateSpace
@@ -13,7 +14,7 @@
 //!   a family share their Newton loop and stopping test and differ in coefficients):
 //!   index-3 `bdf1`, `lms3` (LMS2-4), `ss3` (SS2-4), `bathe`, `msstc3` (MSSTC3-5), `mssth3`
 //!   (MSSTH3-5), `esdirk324L2SA` (the three ESDIRKs), on every index-3 model but NLinkChain32
-//!   (the beam models for one DefaultExperiment each)
+//!   (the beam models for one DefaultExperiment each, at most 8 s)
 //!   (NLinkChain4 is the same chain with 4 links; the 32-link one costs ~60 s for these
 //!   seven); state space `sdirk4` and `trapezoidalConstantStep` besides the default
 //!   `trapezoidalVariableStep`; semirecursive `penalty` besides the default `doubleStep`.
@@ -29,11 +30,11 @@
 //!   needs more than its 20 iterations at t = 0.27 s); AndrewsSqueezerStateSpace's `sdirk4`
 //!   (~15 s). These fail in the same way with the plain convergence test.
 //!
-//! Before the Newton test learned the round-off floor, FourLink (every index-3 method) was discarded between 13 and 28 s with a
-//! correction stagnating just above its tolerance (the round-off floor). Runtime: about a
-//! minute on two cores (2 min of CPU; four test functions in parallel) before
-//! FlexibleFourBar's step became 5e-4 s, which adds about 5 min of CPU (its DefaultExperiment
-//! takes 19-55 s of CPU per method instead of 3-8 s), most of it in the method families.
+//! Before the Newton test learned the round-off floor, FourLink (every index-3 method) was
+//! discarded between 13 and 28 s with a correction stagnating just above its tolerance (the
+//! round-off floor). Runtime: about a minute on two cores (2 min of CPU; four test functions
+//! in parallel); the spans of the beam models are capped because FlexibleFourBar's 5e-4 s step
+//! costs 19-55 s of CPU per DefaultExperiment and method.
 
 use crate::common_fmu;
 
@@ -56,6 +57,13 @@ const EXPENSIVE: &[&str] = &[
     "HydraulicFlexibleBeam",
     "PatuLiftBoomFlexible",
 ];
+
+/// The longest run of a beam model with its default method, in seconds of simulated time.
+const BEAM_SPAN: f64 = 40.0;
+
+/// The longest run of a beam model with another method family: long enough for the family's
+/// Newton loop to meet every phase of the motion, not the whole experiment.
+const BEAM_FAMILY_SPAN: f64 = 8.0;
 
 /// Runs FMI 2 from the start for `span` seconds at the DefaultExperiment step with the given
 /// enumeration settings; the time reached and the log on a non-OK status.
@@ -86,6 +94,12 @@ fn span_of(model: &Model) -> f64 {
     10.0 * (stop - start)
 }
 
+/// `span` rounded to a whole number of the DefaultExperiment's steps.
+fn whole_steps(span: f64, model: &Model) -> f64 {
+    let (_, _, h) = experiment(model);
+    (span / h).round() * h
+}
+
 /// A model, the enumeration parameters to set, and the span to run.
 type Case = (&'static CatalogEntry, Vec<(&'static str, i32)>, f64);
 
@@ -109,9 +123,10 @@ fn every_model_runs_ten_default_experiments_and_120_s_where_cheap_with_its_defau
             let model = model(entry);
             let span = span_of(&model);
             let span = if !model.description.beams.is_empty() {
-                // Three DefaultExperiments of each beam model (ten of PatuLiftBoomFlexible's
-                // took a minute of CPU, FlexibleFourBar's three minutes at its 5e-4 s step).
-                0.3 * span
+                // Three DefaultExperiments of each beam model, at most [`BEAM_SPAN`] seconds
+                // (ten of PatuLiftBoomFlexible's took a minute of CPU, FlexibleFourBar's
+                // three minutes at its 5e-4 s step).
+                whole_steps((0.3 * span).min(BEAM_SPAN), &model)
             } else if EXPENSIVE.contains(&entry.name) {
                 span
             } else {
@@ -132,9 +147,13 @@ fn every_index3_method_family_runs_ten_default_experiments() {
         if model.description.solver.formulation != Formulation::Index3 || entry.name == "NLinkChain32" {
             continue;
         }
-        // Beam models: one DefaultExperiment per family (FlexibleFourBar's is 33 s of
-        // simulated time; ten of them for seven families would take minutes).
-        let span = if model.description.beams.is_empty() { span_of(&model) } else { span_of(&model) / 10.0 };
+        // Beam models: one DefaultExperiment per family, at most [`BEAM_FAMILY_SPAN`] seconds
+        // (FlexibleFourBar's is 33 s of simulated time, 19-55 s of CPU per family).
+        let span = if model.description.beams.is_empty() {
+            span_of(&model)
+        } else {
+            whole_steps((span_of(&model) / 10.0).min(BEAM_FAMILY_SPAN), &model)
+        };
         for family in families {
             cases.push((entry, vec![("solver.method", code_of(&model, family))], span));
         }
