@@ -30,6 +30,7 @@ mod ode_partials;
 mod output_rates;
 mod outputs;
 mod planar;
+pub mod spherical;
 mod step;
 mod tangent;
 pub mod tree;

@@ -232,6 +232,7 @@ impl Semirecursive {
         } else {
             self.w.positions(&self.tree);
         }
+        self.tree.gimbal_check(t, &self.w.z)?;
         // Eq. (13), and eq. (15) with z''^i = 0: the accelerations z''_0.
         self.dependent_rates();
         // The inputs as the host set them now (a cylinder fed by inputs takes them as given).
