@@ -176,15 +176,8 @@ impl Tree {
         if self.planar {
             return self.generalized_residual_planar(kin, loads, acc, out);
         }
-        for (t, b) in self.bodies.iter().enumerate() {
-            let k = &kin[t];
-            let w = k.omega();
-            let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
-            // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
-            let rt = k.rot.transpose();
-            let (jw, jwd) = (k.rot * (b.inertia * (rt * w)), k.rot * (b.inertia * (rt * wd)));
-            let mg = k.com_acceleration() * b.mass;
-            acc[t] = six(mg, k.r.cross(&mg) + jwd + w.cross(&jw)) - loads[t];
+        for (t, a) in acc.iter_mut().enumerate().take(self.bodies.len()) {
+            *a = self.body_residual(t, kin, loads);
         }
         for t in (0..self.bodies.len()).rev() {
             if let Some(p) = self.bodies[t].parent {
@@ -193,6 +186,21 @@ impl Tree {
             }
             out[t] = kin[t].b.dot(&acc[t]);
         }
+    }
+
+    /// Body `t`'s Newton-Euler residual M_bar Z' - Q_bar about the origin,
+    /// [m g'' - f; g x m g'' + J w' + w x J w - n_O] ([Jaiswal2021, eqs. 8-10]), for the
+    /// velocities and accelerations in `kin` and the applied wrenches `loads`.
+    #[inline]
+    pub fn body_residual(&self, t: usize, kin: &[BodyKin], loads: &[Vector6<f64>]) -> Vector6<f64> {
+        let (b, k) = (&self.bodies[t], &kin[t]);
+        let w = k.omega();
+        let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
+        // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
+        let rt = k.rot.transpose();
+        let (jw, jwd) = (k.rot * (b.inertia * (rt * w)), k.rot * (b.inertia * (rt * wd)));
+        let mg = k.com_acceleration() * b.mass;
+        six(mg, k.r.cross(&mg) + jwd + w.cross(&jw)) - loads[t]
     }
 
     /// M' = R^T M_bar R (eqs. 9, 11, 12), row-major N x N; `acc` is scratch for the
@@ -265,7 +273,7 @@ pub struct Inertia {
 impl Inertia {
     /// A body of mass `m`, centre of mass `g` and global inertia `j` about it; the
     /// rotational part about the origin is j - m g~ g~ = j + m (|g|^2 I - g g^T).
-    fn of_body(m: f64, g: &Vector3<f64>, j: &Matrix3<f64>) -> Inertia {
+    pub(super) fn of_body(m: f64, g: &Vector3<f64>, j: &Matrix3<f64>) -> Inertia {
         let rotational = j + (Matrix3::identity() * g.norm_squared() - g * g.transpose()) * m;
         Inertia { mass: m, moment: g * m, rotational }
     }
@@ -274,6 +282,17 @@ impl Inertia {
         self.mass += other.mass;
         self.moment += other.moment;
         self.rotational += other.rotational;
+    }
+
+    /// The 6 x 6 matrix [m I, -m g~; m g~, J_O] (eq. 9).
+    pub(super) fn matrix(&self) -> nalgebra::Matrix6<f64> {
+        let mut out = nalgebra::Matrix6::zeros();
+        let mg = crate::rotation::skew(&self.moment);
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Matrix3::identity() * self.mass));
+        out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-mg));
+        out.fixed_view_mut::<3, 3>(3, 0).copy_from(&mg);
+        out.fixed_view_mut::<3, 3>(3, 3).copy_from(&self.rotational);
+        out
     }
 
     /// M_bar [s; w] = [m s - m g x w; m g x s + J_O w].

@@ -16,6 +16,7 @@
 //! planar translational, spherical and distance cut joints, the description's force elements
 //! and any hydraulic circuit; models without bodies are pure hydraulic systems.
 
+pub mod articulated;
 mod assembly;
 pub mod cuts;
 pub mod dynamics;
@@ -30,6 +31,7 @@ mod ode_partials;
 mod output_rates;
 mod outputs;
 mod planar;
+pub mod spherical;
 mod step;
 mod tangent;
 pub mod tree;
@@ -114,6 +116,8 @@ struct Work {
     /// Per body, the change of Z' of a change of z'' ([`Tree::add_accelerations`]).
     deltas: Vec<Vector6<f64>>,
     inertias: Vec<dynamics::Inertia>,
+    /// Scratch of the articulated-body recursion ([`articulated`]).
+    articulated: articulated::Articulated,
     rows: Vec<RowEval>,
     phi: Vec<f64>,
     /// Phi_z, m x N row-major.
@@ -251,6 +255,7 @@ impl Semirecursive {
             sums: vec![Vector6::zeros(); n],
             deltas: vec![Vector6::zeros(); n],
             inertias: vec![dynamics::Inertia::default(); n],
+            articulated: articulated::Articulated::new(n),
             rows: vec![RowEval::default(); m],
             phi: vec![0.0; m],
             phiz: vec![0.0; m * n],

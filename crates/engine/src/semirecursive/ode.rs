@@ -232,6 +232,7 @@ impl Semirecursive {
         } else {
             self.w.positions(&self.tree);
         }
+        self.tree.gimbal_check(t, &self.w.z)?;
         // Eq. (13), and eq. (15) with z''^i = 0: the accelerations z''_0.
         self.dependent_rates();
         // The inputs as the host set them now (a cylinder fed by inputs takes them as given).
@@ -298,6 +299,23 @@ impl Semirecursive {
         let w = &mut self.w;
         let ode = &mut self.ode;
         let m = w.dep.len();
+        if self.tree.articulated_applies() {
+            // An open tree without a circuit: z'' by the O(N) recursion (`articulated.rs`);
+            // R_z is the identity and no partial reads M'' (they belong to circuits).
+            self.tree
+                .articulated_accelerations(&w.kin, &w.wrenches, &mut w.articulated, &mut w.tmp_n)
+                .map_err(|j| StepError::Singular {
+                    time: t,
+                    detail: format!(
+                        "the articulated inertia of body '{}' along its joint axis is not positive (a singular configuration)",
+                        self.tree.bodies[j].name
+                    ),
+                })?;
+            for (k, &j) in w.ind.iter().enumerate() {
+                ode.rhs[k] = w.tmp_n[j];
+            }
+            return Ok(());
+        }
         for (k, &j) in w.ind.iter().enumerate() {
             for &i in &w.ind {
                 ode.rz[i * f + k] = f64::from(u8::from(i == j));

@@ -276,6 +276,7 @@ impl Semirecursive {
         }
         // Only the power: the wrenches are formed afresh by every residual.
         let power = self.applied(s.t, false)?;
+        self.tree.gimbal_check(s.t, &self.w.z)?;
         // The last fallible part: the state is committed only after it.
         let repartitioned = self.review_partition(s.t)?;
         // Work: trapezoidal rule on the power of the non-conservative forces.

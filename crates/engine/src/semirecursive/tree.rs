@@ -4,6 +4,7 @@
 //! other joint closes a loop and becomes constraint equations Phi(z) = 0.
 
 use super::cuts::{Cut, CutKind};
+use super::spherical;
 use crate::hydraulics::{Attachment, Circuit};
 use crate::layout::{JointLayout, Layout};
 use mbfmu_model::format::{Description, JointKind};
@@ -54,6 +55,9 @@ pub struct TreeBody {
     pub planar: Option<PlanarJoint>,
     /// Tree bodies on the path from the root to this body, this one included.
     pub path: Vec<usize>,
+    /// Which of the three rotations of a spherical tree joint this coordinate is (0, 1, 2:
+    /// [`super::spherical`]); None for a revolute or translational joint.
+    pub spherical: Option<u8>,
 }
 
 /// A joint whose relative motion stays in the global x-y plane: the relative rotation is
@@ -197,52 +201,98 @@ impl Tree {
         let mut placed = vec![false; nb];
         let mut tree_joint = vec![false; d.joints.len()];
         let mut frontier: Vec<Option<usize>> = vec![None];
-        while let Some(current) = frontier.pop() {
-            for (ji, j) in d.joints.iter().enumerate() {
-                if j.cut || tree_joint[ji] || !matches!(j.kind, JointKind::Revolute | JointKind::Translational) {
-                    continue;
+        let mut spherical_via = vec![false; nb];
+        loop {
+            while let Some(current) = frontier.pop() {
+                for (ji, j) in d.joints.iter().enumerate() {
+                    if j.cut || tree_joint[ji] || !matches!(j.kind, JointKind::Revolute | JointKind::Translational) {
+                        continue;
+                    }
+                    let [b1, b2] = layout.joints[ji].bodies;
+                    let other = if b1 == current {
+                        b2
+                    } else if b2 == current {
+                        b1
+                    } else {
+                        continue;
+                    };
+                    let Some(o) = other else { continue };
+                    if placed[o] {
+                        continue;
+                    }
+                    placed[o] = true;
+                    via[o] = Some(ji);
+                    tree_joint[ji] = true;
+                    order.push(o);
+                    frontier.insert(0, Some(o));
                 }
-                let [b1, b2] = layout.joints[ji].bodies;
-                let other = if b1 == current {
-                    b2
-                } else if b2 == current {
-                    b1
-                } else {
-                    continue;
-                };
-                let Some(o) = other else { continue };
-                if placed[o] {
-                    continue;
+            }
+            // Revolute and translational joints first (the tree of the models without spherical
+            // tree joints is unchanged); then a spherical joint that reaches a new body, in a
+            // spatial mechanism, and again the revolute and translational joints from there.
+            match spherical::next_tree_joint(d, &layout, &placed, &tree_joint) {
+                Some((ji, o)) if plane.is_none() => {
+                    placed[o] = true;
+                    via[o] = Some(ji);
+                    tree_joint[ji] = true;
+                    spherical_via[o] = true;
+                    order.push(o);
+                    frontier.push(Some(o));
                 }
-                placed[o] = true;
-                via[o] = Some(ji);
-                tree_joint[ji] = true;
-                order.push(o);
-                frontier.insert(0, Some(o));
+                _ => break,
             }
         }
         if let Some(b) = (0..nb).find(|&b| !placed[b]) {
-            return Err(CompileError(format!(
-                "body '{}' is not connected to ground by a chain of revolute or translational joints (the open tree of Jaiswal et al. 2021, Sect. 2.1)",
-                d.bodies[b].name
-            )));
+            return Err(spherical::unreached(d, &layout, b, plane.is_some()));
         }
         let mut tree_index = vec![0; nb];
-        for (t, &b) in order.iter().enumerate() {
-            tree_index[b] = t;
+        let mut count = 0;
+        for &b in &order {
+            count += if spherical_via[b] { 3 } else { 1 };
+            tree_index[b] = count - 1;
         }
         let tbody = |b: Option<usize>| b.map(|b| tree_index[b]);
         let local_point = |b: Option<usize>, p: &Vector3<f64>| layout.local_point(b, p);
         let local_dir = |b: Option<usize>, a: &Vector3<f64>| layout.local_dir(b, a);
 
-        let mut bodies: Vec<TreeBody> = Vec::with_capacity(nb);
+        let mut bodies: Vec<TreeBody> = Vec::with_capacity(count);
         let mut roles = vec![JointRole::Tree { body: 0 }; d.joints.len()];
-        for (t, &b) in order.iter().enumerate() {
+        let mut initial_pose = Vec::with_capacity(count);
+        let mut initial_velocity = Vec::with_capacity(count);
+        for &b in &order {
             let ji = via[b].expect("placed bodies have a joint");
             let j = &d.joints[ji];
             if j.friction.is_some() {
                 return Err(CompileError(format!("joint '{}': joint friction is not supported", j.name)));
             }
+            let t = tree_index[b];
+            if spherical_via[b] {
+                let parent = if layout.joints[ji].bodies[1] == Some(b) {
+                    layout.joints[ji].bodies[0]
+                } else {
+                    layout.joints[ji].bodies[1]
+                };
+                let joint = spherical::Joint {
+                    joint: ji,
+                    parent: tbody(parent),
+                    point: layout.joints[ji].point,
+                    parent_pose: parent.map_or((Vector3::zeros(), Matrix3::identity()), |q| pose[q]),
+                    parent_omega: parent.map_or(Vector3::zeros(), |q| velocity[q].1),
+                    child_pose: pose[b],
+                    child_velocity: velocity[b],
+                };
+                let src = &d.bodies[b];
+                let inertia = Matrix3::from_fn(|r, c| src.inertia.matrix()[r][c]);
+                for (body, p, v) in joint.bodies(&src.name, src.mass, inertia, &layout.gravity, &bodies, t - 2) {
+                    bodies.push(body);
+                    initial_pose.push(p);
+                    initial_velocity.push(v);
+                }
+                roles[ji] = JointRole::Tree { body: t };
+                continue;
+            }
+            initial_pose.push(pose[b]);
+            initial_velocity.push(velocity[b]);
             let JointLayout { bodies: [b1, b2], point: p, axis, .. } = layout.joints[ji];
             let (parent, sign) = if b2 == Some(b) { (b1, 1.0) } else { (b2, -1.0) };
             let parent_rot = parent.map_or(Matrix3::identity(), |q| pose[q].1);
@@ -269,6 +319,7 @@ impl Tree {
                 z0: j.initial_coordinate,
                 planar: PlanarJoint::of(&relative0, &axis_parent, j.kind == JointKind::Translational),
                 path,
+                spherical: None,
             });
             roles[ji] = JointRole::Tree { body: t };
         }
@@ -375,15 +426,13 @@ impl Tree {
                 columns
             })
             .collect();
-        let mut subtree = vec![Vec::new(); nb];
+        let mut subtree = vec![Vec::new(); count];
         for (k, b) in bodies.iter().enumerate() {
             for &j in &b.path {
                 subtree[j].push(k);
             }
         }
         let planar = bodies.iter().all(|b| b.planar.is_some());
-        let initial_pose = order.iter().map(|&b| pose[b]).collect();
-        let initial_velocity = order.iter().map(|&b| velocity[b]).collect();
         Ok(Tree {
             name: d.name.clone(),
             bodies,

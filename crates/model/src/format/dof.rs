@@ -38,7 +38,8 @@ impl Description {
     }
 
     /// Rows of the cut-joint constraints Phi(z) = 0 of the semirecursive formulations (Jaiswal
-    /// et al. 2021 Sect. 2.2): every body has one tree joint (revolute or translational); the
+    /// et al. 2021 Sect. 2.2): every body has one tree joint (revolute or translational, in space
+    /// also spherical: [`Description::semirecursive_spherical_tree_joints`]); the
     /// other joints are cut: in a plane a revolute or translational cut has 2 rows, in space a
     /// spherical one 3, a distance joint 1. Mirrors `engine::semirecursive::tree` (a test
     /// checks the counts against every compiled catalog model).
@@ -48,6 +49,7 @@ impl Description {
         let tree_candidates = self.joints.iter().filter(|j| !j.cut && sliding_or_turning(j.kind)).count();
         let flagged = self.joints.iter().filter(|j| j.cut && sliding_or_turning(j.kind)).count();
         let cut_pairs = flagged + tree_candidates.saturating_sub(self.bodies.len());
+        let spherical_tree = if planar { 0 } else { self.semirecursive_spherical_tree_joints() };
         let others: usize = self
             .joints
             .iter()
@@ -56,7 +58,8 @@ impl Description {
                 JointKind::Distance => 1,
                 _ => 0,
             })
-            .sum();
+            .sum::<usize>()
+            - 3 * spherical_tree;
         if planar {
             2 * cut_pairs + others
         } else {
@@ -65,9 +68,43 @@ impl Description {
     }
 
     /// Degrees of freedom of the semirecursive formulations: relative coordinates (one per
-    /// body) minus cut rows (negative: over-constrained).
+    /// body, three for a body on a spherical tree joint) minus cut rows (negative:
+    /// over-constrained).
     pub fn semirecursive_degrees_of_freedom(&self) -> isize {
-        self.bodies.len() as isize - self.semirecursive_cut_rows() as isize
+        let spherical_tree = if self.plane.is_some() { 0 } else { self.semirecursive_spherical_tree_joints() };
+        (self.bodies.len() + 2 * spherical_tree) as isize - self.semirecursive_cut_rows() as isize
+    }
+
+    /// Spherical joints the semirecursive spanning tree of a spatial mechanism takes as tree
+    /// joints: those not marked `cut` that join the parts the revolute and translational tree
+    /// joints leave apart (the tree prefers those; a spanning forest's count, so the order
+    /// does not matter). Mirrors `engine::semirecursive::tree`.
+    pub fn semirecursive_spherical_tree_joints(&self) -> usize {
+        // Union-find over ground (index 0) and the bodies.
+        let mut parent: Vec<usize> = (0..=self.bodies.len()).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let node = |name: &str| self.bodies.iter().position(|b| b.name == name).map_or(0, |i| i + 1);
+        let join = |parent: &mut Vec<usize>, a: &str, b: &str| {
+            let (ra, rb) = (root(parent, node(a)), root(parent, node(b)));
+            parent[ra] = rb;
+            ra != rb
+        };
+        for j in
+            self.joints.iter().filter(|j| !j.cut && matches!(j.kind, JointKind::Revolute | JointKind::Translational))
+        {
+            join(&mut parent, &j.body1, &j.body2);
+        }
+        self.joints
+            .iter()
+            .filter(|j| !j.cut && j.kind == JointKind::Spherical)
+            .filter(|j| join(&mut parent, &j.body1, &j.body2))
+            .count()
     }
 
     /// The method must belong to the formulation; the state-space formulation needs a
