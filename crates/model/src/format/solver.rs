@@ -619,8 +619,8 @@ pub struct SolverDefaults {
     pub constraint_form: ConstraintForm,
     /// Index-3 implicit methods: keep the Newton iteration matrix from one solve to the next
     /// within a communication step (every stage and internal step with the same b0),
-    /// refactoring it only where the iteration converges slowly (modified Newton, Hairer and
-    /// Wanner 1996, Sect. IV.8). Fewer factorizations for more iterations: it pays where the
+    /// refactoring it only where the iteration converges slowly (modified Newton,
+    /// [HairerWanner1996, Sect. IV.8]). Fewer factorizations for more iterations: it pays where the
     /// factorization dominates (beam models); results differ from the default within the
     /// Newton tolerance. Each communication step starts with a fresh matrix, so that a restored
     /// FMU state continues exactly as the run it was taken from.
