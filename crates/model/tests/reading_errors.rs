@@ -530,3 +530,14 @@ fn the_trapezoidal_rule_is_refused_for_index3_descriptions() {
     assert!(Formulation::Index3.methods().contains(&Method::Trapezoidal));
     format::parse(find("HydraulicFourBar").unwrap().json).unwrap();
 }
+
+/// Keeping the iteration matrix is a setting of the index-3 formulation's implicit methods:
+/// another formulation refuses it, naming the field and what it applies to.
+#[test]
+fn keep_iteration_matrix_is_refused_outside_the_index3_formulation() {
+    let e = error("HydraulicFourBar", |d| d["solver"]["keep_iteration_matrix"] = true.into());
+    assert_mentions(&e, &["solver", "keep_iteration_matrix applies to the index3 formulation", "doubleStep"]);
+    let mut d = model("PatuLiftBoomFlexible");
+    d["solver"]["keep_iteration_matrix"] = true.into();
+    format::parse(&d.to_string()).expect("index3 keeps it");
+}

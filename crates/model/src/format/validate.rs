@@ -4,7 +4,7 @@
 //! `validate_mechanism.rs`, `validate_drivers.rs`, `validate_hydraulics.rs`,
 //! `validate_interface.rs`, `beam.rs` and `dof.rs`.
 
-use super::{Description, GROUND};
+use super::{Description, Formulation, GROUND};
 use std::collections::HashSet;
 use std::fmt;
 
@@ -146,6 +146,15 @@ impl Description {
         }
         if s.max_iterations == 0 {
             return Err(invalid("solver", "max_iterations must be at least 1"));
+        }
+        if s.keep_iteration_matrix && s.formulation != Formulation::Index3 {
+            return Err(invalid(
+                "solver",
+                format!(
+                    "keep_iteration_matrix applies to the index3 formulation's implicit methods; formulation {} has no iteration matrix to keep (remove the field or set formulation to index3)",
+                    s.formulation.name()
+                ),
+            ));
         }
         if !(0.0..=1.0).contains(&s.rho_inf) {
             return Err(invalid("solver", format!("rho_inf {} must lie in [0, 1]", s.rho_inf)));
