@@ -20,7 +20,7 @@
 
 use super::forces::{ElementJacobian, Wrench};
 use super::BodyState;
-use crate::rotation::{exp, log, skew, tangent, tangent_inverse};
+use crate::rotation::{exp, skew, split_in_halves, HalfSplit};
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
 /// Strain-displacement matrix: rows (Gamma, kappa), columns (dr_a, dtheta_a, dr_b, dtheta_b).
@@ -65,12 +65,10 @@ struct Kinematics {
 
 fn kinematics(length: f64, a: &BodyState, b: &BodyState) -> Kinematics {
     let rel = a.rot.transpose() * b.rot;
-    let psi = log(&rel);
-    let half = exp(&(psi * 0.5));
+    let HalfSplit { psi, half, tangent_inverse: p, half_tangent } = split_in_halves(&rel);
     let rm = a.rot * half;
     let g = rm.transpose() * (b.r - a.r);
-    let p = tangent_inverse(&psi);
-    let q = tangent(&(psi * 0.5)) * 0.5;
+    let q = half_tangent * 0.5;
     let p_rel = p * rel.transpose();
     let gt = skew(&g);
     let inv_l = 1.0 / length;
