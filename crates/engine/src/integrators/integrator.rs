@@ -217,8 +217,8 @@ impl<S: DaeSystem> Integrator<S> {
     /// Lets every solve start from the system's last iteration matrix where its b0 is the
     /// same ([`NewtonStats::keep`]); off, every solve factors its own.
     pub fn keep_matrix(&mut self, on: bool) {
-        self.newton.keep = on;
-        self.newton.kept = None;
+        let (nd, na) = (self.unknown.yp.len(), self.unknown.lambda.len());
+        self.newton.keep_matrix(on, nd, na);
     }
 
     /// The next solve factors its iteration matrix afresh (a new communication step, a

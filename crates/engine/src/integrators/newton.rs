@@ -28,12 +28,24 @@ pub struct NewtonStats {
     pub floor: FloorReport,
     /// A solve may start from the iteration matrix the system holds when that was factored
     /// with (nearly) the same b0 ([`Self::kept`]).
-    pub keep: bool,
+    keep: bool,
     /// The b0 of the matrix the system holds, while it may serve the next solve.
     pub kept: Option<f64>,
     /// The predicted y' and lambda, to start again with a fresh matrix when a kept one fails.
     start_yp: Vec<f64>,
     start_lambda: Vec<f64>,
+}
+
+impl NewtonStats {
+    /// Lets the solves start from a kept iteration matrix ([`NewtonStats::keep`]) of a system
+    /// with `nd` differential and `na` algebraic unknowns; the vectors a fresh restart needs
+    /// are allocated here, not in a step.
+    pub fn keep_matrix(&mut self, on: bool, nd: usize, na: usize) {
+        self.keep = on;
+        self.kept = None;
+        self.start_yp = Vec::with_capacity(nd);
+        self.start_lambda = Vec::with_capacity(na);
+    }
 }
 
 /// Relative difference of b0 below which a kept iteration matrix serves (the equal sub-steps
