@@ -120,7 +120,7 @@ fn newton_failure_is_a_discard_and_the_instance_recovers() {
         let healthy = Fmu2::new(entry, "healthy2");
         healthy.init(start, stop);
         let bytes = healthy.serialize(healthy.get_state());
-        assert_eq!(healthy.do_step(start, big), OK2);
+        assert_eq!(healthy.do_step(start, big), OK2, "{}: {:?}", entry.name, healthy.lines().last());
         let expected = outputs2(&healthy, &model);
 
         let f = Fmu2::new(entry, "newton2");
