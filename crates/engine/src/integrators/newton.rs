@@ -72,26 +72,19 @@ pub fn correct<S: DaeSystem>(
 ) -> Result<u32, StepError> {
     let kept = ws.keep && ws.kept.is_some_and(|k| (k / b0 - 1.0).abs() <= SAME_B0);
     ws.kept = None;
-    if !kept {
-        let result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true);
-        if ws.keep && result.is_ok() {
-            ws.kept = Some(b0);
-        }
-        return result;
+    if kept {
+        ws.start_yp.clear();
+        ws.start_yp.extend_from_slice(yp);
+        ws.start_lambda.clear();
+        ws.start_lambda.extend_from_slice(lambda);
     }
-    ws.start_yp.clear();
-    ws.start_yp.extend_from_slice(yp);
-    ws.start_lambda.clear();
-    ws.start_lambda.extend_from_slice(lambda);
-    let result = match solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, false) {
-        Ok(n) => Ok(n),
-        Err(_) => {
-            yp.copy_from_slice(&ws.start_yp);
-            lambda.copy_from_slice(&ws.start_lambda);
-            solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true)
-        }
-    };
-    if result.is_ok() {
+    let mut result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, !kept);
+    if kept && result.is_err() {
+        yp.copy_from_slice(&ws.start_yp);
+        lambda.copy_from_slice(&ws.start_lambda);
+        result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true);
+    }
+    if ws.keep && result.is_ok() {
         ws.kept = Some(b0);
     }
     result
