@@ -96,17 +96,24 @@ impl fmt::Display for SlaveError {
                  initialization, or use shorter communication steps)",
                 meter.budget().steps
             ),
-            SlaveError::StepBudget { target, reached, limit: Limit::Work, meter } => write!(
-                f,
-                "reaching {target} needs more work than solver.maxWorkPerCall = {} work units: stopped at {reached} \
-                 after {} internal steps and {} work units ({} per model evaluation of this model) (bounded work \
-                 per call; raise the parameter solver.maxWorkPerCall before the end of initialization, or use \
-                 shorter communication steps)",
-                meter.budget().work,
-                meter.steps(),
-                meter.work(),
-                meter.weight()
-            ),
+            SlaveError::StepBudget { target, reached, limit: Limit::Work, meter } => {
+                let reuse = if meter.reuse_weight() < meter.weight() {
+                    format!(", {} per Newton iteration on a matrix factored before it", meter.reuse_weight())
+                } else {
+                    String::new()
+                };
+                write!(
+                    f,
+                    "reaching {target} needs more work than solver.maxWorkPerCall = {} work units: stopped at {reached} \
+                     after {} internal steps and {} work units ({} per model evaluation of this model{reuse}) (bounded \
+                     work per call; raise the parameter solver.maxWorkPerCall before the end of initialization, or use \
+                     shorter communication steps)",
+                    meter.budget().work,
+                    meter.steps(),
+                    meter.work(),
+                    meter.weight(),
+                )
+            }
             SlaveError::CommunicationPoint { expected, got } => {
                 write!(f, "communication point {got} does not match the FMU's time {expected}")
             }

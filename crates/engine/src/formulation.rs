@@ -76,6 +76,15 @@ pub fn matrix_evaluation_work(n: usize) -> u64 {
     n * n + EVALUATION_OVERHEAD
 }
 
+/// Work units of one Newton iteration with `n` unknowns that solves with an iteration matrix
+/// factored before it (residual and triangular solves, no assembly of the matrix, no
+/// factorization): n^2 / 8 + [`EVALUATION_OVERHEAD`], about the share of such an iteration
+/// in the instructions of a factoring one on the catalog's flexible models.
+pub fn matrix_reuse_work(n: usize) -> u64 {
+    let n = n as u64;
+    n * n / 8 + EVALUATION_OVERHEAD
+}
+
 /// Work units of one model evaluation whose linear algebra grows linearly with the `n`
 /// unknowns (the Schur complements of the half-implicit method: block-tridiagonal for
 /// chains, a small dense one for closed loops): 40 n + [`EVALUATION_OVERHEAD`].
@@ -89,7 +98,9 @@ pub const EVALUATION_OVERHEAD: u64 = 1000;
 /// Counts what an advance spends against its [`Budget`]: every internal step (attempt) is
 /// one step, and its work is the model evaluations it made (Newton iterations, or stages of
 /// an explicit method, at least one) times the formulation's work units per evaluation
-/// ([`Formulation::evaluation_work`]). Deterministic: the same advance spends the same
+/// ([`Formulation::evaluation_work`]), where an iteration that solved with an iteration
+/// matrix factored before it (modified Newton, a kept matrix: [`StepStats::reused`]) costs
+/// the cheaper [`Formulation::reuse_work`]. Deterministic: the same advance spends the same
 /// work on every machine and at every load, so that where a doStep stops does not depend on
 /// the host. One work unit is of the order of a nanosecond of one core (the catalog's rates:
 /// `cargo run --release -p mbfmu-engine --example worst_case_do_step`).
@@ -98,13 +109,23 @@ pub struct Meter {
     budget: Budget,
     /// Work units per model evaluation.
     weight: u64,
+    /// Work units per Newton iteration with a matrix factored before it.
+    reuse_weight: u64,
     steps: u64,
     work: u64,
 }
 
 impl Meter {
+    /// A meter whose every evaluation costs `weight` work units.
     pub fn new(budget: Budget, weight: u64) -> Meter {
-        Meter { budget, weight: weight.max(1), steps: 0, work: 0 }
+        let weight = weight.max(1);
+        Meter { budget, weight, reuse_weight: weight, steps: 0, work: 0 }
+    }
+
+    /// The same meter with Newton iterations on a matrix factored before them at
+    /// `reuse_weight` work units (at most the full weight).
+    pub fn reusing(self, reuse_weight: u64) -> Meter {
+        Meter { reuse_weight: reuse_weight.clamp(1, self.weight), ..self }
     }
 
     /// An unlimited meter (single steps, start-up).
@@ -129,11 +150,22 @@ impl Meter {
         self.work = self.work.saturating_add(evaluations.max(1).saturating_mul(self.weight));
     }
 
+    /// One internal step of a formulation that reports its Newton iterations: its
+    /// evaluations (iterations, or its implicit stages when it reports none, at least one),
+    /// those that reused a factorization at the reuse weight.
+    pub fn charge_step(&mut self, stats: StepStats) {
+        let evaluations = u64::from(stats.iterations.max(stats.stages)).max(1);
+        let reused = u64::from(stats.reused).min(evaluations);
+        let work = (evaluations - reused).saturating_mul(self.weight).saturating_add(reused * self.reuse_weight);
+        self.steps += 1;
+        self.work = self.work.saturating_add(work);
+    }
+
     /// A meter for one more internal step (attempt) of this one's advance: the work left,
     /// one step; [`Meter::absorb`] adds what it spent back.
     pub fn one_step(&self) -> Meter {
         let budget = Budget { steps: 1, work: self.budget.work.saturating_sub(self.work) };
-        Meter { budget, weight: self.weight, steps: 0, work: 0 }
+        Meter { budget, steps: 0, work: 0, ..*self }
     }
 
     /// Adds what `other` (a [`Meter::one_step`] of this one) spent.
@@ -159,6 +191,11 @@ impl Meter {
     /// Work units per model evaluation.
     pub fn weight(&self) -> u64 {
         self.weight
+    }
+
+    /// Work units per Newton iteration on a matrix factored before it.
+    pub fn reuse_weight(&self) -> u64 {
+        self.reuse_weight
     }
 }
 
@@ -247,12 +284,6 @@ pub(crate) fn sub_step<F: Formulation + ?Sized>(
     Ok(stats)
 }
 
-/// The model evaluations of one internal step for the work budget ([`Meter`]): its Newton
-/// iterations, or its implicit stages when it reports none (at least one, [`Meter::charge`]).
-pub(crate) fn evaluations(stats: StepStats) -> u64 {
-    u64::from(stats.iterations.max(stats.stages))
-}
-
 /// The default [`Formulation::advance_to`]: equal sub-steps no larger than the step size.
 pub(crate) fn equal_sub_steps<F: Formulation + ?Sized>(
     f: &mut F,
@@ -266,7 +297,7 @@ pub(crate) fn equal_sub_steps<F: Formulation + ?Sized>(
             return Ok(Progress::Budget);
         }
         let stats = sub_step(f, target, counters)?;
-        meter.charge(evaluations(stats));
+        meter.charge_step(stats);
         plan.advance();
     }
     Ok(Progress::Reached)
@@ -346,6 +377,13 @@ pub trait Formulation: Send {
     /// [`matrix_evaluation_work`] of the Newton unknowns unless a formulation knows better.
     fn evaluation_work(&self) -> u64 {
         matrix_evaluation_work(self.dims().unknowns)
+    }
+
+    /// Work units of a Newton iteration that solves with an iteration matrix factored
+    /// before it ([`StepStats::reused`]); the full [`Formulation::evaluation_work`] unless a
+    /// formulation reports such iterations.
+    fn reuse_work(&self) -> u64 {
+        self.evaluation_work()
     }
 
     /// True if the formulation chooses its own internal steps (variable-step methods), so

@@ -40,8 +40,8 @@ use state::MechState;
 use std::fmt;
 
 pub use formulation::{
-    linear_evaluation_work, matrix_evaluation_work, Budget, Formulation, Limit, Meter, OdeSystem, Progress, SubSteps,
-    EVALUATION_OVERHEAD, NEGLIGIBLE_STEP,
+    linear_evaluation_work, matrix_evaluation_work, matrix_reuse_work, Budget, Formulation, Limit, Meter, OdeSystem,
+    Progress, SubSteps, EVALUATION_OVERHEAD, NEGLIGIBLE_STEP,
 };
 pub use settings::{
     ErrorControl, Index3Method, Index3Settings, SemirecursiveSettings, StateSpaceMethod, StateSpaceSettings,
@@ -236,9 +236,9 @@ impl Simulation {
     }
 
     /// A meter of `budget` for this model's work units per evaluation
-    /// ([`Formulation::evaluation_work`]).
+    /// ([`Formulation::evaluation_work`], [`Formulation::reuse_work`]).
     pub fn meter(&self, budget: Budget) -> Meter {
-        Meter::new(budget, self.formulation.evaluation_work())
+        Meter::new(budget, self.formulation.evaluation_work()).reusing(self.formulation.reuse_work())
     }
 
     /// As [`Simulation::advance_within`], charging `meter` (which may have been charged by
@@ -364,7 +364,7 @@ impl Simulation {
         // More steps of the same communication step may follow.
         self.keep_checkpoint();
         let stats = formulation::sub_step(&mut *self.formulation, target, &mut self.counters)?;
-        meter.charge(formulation::evaluations(stats));
+        meter.charge_step(stats);
         Ok(())
     }
 

@@ -71,3 +71,38 @@ fn a_restored_state_continues_as_the_run_it_was_taken_from() {
         assert_eq!(sim.snapshot(), straight, "{name}: the restored run differs");
     }
 }
+
+/// The work budget of a doStep charges what a kept matrix saves: an iteration on a matrix
+/// factored before it costs a fraction of a factoring one ([`mbfmu_engine::Meter`]), so the
+/// more, cheaper iterations of a kept matrix spend fewer work units than the fresh matrices
+/// (with every iteration charged a factorization they spent more), and a doStep of a
+/// quarter of the four-bar's DefaultExperiment stays within the default budget.
+#[test]
+fn the_work_budget_charges_a_kept_matrix_by_its_factorizations() {
+    use mbfmu_engine::{Budget, Progress};
+    use mbfmu_model::variables::{DEFAULT_MAX_STEPS_PER_CALL, DEFAULT_MAX_WORK_PER_CALL};
+    let work = |d: &Description, h: f64, steps: usize| {
+        let mut sim = Simulation::new(d).unwrap();
+        let t0 = sim.time();
+        let mut meter = sim.meter(Budget::UNLIMITED);
+        for k in 1..=steps {
+            sim.advance_metered(t0 + k as f64 * h, &mut meter).unwrap();
+        }
+        assert!(meter.reuse_weight() * 4 < meter.weight(), "{:?}", meter);
+        (meter.work(), sim.total_iterations())
+    };
+    for (name, h, steps) in
+        [("FlexibleFourBar", 0.02, 5), ("PatuLiftBoomFlexible", 0.02, 150), ("LateralBuckling", 0.002, 20)]
+    {
+        let (kept, kept_iterations) = work(&description(name, true), h, steps);
+        let (fresh, fresh_iterations) = work(&description(name, false), h, steps);
+        assert!(kept_iterations > fresh_iterations, "{name}: {kept_iterations} against {fresh_iterations}");
+        assert!(kept < fresh, "{name}: {kept} work units kept, {fresh} fresh");
+    }
+    let d = description("FlexibleFourBar", true);
+    let mut sim = Simulation::new(&d).unwrap();
+    let t0 = sim.time();
+    let quarter = (d.experiment.stop - t0) / 4.0;
+    let budget = Budget { steps: DEFAULT_MAX_STEPS_PER_CALL as u64, work: DEFAULT_MAX_WORK_PER_CALL as u64 };
+    assert_eq!(sim.advance_within(t0 + quarter, budget), Ok(Progress::Reached));
+}

@@ -186,7 +186,7 @@ impl Formulation for Index3Formulation {
             Stepper::HalfImplicit { state, .. } => {
                 self.dae.mech.drift(state, target - state.t);
                 state.t = target;
-                Ok(StepStats { iterations: 0, stages: 0 })
+                Ok(StepStats::default())
             }
             Stepper::Implicit(i) => i.shift_to(&mut *self.dae, target),
         }
@@ -225,6 +225,15 @@ impl Formulation for Index3Formulation {
         match &self.stepper {
             Stepper::HalfImplicit { .. } => crate::formulation::linear_evaluation_work(n),
             Stepper::Implicit(_) => crate::formulation::matrix_evaluation_work(n),
+        }
+    }
+
+    /// The implicit suite's modified Newton iterations on a factored matrix: residual and
+    /// solve.
+    fn reuse_work(&self) -> u64 {
+        match &self.stepper {
+            Stepper::HalfImplicit { .. } => self.evaluation_work(),
+            Stepper::Implicit(_) => crate::formulation::matrix_reuse_work(self.dims().unknowns),
         }
     }
 

@@ -257,6 +257,6 @@ impl HalfImplicit {
             return Err(StepError::NonFinite { time: t1, what: "state after a half-implicit step".into() });
         }
         std::mem::swap(state, &mut self.next);
-        Ok(StepStats { iterations, stages: 1 })
+        Ok(StepStats { iterations, stages: 1, reused: 0 })
     }
 }

@@ -288,7 +288,7 @@ impl PlanarHalfImplicit {
             return Err(StepError::NonFinite { time: t1, what: "state after a half-implicit step".into() });
         }
         std::mem::swap(state, &mut self.next);
-        Ok(StepStats { iterations, stages: 1 })
+        Ok(StepStats { iterations, stages: 1, reused: 0 })
     }
 
     /// The state at t_n + h from the converged iterate ([Fang2023, eqs. 4a-4d]): positions and

@@ -361,7 +361,7 @@ impl<S: DaeSystem> Integrator<S> {
         if *n_prev > 0 {
             steps[0] += h;
         }
-        Ok(StepStats { iterations: 0, stages: 0 })
+        Ok(StepStats::default())
     }
 
     /// Multistep step ([Zhang2022, eq. 2], or eq. 3 to start); chart at y_{n-1}.
@@ -449,7 +449,7 @@ impl<S: DaeSystem> Integrator<S> {
             self.n_prev = (n + 1).min(cap);
         }
         std::mem::swap(current, scratch);
-        Ok(StepStats { iterations, stages: 1 })
+        Ok(StepStats { iterations, stages: 1, reused: newton.reused })
     }
 
     /// SSk step ([Zhang2022, eqs. 4a-4e] written as eqs. 9-11); chart at y_{n-1}.
@@ -513,7 +513,7 @@ impl<S: DaeSystem> Integrator<S> {
         }
         std::mem::swap(aux, aux_new);
         std::mem::swap(current, scratch);
-        Ok(StepStats { iterations, stages: 1 })
+        Ok(StepStats { iterations, stages: 1, reused: newton.reused })
     }
 
     /// ESDIRK step ([Zhang2022, eqs. 5-6]); every stage in the chart at the step's start.
@@ -533,7 +533,7 @@ impl<S: DaeSystem> Integrator<S> {
             let p = &mut points[0];
             sys.chart(current, current, &mut p.y, &mut p.yp, &mut p.lambda);
         }
-        let mut iterations = 0;
+        let (mut iterations, mut reused) = (0, 0);
         for i in 1..=s {
             let row = &tab.a[i - 1];
             let (done, rest) = points.split_at_mut(i);
@@ -585,10 +585,11 @@ impl<S: DaeSystem> Integrator<S> {
                 settings,
                 newton,
             )?;
+            reused += newton.reused;
         }
         let last = &points[s];
         sys.lift(current, t_new, &last.y, &last.yp, &last.lambda, scratch);
         std::mem::swap(current, scratch);
-        Ok(StepStats { iterations, stages: s as u32 })
+        Ok(StepStats { iterations, stages: s as u32, reused })
     }
 }

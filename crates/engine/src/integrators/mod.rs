@@ -120,4 +120,7 @@ pub struct StepStats {
     pub iterations: u32,
     /// Implicit stages (time points) solved.
     pub stages: u32,
+    /// Of the iterations, those that solved with an iteration matrix factored before them
+    /// (modified Newton, a kept matrix); 0 where the formulation does not tell.
+    pub reused: u32,
 }

@@ -24,6 +24,10 @@ pub struct NewtonStats {
     trial: Vec<f64>,
     /// Iterations of the last call.
     pub iterations: u32,
+    /// Iterations of the last call that solved with a factorization made before that call
+    /// or before an earlier iteration of it (modified Newton; the work budget charges them
+    /// less than a factoring one, [`crate::Meter`]).
+    pub reused: u32,
     /// Solves accepted at the round-off floor (cumulative).
     pub floor: FloorReport,
     /// A solve may start from the iteration matrix the system holds when that was factored
@@ -72,6 +76,7 @@ pub fn correct<S: DaeSystem>(
 ) -> Result<u32, StepError> {
     let kept = ws.keep && ws.kept.is_some_and(|k| (k / b0 - 1.0).abs() <= SAME_B0);
     ws.kept = None;
+    ws.reused = 0;
     if kept {
         ws.start_yp.clear();
         ws.start_yp.extend_from_slice(yp);
@@ -80,9 +85,13 @@ pub fn correct<S: DaeSystem>(
     }
     let mut result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, !kept);
     if kept && result.is_err() {
+        // The failed attempt's iterations were made and are charged.
+        // (`ws.reused` goes on counting.)
+        let failed = ws.iterations;
         yp.copy_from_slice(&ws.start_yp);
         lambda.copy_from_slice(&ws.start_lambda);
-        result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true);
+        result = solve_from(sys, base, t, b0, y_hat, y, yp, lambda, settings, ws, true)
+            .map(|iterations| iterations + failed);
     }
     if ws.keep && result.is_ok() {
         ws.kept = Some(b0);
@@ -120,7 +129,12 @@ fn solve_from<S: DaeSystem>(
     let mut previous = f64::INFINITY;
     let mut norm = f64::INFINITY;
     let mut test = Convergence::new(settings.tolerance);
+    ws.iterations = 0;
     for iteration in 1..=settings.max_iterations {
+        ws.iterations = iteration;
+        if !fresh {
+            ws.reused += 1;
+        }
         sys.residual(base, t, y, yp, lambda, &mut ws.r)?;
         if ws.r.iter().any(|x| !x.is_finite()) {
             return Err(StepError::NonFinite { time: t, what: "residual".into() });
@@ -141,7 +155,6 @@ fn solve_from<S: DaeSystem>(
         if !norm.is_finite() {
             return Err(StepError::NonFinite { time: t, what: "Newton correction".into() });
         }
-        ws.iterations = iteration;
         // The size of the unknowns (y, lambda) in the norm of the corrections (b0 dy', dlambda):
         // correction_norm of (y / b0, lambda).
         let size = || {

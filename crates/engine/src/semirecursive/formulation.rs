@@ -130,7 +130,7 @@ impl Formulation for Semirecursive {
     fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
         if self.explicit_in_use() {
             self.explicit_step(target)?;
-            return Ok(StepStats { iterations: 0, stages: 0 });
+            return Ok(StepStats::default());
         }
         Semirecursive::step_to(self, target)
     }
@@ -162,7 +162,7 @@ impl Formulation for Semirecursive {
 
     fn shift_to(&mut self, target: f64) -> Result<StepStats, StepError> {
         self.drift(target)?;
-        Ok(StepStats { iterations: 0, stages: 0 })
+        Ok(StepStats::default())
     }
 
     fn floor_report(&self) -> FloorReport {

@@ -160,7 +160,7 @@ impl Semirecursive {
             (true, false) => Keep::Kept,
         };
         self.finalize(s, keep)?;
-        Ok(StepStats { iterations, stages: 1 })
+        Ok(StepStats { iterations, stages: 1, reused: 0 })
     }
 
     /// Backtracking on the full Newton correction just applied (`w.x_before` + dx in `w.x`,

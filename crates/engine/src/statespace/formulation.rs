@@ -404,7 +404,7 @@ impl Formulation for StateSpaceFormulation {
 
     fn step_to(&mut self, target: f64) -> Result<StepStats, StepError> {
         self.solver.advance_to(&self.mech, target, &self.settings, &mut Meter::unlimited())?;
-        Ok(StepStats { iterations: self.solver.counters.last_iterations, stages: 0 })
+        Ok(StepStats { iterations: self.solver.counters.last_iterations, ..StepStats::default() })
     }
 
     /// The formulation's own steps decide: a negligible step is one constant step.
