@@ -76,7 +76,11 @@ fn main() {
     let mut four_bar = catalog("FlexibleFourBar");
     four_bar.solver.step_size = 4e-3;
     let mut lateral = catalog("LateralBuckling");
+    lateral.solver.method = format::Method::Lms2;
     lateral.solver.rho_inf = 0.0;
+    lateral.solver.step_size = 5e-4;
+    lateral.solver.tolerance = 1e-9;
+    lateral.solver.keep_iteration_matrix = false;
     for (beam, elements) in lateral.beams.iter_mut().zip([10, 2, 2]) {
         beam.elements = Some(elements);
         beam.inertia = Default::default();

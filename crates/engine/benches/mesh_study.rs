@@ -368,7 +368,7 @@ struct Row {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
-    let takes_value = ["--elements", "--inertia", "--step"];
+    let takes_value = ["--elements", "--inertia", "--step", "--tolerance", "--method"];
     let names: Vec<&String> = args
         .iter()
         .enumerate()
@@ -377,8 +377,9 @@ fn main() {
         .collect();
     let value = |name: &str| args.iter().position(|a| a == name).map(|i| args[i + 1].clone());
     let counts = |d: &Description| d.beams.iter().map(|b| b.element_count().to_string()).collect::<Vec<_>>().join("+");
-    // `--elements beam=48,link=2 --inertia consistent --step 0.5 Model`: one run of one mesh
-    // (beams not named keep the catalog's count and inertia), its quantities and wall time.
+    // `--elements beam=48,link=2 --inertia consistent --step 0.5 [--tolerance 1e-7] [--method lms2] Model`:
+    // one run of one mesh (beams not named keep the catalog's count and inertia; the Newton
+    // tolerance and method the catalog's unless given), its quantities and wall time.
     if let Some(spec) = value("--elements") {
         let given: Vec<(String, usize)> = spec
             .split(',')
@@ -390,8 +391,15 @@ fn main() {
         let inertia = value("--inertia").unwrap_or_else(|| "lumped".into());
         let step: f64 = value("--step").map_or(1.0, |s| s.parse().expect("--step factor"));
         for model in MODELS.iter().filter(|m| names.iter().any(|n| *n == m.name)) {
-            let (d, signals) =
+            let (mut d, signals) =
                 variant(model, |beam| given.iter().find(|(b, _)| b == beam).map(|(_, c)| *c), &inertia, step);
+            if let Some(m) = value("--method") {
+                let methods = format::Method::ALL;
+                d.solver.method = *methods.iter().find(|x| x.item_name() == m).expect("--method: a solver.method item");
+            }
+            if let Some(tol) = value("--tolerance") {
+                d.solver.tolerance = tol.parse().expect("--tolerance in the model's units");
+            }
             let (rec, wall) = run(&d, &signals, model.stop, d.solver.step_size / step);
             println!("{} {} elements, {inertia}, step x{step}: wall {wall:.2} s", model.name, counts(&d));
             for (label, v) in (model.quantities)(&rec, &d) {

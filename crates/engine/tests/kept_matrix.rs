@@ -33,15 +33,17 @@ fn run(d: &Description, h: f64, steps: usize) -> (Vec<[f64; 3]>, u64) {
 fn a_kept_matrix_reaches_the_fresh_matrices_solution() {
     for (name, h, span) in MODELS {
         let steps = (span / h).round() as usize;
-        let (kept, kept_iterations) = run(&description(name, true), h, steps);
+        let d = description(name, true);
+        let (kept, kept_iterations) = run(&d, h, steps);
         let (fresh, fresh_iterations) = run(&description(name, false), h, steps);
         let size = fresh.iter().flatten().fold(0.0f64, |a, x| a.max(x.abs()));
         let difference =
             kept.iter().flatten().zip(fresh.iter().flatten()).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
         println!("{name}: positions differ by {difference:.2e} m; iterations {kept_iterations} kept, {fresh_iterations} fresh");
-        // Both stop within the Newton tolerance (1e-8 m) of the same solution; the steps add
-        // their differences up.
-        assert!(difference < 1e-6 * size.max(1.0), "{name}: {difference:.3e}");
+        // Both stop within the Newton tolerance of the same solution; the steps add their
+        // differences up (measured: 3.8e-11 m at PatuLiftBoomFlexible's 1e-8, 6.9e-6 m at
+        // LateralBuckling's 1e-5).
+        assert!(difference < 10.0 * d.solver.tolerance * size.max(1.0), "{name}: {difference:.3e}");
         assert!(difference > 0.0, "{name}: no step kept its matrix");
         // A kept matrix converges linearly where a fresh one nearly quadratically.
         assert!(kept_iterations > fresh_iterations, "{name}: {kept_iterations} <= {fresh_iterations}");
@@ -92,7 +94,7 @@ fn the_work_budget_charges_a_kept_matrix_by_its_factorizations() {
         (meter.work(), sim.total_iterations())
     };
     for (name, h, steps) in
-        [("FlexibleFourBar", 0.02, 5), ("PatuLiftBoomFlexible", 0.02, 150), ("LateralBuckling", 0.002, 20)]
+        [("FlexibleFourBar", 0.02, 5), ("PatuLiftBoomFlexible", 0.02, 150), ("LateralBuckling", 0.002, 100)]
     {
         let (kept, kept_iterations) = work(&description(name, true), h, steps);
         let (fresh, fresh_iterations) = work(&description(name, false), h, steps);
