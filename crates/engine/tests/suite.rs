@@ -44,6 +44,7 @@ mod patu_lift_boom_flexible;
 mod planar_kernels;
 mod semirecursive_mechanisms;
 mod semirecursive_model_exchange;
+mod semirecursive_rebase;
 mod semirecursive_spherical;
 mod stabilized_index2;
 mod statespace_catalog;

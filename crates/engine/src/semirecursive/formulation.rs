@@ -54,6 +54,7 @@ impl Clone for SemiState {
             stiff: false,
             stiffness: Default::default(),
             dense: Default::default(),
+            charts: Vec::new(),
         };
         copy.clone_from(self);
         copy
@@ -86,6 +87,7 @@ impl Clone for SemiState {
         self.stiff = s.stiff;
         self.stiffness = s.stiffness;
         self.dense.clone_from(&s.dense);
+        self.charts.clone_from(&s.charts);
     }
 }
 
@@ -237,6 +239,7 @@ impl Formulation for Semirecursive {
         self.state.clone_from(&saved.0);
         self.inputs.clone_from(&saved.1);
         self.saved = Some(saved);
+        self.tree.apply_charts(&self.state.charts);
         self.refresh()
     }
 

@@ -18,6 +18,7 @@
 
 pub mod articulated;
 mod assembly;
+pub mod chart;
 pub mod cuts;
 pub mod dynamics;
 mod eval;
@@ -105,6 +106,9 @@ pub struct SemiState {
     pub stiffness: crate::integrators::StiffnessTest,
     /// The explicit pairs' step past the communication point, pending ([`DenseStep`]).
     pub dense: DenseStep,
+    /// The chart of every spherical tree joint ([`chart`]): the coordinates' meaning, re-based
+    /// away from gimbal lock at accepted steps.
+    pub charts: Vec<chart::Chart>,
 }
 
 /// Scratch arrays, allocated once per instance.
@@ -333,6 +337,7 @@ impl Semirecursive {
             stiff: false,
             stiffness: Default::default(),
             dense: DenseStep::default(),
+            charts: tree.charts(),
         };
         let layout =
             Layout { dof: n.saturating_sub(m), pressures: np, spools: ns, work: usize::from(n > 0), cylinders: nc };
@@ -437,15 +442,22 @@ impl Semirecursive {
             && state.independent.len() == s.independent.len()
             && state.tangent.fits(s.tangent.lu.dim(), s.tangent.amat.len())
             && state.multipliers.fits(s.lambda.len())
-            && state.dense.fits(s.dense.len());
+            && state.dense.fits(s.dense.len())
+            && state.charts.len() == s.charts.len()
+            && state
+                .charts
+                .iter()
+                .all(|c| c.axes.iter().flatten().chain(c.relative0.iter().flatten()).all(|v| v.is_finite()));
         if !fits {
             return Err("the snapshot does not belong to this model".into());
         }
         let before = (self.state.clone(), self.inputs.clone());
         self.state.clone_from(state);
         self.inputs.clone_from(inputs);
+        self.tree.apply_charts(&self.state.charts);
         if let Err(e) = self.refresh() {
             (self.state, self.inputs) = before;
+            self.tree.apply_charts(&self.state.charts);
             self.refresh()?;
             return Err(e);
         }

@@ -358,7 +358,7 @@ impl Semirecursive {
     fn ode_completed_step(&mut self) -> Result<bool, StepError> {
         self.ode_evaluate()?;
         self.ode.anchor.copy_from_slice(&self.state.z);
-        Ok(self.partition_degraded())
+        Ok(self.partition_degraded() || self.tree.needs_rebase(&self.state.z))
     }
 
     fn partition_degraded(&self) -> bool {
@@ -372,14 +372,20 @@ impl Semirecursive {
         self.ode.stale = true;
         self.ode_evaluate()?;
         self.ode.anchor.copy_from_slice(&self.state.z);
-        if !self.partition_degraded() {
-            return Ok(false);
-        }
-        let w = &mut self.w;
-        self.tree.positions(&self.state.z, &mut w.kin);
-        w.constraint_rows(&self.tree);
-        if !self.choose_partition(self.state.t)? {
-            return Ok(false);
+        // A spherical tree joint near gimbal lock goes on in a new chart (`chart.rs`; the
+        // partition is chosen again with it); else the partition is re-chosen if it degraded.
+        if self.rebase_charts(self.state.t)? {
+            self.ode.anchor.copy_from_slice(&self.state.z);
+        } else {
+            if !self.partition_degraded() {
+                return Ok(false);
+            }
+            let w = &mut self.w;
+            self.tree.positions(&self.state.z, &mut w.kin);
+            w.constraint_rows(&self.tree);
+            if !self.choose_partition(self.state.t)? {
+                return Ok(false);
+            }
         }
         // The same point in the new coordinates.
         let mut x = std::mem::take(&mut self.ode.x);

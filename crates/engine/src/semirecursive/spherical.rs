@@ -11,8 +11,10 @@
 //! e3 points from the joint to the child's centre of mass (a bar spinning about its axis
 //! spins in c alone), e1 is normal to e3 and to gravity (the swing that gravity starts is a
 //! rotation about e1, in a), e2 = e3 x e1. Only a bend of the child by 90 degrees out of that
-//! plane reaches the singular set; [`Tree::gimbal_check`] refuses a state within
-//! [`GIMBAL_MARGIN`] of it with the joint's name, never integrating through it.
+//! plane reaches the singular set, and before it does the joint's chart is re-based at a
+//! step ([`super::chart`]). [`Tree::gimbal_check`] remains a last guard: it refuses a state
+//! within [`GIMBAL_MARGIN`] of the singular set with the joint's name (no accepted step gets
+//! there; a trial point of a host's integrator could).
 
 use super::tree::{perpendicular, CompileError, Tree, TreeBody};
 use crate::integrators::StepError;
@@ -21,7 +23,7 @@ use mbfmu_model::format::{Description, JointKind};
 use nalgebra::{Matrix3, Vector3};
 
 /// The states whose middle angle b has |cos b| below this (b within 5.7 degrees of +-90
-/// degrees) are refused.
+/// degrees) are refused (a last guard: the charts are re-based at |sin b| > 0.8).
 pub const GIMBAL_MARGIN: f64 = 0.1;
 
 /// A spherical tree joint as the compiler sees it (initial configuration).

@@ -324,6 +324,8 @@ impl Semirecursive {
             }
         }
         self.store_cache(power);
+        // Spherical tree joints near gimbal lock continue in a new chart (`chart.rs`).
+        self.rebase_charts(s.t)?;
         Ok(())
     }
 
