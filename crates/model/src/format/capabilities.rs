@@ -57,7 +57,7 @@ pub const CAPABILITIES: &[Capability] = &[
         feature: "joints",
         index3: "all",
         state_space: "all",
-        semirecursive: "revolute, translational and, in space, spherical in the tree (three joint rotations, refused near gimbal lock); loops closed by spherical or distance joints (and revolute, translational in a plane)",
+        semirecursive: "revolute, translational and, in space, spherical in the tree (three joint rotations, their chart re-based away from gimbal lock at steps); loops closed by spherical or distance joints (and revolute, translational in a plane)",
     },
     Capability {
         feature: "Model Exchange",
