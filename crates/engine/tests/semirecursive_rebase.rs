@@ -4,13 +4,13 @@
 //! the index-3 formulation, energy conservation, the body states across a re-basing, and
 //! snapshots taken before and after re-basings restored bit for bit.
 
-use crate::common;
-use common::{catalog, quantity};
+use crate::common::quantity;
+use crate::semirecursive_spherical::{chain, positions};
 use mbfmu_engine::semirecursive::chart::REBASE;
 use mbfmu_engine::semirecursive::kinematics::BodyKin;
 use mbfmu_engine::semirecursive::{Semirecursive, Tree};
 use mbfmu_engine::Simulation;
-use mbfmu_model::format::{AngularVelocity, BodyQuantity, Description, Formulation, Method, OutputSpec};
+use mbfmu_model::format::{AngularVelocity, Description, Formulation, Method};
 use nalgebra::Vector3;
 
 /// NLinkChain4 with bar 4 released bending at 40 rad/s about its joint's second axis (normal
@@ -18,13 +18,8 @@ use nalgebra::Vector3;
 /// the start, bar 1's joint reaches a middle rotation of -84.8 degrees at 0.957 s (the bend
 /// spreads up the chain), and a chart without re-basing is singular soon after.
 fn bending(formulation: Formulation, method: Method, h: f64, tol: f64) -> Description {
-    let mut d = common::without_joint_reactions(catalog("NLinkChain4"));
-    d.solver.formulation = formulation;
-    d.solver.method = method;
-    d.solver.step_size = h;
+    let mut d = chain("NLinkChain4", formulation, method, h, tol);
     d.solver.tolerance = 1e-11;
-    d.solver.absolute_tolerance = Some(tol);
-    d.solver.relative_tolerance = Some(tol);
     let g = Vector3::from(d.gravity);
     let arm = Vector3::new(0.0, 0.0, -1.0);
     let e1 = arm.cross(&g).normalize();
@@ -33,24 +28,7 @@ fn bending(formulation: Formulation, method: Method, h: f64, tol: f64) -> Descri
     let w = e2 * 40.0 + arm * spin[0];
     d.bodies[3].angular_velocity = AngularVelocity::Global(w.into());
     d.bodies[3].velocity = w.cross(&arm).into();
-    let bars: Vec<String> = d.bodies.iter().map(|b| b.name.clone()).collect();
-    d.interface.outputs.retain(|o| !matches!(o, OutputSpec::Body { .. }));
-    for b in bars {
-        d.interface.outputs.push(OutputSpec::Body {
-            body: b,
-            point: None,
-            name: None,
-            quantities: vec![BodyQuantity::Position],
-        });
-    }
     d
-}
-
-fn positions(d: &Description, sim: &Simulation) -> Vec<f64> {
-    d.bodies
-        .iter()
-        .flat_map(|b| ["x", "y", "z"].map(|c| sim.quantity(quantity(d, &format!("{}.position.{c}", b.name)))))
-        .collect()
 }
 
 fn max_difference(a: &[f64], b: &[f64]) -> f64 {

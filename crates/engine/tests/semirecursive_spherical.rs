@@ -14,7 +14,7 @@ use mbfmu_model::format::{BodyQuantity, Description, Formulation, JointKind, Met
 
 /// The catalog chain `name` in the semirecursive formulation, with every bar's position as
 /// outputs, integrated by `method` at tolerances `tol` with steps up to `h`.
-fn chain(name: &str, formulation: Formulation, method: Method, h: f64, tol: f64) -> Description {
+pub(crate) fn chain(name: &str, formulation: Formulation, method: Method, h: f64, tol: f64) -> Description {
     let mut d = common::without_joint_reactions(catalog(name));
     d.solver.formulation = formulation;
     d.solver.method = method;
@@ -35,7 +35,7 @@ fn chain(name: &str, formulation: Formulation, method: Method, h: f64, tol: f64)
 }
 
 /// Every bar's centre of mass at `t` (3 per bar).
-fn positions(d: &Description, sim: &Simulation) -> Vec<f64> {
+pub(crate) fn positions(d: &Description, sim: &Simulation) -> Vec<f64> {
     d.bodies
         .iter()
         .flat_map(|b| ["x", "y", "z"].map(|c| sim.quantity(quantity(d, &format!("{}.position.{c}", b.name)))))
