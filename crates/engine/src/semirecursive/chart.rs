@@ -23,6 +23,7 @@
 //! re-basing b is zero, so a joint is re-based at most once per 53 degrees of bending.
 
 use super::tree::{perpendicular, Tree, TreeBody};
+use crate::rotation::orthonormalize;
 use nalgebra::{Matrix3, Vector3};
 use serde::{Deserialize, Serialize};
 
@@ -136,7 +137,11 @@ impl Tree {
             // Axes in the parent's frame, the relative rotation, its angular velocity and
             // acceleration.
             let u = [b1.axis_parent, r1 * b2.axis_parent, r1 * r2 * b3.axis_parent];
-            let q = r1 * r2 * r3;
+            // The product drifts from a rotation by round-off; the new e2, formed through Q^T,
+            // and the next re-basing's product would carry the drift on and grow it with every
+            // re-basing (through the rates mapped below into the energy: the 32-bar chain's ran
+            // away after 14 s), so Q is the nearest rotation to it.
+            let q = orthonormalize(&(r1 * r2 * r3));
             let (rates, accelerations) = ([zd[k], zd[k + 1], zd[k + 2]], [zdd[k], zdd[k + 1], zdd[k + 2]]);
             let (omega, bias) = chain_terms(&u, rates);
             let omega_dot = u[0] * accelerations[0] + u[1] * accelerations[1] + u[2] * accelerations[2] + bias;
@@ -145,7 +150,7 @@ impl Tree {
             let d = q * axis3;
             let normal = u[0] - d * u[0].dot(&d);
             let e1 = if normal.norm() > 1e-6 { normal.normalize() } else { perpendicular(&d) };
-            let axis2 = axis3.cross(&(q.transpose() * e1));
+            let axis2 = axis3.cross(&(q.transpose() * e1)).normalize();
             let identity = Matrix3::identity();
             set_revolute(&mut self.bodies[k], e1, q);
             set_revolute(&mut self.bodies[k + 1], axis2, identity);
