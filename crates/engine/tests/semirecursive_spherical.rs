@@ -166,3 +166,47 @@ fn articulated_matches_dense() {
     println!("ABA vs dense: {diff:.2e} of {scale:.2e}, condition of M' {condition:.2e}");
     assert!(diff < 10.0 * f64::EPSILON * condition * scale, "{diff:.2e} of {scale:.2e}, condition {condition:.2e}");
 }
+
+/// The recursion works about each body's joint point (`semirecursive/articulated.rs`), so its
+/// accelerations do not depend on where the global origin is: `NLinkChain32` at a
+/// pseudo-random state, and the same chain moved 1.3 km from the origin. Measured: 1.6e-11 of
+/// the largest acceleration (the round-off of the tree's kinematics, which stay about the
+/// origin); the recursion about the origin differed by 3.4e-6.
+#[test]
+fn the_recursion_does_not_depend_on_where_the_origin_is() {
+    use mbfmu_engine::semirecursive::articulated::Articulated;
+    use mbfmu_engine::semirecursive::kinematics::BodyKin;
+    use mbfmu_engine::semirecursive::Tree;
+    use nalgebra::Vector6;
+    let accelerations = |d: &Description, z: &[f64], zd: &[f64]| {
+        let tree = Tree::from_description(d).expect("compiles");
+        let n = tree.n_coordinates();
+        let mut kin = vec![BodyKin::default(); n];
+        tree.positions(z, &mut kin);
+        tree.velocities(zd, &mut kin);
+        tree.accelerations(zd, &vec![0.0; n], &mut kin);
+        let mut loads = vec![Vector6::zeros(); n];
+        tree.loads(&kin, z, zd, &[], &[], &[], &[], true, &mut loads);
+        let mut zdd = vec![0.0; n];
+        tree.articulated_accelerations(&kin, &loads, &mut Articulated::new(n), &mut zdd).expect("regular");
+        zdd
+    };
+    let d = catalog("NLinkChain32");
+    let mut far = d.clone();
+    let offset = [1000.0, -700.0, 400.0];
+    for b in &mut far.bodies {
+        b.position = std::array::from_fn(|i| b.position[i] + offset[i]);
+    }
+    for j in &mut far.joints {
+        j.point = j.point.map(|p| std::array::from_fn(|i| p[i] + offset[i]));
+    }
+    let n = Tree::from_description(&d).expect("compiles").n_coordinates();
+    let mut seed = 11;
+    let z: Vec<f64> = (0..n).map(|_| 0.5 * uniform(&mut seed)).collect();
+    let zd: Vec<f64> = (0..n).map(|_| 5.0 * uniform(&mut seed)).collect();
+    let (near, moved) = (accelerations(&d, &z, &zd), accelerations(&far, &z, &zd));
+    let scale = near.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let diff = near.iter().zip(&moved).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    println!("moved 1.3 km: {:.2e} of {scale:.2e} ({:.2e} relative)", diff, diff / scale);
+    assert!(diff < 1e-9 * scale, "{diff:.2e} of {scale:.2e}");
+}
