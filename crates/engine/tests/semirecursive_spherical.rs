@@ -123,8 +123,8 @@ fn uniform(seed: &mut u64) -> f64 {
 
 /// The recursion's z'' against the dense solve of M' z'' = Q' ([Jaiswal2021, eqs. 11-12]) on
 /// a branched spatial tree (bars 2 and 3 on bar 1 in spherical joints, bar 4 on bar 3 in a
-/// revolute joint: 10 coordinates) at a pseudo-random state. Measured: 4.7e-10 of 61 rad/s^2
-/// (7.7e-12 relative) where M' has condition 8.5e5: within 10 eps times the condition.
+/// revolute joint: 10 coordinates) at a pseudo-random state. Measured: 2.7e-10 of 61 rad/s^2
+/// (4.4e-12 relative) where M' has condition 8.5e5: within 10 eps times the condition.
 #[test]
 fn articulated_matches_dense() {
     use mbfmu_engine::semirecursive::articulated::Articulated;
