@@ -4,12 +4,14 @@
 //!
 //! The tree's kinematics hold spatial vectors about the global origin ([Jaiswal2021, eqs. 1-3,
 //! 9]). The recursion does not use them there: a body 64 m from the origin has a rotational
-//! inertia about it of m |g|^2, 1e5 times the axial inertia of a thin bar, and the
-//! accelerations of that bar's spin (a pivot D_j of the size of its axial inertia) lost eight
-//! digits to the cancellation. About P_j the motion subspace of a revolute joint is [0; u_j]
+//! inertia about it of m |g|^2 (about 1e5 kg m^2 on the 32-bar chain, whose bars have an
+//! axial inertia of 0.016 kg m^2), and the accelerations of a bar's spin (a pivot D_j of the
+//! size of its axial inertia) lost about seven digits to the cancellation. About P_j the
+//! motion subspace of a revolute joint is [0; u_j]
 //! exactly, a prismatic one's [u_j; 0], and every inertia is of the size of the subtree about
 //! its joint. Quantities move between the points of a child c and its parent p,
-//! d = P_c - P_p, by [Featherstone2008, Sect. 2.8, eq. 2.24]'s translation: a motion vector
+//! d = P_c - P_p, by the translation of [Featherstone2008, Sect. 2.8] (in this tree's order,
+//! linear part first): a motion vector
 //! [v; w] about P_p is [v + w x d; w] about P_c (X, below), a force [f; n] about P_c is
 //! [f; n + d x f] about P_p (X^T), an inertia I about P_c is X^T I X about P_p.
 //!
