@@ -246,8 +246,19 @@ impl Schur {
                 for (i, e) in entries.iter().enumerate() {
                     let row = &rows[e.row][e.slot];
                     let dst = &mut a[e.row * n..e.row * n + e.row + 1];
-                    for (f, u) in entries[..=i].iter().zip(&wgt[..=i]) {
-                        dst[f.row] += pair(row, u);
+                    let pairs = entries[..=i].iter().zip(&wgt[..=i]);
+                    if row[0] == 0.0 && row[1] == 0.0 && row[2] == 0.0 {
+                        // A row without translation (a perpendicularity, an angle): its first
+                        // three products are zeros of either sign, which leave the sum as the
+                        // last three make it but for the sign of a zero sum, and S, assembled
+                        // by additions to +0, takes a zero of either sign as +0.
+                        for (f, u) in pairs {
+                            dst[f.row] += row[3] * u[3] + row[4] * u[4] + row[5] * u[5];
+                        }
+                    } else {
+                        for (f, u) in pairs {
+                            dst[f.row] += pair(row, u);
+                        }
                     }
                 }
             }
