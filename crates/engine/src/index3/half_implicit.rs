@@ -48,6 +48,8 @@ pub struct HalfImplicit {
     e12: Vec<Gen>,
     /// W e12 of the first Newton step.
     dx0: Vec<Gen>,
+    /// Zeros in place of `dx0` after the first Newton step.
+    zero: Vec<Gen>,
     phi: Vec<f64>,
     rhs: Vec<f64>,
     dx: Vec<Gen>,
@@ -79,6 +81,7 @@ impl HalfImplicit {
             lambda_hat: vec![0.0; nc],
             e12: vec![[0.0; 6]; nb],
             dx0: vec![[0.0; 6]; nb],
+            zero: vec![[0.0; 6]; nb],
             phi: vec![0.0; nc],
             rhs: vec![0.0; nc],
             dx: vec![[0.0; 6]; nb],
@@ -202,18 +205,28 @@ impl HalfImplicit {
                     });
                 }
                 self.schur.w_gt(&self.rhs, &mut self.dx);
-                // The first step's solution is the new lambda_hat, later ones corrections.
-                for (l, &r) in self.lambda_hat.iter_mut().zip(&self.rhs) {
-                    let d = if first { r - *l } else { r };
-                    *l = if first { r } else { *l + r };
-                    sum += d * d;
+                // The first step's solution is the new lambda_hat, later ones corrections
+                // (one loop per case: no branch per row).
+                if first {
+                    for (l, &r) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                        let d = r - *l;
+                        *l = r;
+                        sum += d * d;
+                    }
+                } else {
+                    for (l, &r) in self.lambda_hat.iter_mut().zip(&self.rhs) {
+                        *l += r;
+                        sum += r * r;
+                    }
                 }
             } else {
                 self.dx.iter_mut().for_each(|d| *d = [0.0; 6]);
             }
-            for ((x, dx), dx0) in self.x.iter_mut().zip(&self.dx).zip(&self.dx0) {
+            // dx + dx0 in the first step, dx + 0 (a zero of either sign made +0) after it.
+            let offsets = if first { &self.dx0 } else { &self.zero };
+            for ((x, dx), dx0) in self.x.iter_mut().zip(&self.dx).zip(offsets) {
                 for i in 0..6 {
-                    let d = dx[i] + if first { dx0[i] } else { 0.0 };
+                    let d = dx[i] + dx0[i];
                     x[i] -= d;
                     sum += d * d;
                 }

@@ -224,9 +224,6 @@ impl Schur {
         };
         let n = g.system.dim();
         g.system.clear();
-        let mut s = g.system.assembler();
-        // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
-        let mut slot = n;
         for (b, range) in g.body_ranges.iter().enumerate() {
             let coupled = self.weights.coupled(b);
             for e in range.clone() {
@@ -236,14 +233,45 @@ impl Schur {
                     None => self.weights.apply(b, row, &mut g.wgt[e]),
                 }
             }
-            // Pairs (e, f) with row(f) <= row(e): a body's entries are in ascending rows.
+        }
+        // Pairs (e, f) of a body's entries with row(f) <= row(e) (a body's entries are in
+        // ascending rows), S(row(e), row(f)) += G_e . (W G^T)_f, body by body.
+        let pair = |row: &[f64; 6], u: &[f64; 6]| {
+            row[0] * u[0] + row[1] * u[1] + row[2] * u[2] + row[3] * u[3] + row[4] * u[4] + row[5] * u[5]
+        };
+        if let Some(a) = g.system.dense_lower_mut() {
+            // The dense Cholesky's storage, at the positions the slots below name.
+            for range in &g.body_ranges {
+                let (entries, wgt) = (&g.entries[range.clone()], &g.wgt[range.clone()]);
+                for (i, e) in entries.iter().enumerate() {
+                    let row = &rows[e.row][e.slot];
+                    let dst = &mut a[e.row * n..e.row * n + e.row + 1];
+                    let pairs = entries[..=i].iter().zip(&wgt[..=i]);
+                    if row[0] == 0.0 && row[1] == 0.0 && row[2] == 0.0 {
+                        // A row without translation (a perpendicularity, an angle): its first
+                        // three products are zeros of either sign, which leave the sum as the
+                        // last three make it but for the sign of a zero sum, and S, assembled
+                        // by additions to +0, takes a zero of either sign as +0.
+                        for (f, u) in pairs {
+                            dst[f.row] += row[3] * u[3] + row[4] * u[4] + row[5] * u[5];
+                        }
+                    } else {
+                        for (f, u) in pairs {
+                            dst[f.row] += pair(row, u);
+                        }
+                    }
+                }
+            }
+            return g.system.factor();
+        }
+        let mut s = g.system.assembler();
+        // Diagonal slots come first in the pattern (rows touching only ground stay 0 -> singular).
+        let mut slot = n;
+        for range in &g.body_ranges {
             for e in range.clone() {
                 let row = &rows[g.entries[e].row][g.entries[e].slot];
-                for f in range.start..e + 1 {
-                    let u = &g.wgt[f];
-                    let v =
-                        row[0] * u[0] + row[1] * u[1] + row[2] * u[2] + row[3] * u[3] + row[4] * u[4] + row[5] * u[5];
-                    s.add(slot, v);
+                for u in &g.wgt[range.start..e + 1] {
+                    s.add(slot, pair(row, u));
                     slot += 1;
                 }
             }

@@ -235,6 +235,27 @@ fn dot(x: &[f64], y: &[f64]) -> f64 {
     x.iter().zip(y).map(|(a, b)| a * b).sum()
 }
 
+/// [`dot`] with the same additions in the same order (left to right from -0.0, as
+/// `Iterator::sum`), four products per loop iteration: the same value bit for bit with a
+/// quarter of the loop's counting and branching.
+#[inline(always)]
+fn dot_in_order(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len().min(y.len());
+    let (x4, xr) = x[..n].as_chunks::<4>();
+    let (y4, yr) = y[..n].as_chunks::<4>();
+    let mut s = -0.0;
+    for (a, b) in x4.iter().zip(y4) {
+        s += a[0] * b[0];
+        s += a[1] * b[1];
+        s += a[2] * b[2];
+        s += a[3] * b[3];
+    }
+    for (a, b) in xr.iter().zip(yr) {
+        s += a * b;
+    }
+    s
+}
+
 impl DenseCholesky {
     /// Like [`SparseCholesky::new`]: returns the storage position of each lower entry.
     pub fn new(n: usize, lower: &[(usize, usize)]) -> (Self, Vec<usize>) {
@@ -325,7 +346,8 @@ impl DenseCholesky {
 /// [`DenseCholesky::factor`] for a size known at compile time, on the storage viewed as rows
 /// that are arrays: the same operations in the same order (dots summed left to right from
 /// -0.0, as `Iterator::sum`), so the same factors bit for bit, without the slice set-up of
-/// every row pair.
+/// every row pair (the dots of [`dot_in_order`] measured slower here: 6 440 -> 7 890
+/// instructions per factorization of the slider-crank's 18 rows).
 fn factor_fixed<const N: usize>(a: &mut [f64], inv_diag: &mut [f64]) -> Result<(), NotPositiveDefinite> {
     let m: &mut [[f64; N]; N] = a[..N * N].as_chunks_mut::<N>().0.try_into().expect("N rows of N");
     let inv: &mut [f64; N] = (&mut inv_diag[..N]).try_into().expect("N pivots");
@@ -355,17 +377,14 @@ fn factor_fixed<const N: usize>(a: &mut [f64], inv_diag: &mut [f64]) -> Result<(
 }
 
 /// [`DenseCholesky::solve`] for a size known at compile time: the same operations in the
-/// same order (the forward dots summed left to right from -0.0), so the same solution bit
-/// for bit.
+/// same order (the forward dots summed left to right from -0.0, [`dot_in_order`]), so the
+/// same solution bit for bit.
 fn solve_fixed<const N: usize>(a: &[f64], inv_diag: &[f64], b: &mut [f64]) {
     let m: &[[f64; N]; N] = a[..N * N].as_chunks::<N>().0.try_into().expect("N rows of N");
     let inv: &[f64; N] = inv_diag[..N].try_into().expect("N pivots");
     let b: &mut [f64; N] = (&mut b[..N]).try_into().expect("N values");
     for i in 0..N {
-        let mut s = -0.0;
-        for k in 0..i {
-            s += m[i][k] * b[k];
-        }
+        let s = dot_in_order(&m[i][..i], &b[..i]);
         b[i] = (b[i] - s) * inv[i];
     }
     for i in (0..N).rev() {

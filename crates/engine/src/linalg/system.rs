@@ -208,6 +208,15 @@ impl LinearSystem {
         }
     }
 
+    /// The dense Cholesky's storage, if that is the backend: row-major n x n, entry (r, c)
+    /// with r >= c at r n + c, the position its slot would add to (no slot lookup per entry).
+    pub fn dense_lower_mut(&mut self) -> Option<&mut [f64]> {
+        match &mut self.backend {
+            Backend::DenseCholesky(c) => Some(c.values_mut()),
+            _ => None,
+        }
+    }
+
     /// Direct access for assembling many slots (no backend dispatch per entry).
     pub fn assembler(&mut self) -> Assembler<'_> {
         let values = match &mut self.backend {
@@ -296,7 +305,8 @@ impl LinearSystem {
                 );
             }
         }
-        rhs.iter().all(|v| v.is_finite())
+        // Without an early exit, so that the test runs two values per instruction.
+        !rhs.iter().fold(false, |bad, v| bad | !v.is_finite())
     }
 }
 
