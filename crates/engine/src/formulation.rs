@@ -146,16 +146,21 @@ impl Meter {
 
     /// One internal step (attempt) that made `evaluations` model evaluations.
     pub fn charge(&mut self, evaluations: u64) {
-        self.steps += 1;
-        self.work = self.work.saturating_add(evaluations.max(1).saturating_mul(self.weight));
+        self.charge_reusing(evaluations, 0);
     }
 
     /// One internal step of a formulation that reports its Newton iterations: its
-    /// evaluations (iterations, or its implicit stages when it reports none, at least one),
-    /// those that reused a factorization at the reuse weight.
+    /// evaluations (iterations, or its implicit stages when it reports none), those that
+    /// reused a factorization at the reuse weight.
     pub fn charge_step(&mut self, stats: StepStats) {
-        let evaluations = u64::from(stats.iterations.max(stats.stages)).max(1);
-        let reused = u64::from(stats.reused).min(evaluations);
+        self.charge_reusing(u64::from(stats.iterations.max(stats.stages)), u64::from(stats.reused));
+    }
+
+    /// One internal step of `evaluations` model evaluations (at least one), `reused` of them
+    /// on a matrix factored before them.
+    fn charge_reusing(&mut self, evaluations: u64, reused: u64) {
+        let evaluations = evaluations.max(1);
+        let reused = reused.min(evaluations);
         let work = (evaluations - reused).saturating_mul(self.weight).saturating_add(reused * self.reuse_weight);
         self.steps += 1;
         self.work = self.work.saturating_add(work);

@@ -28,7 +28,7 @@
 //! The bias acceleration c_j of the book is zero here because r_j already holds Z'_j(0).
 
 use super::dynamics::Inertia;
-use super::kinematics::BodyKin;
+use super::kinematics::{six, BodyKin};
 use super::tree::Tree;
 use crate::rotation::skew;
 use nalgebra::{Matrix3, Matrix6, Vector3, Vector6};
@@ -55,10 +55,6 @@ impl Articulated {
             delta: vec![Vector6::zeros(); n],
         }
     }
-}
-
-fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
-    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
 }
 
 fn top(v: &Vector6<f64>) -> Vector3<f64> {
@@ -99,14 +95,9 @@ impl Tree {
     /// lever g - o): [m g'' - f; (g - o) x m g'' + J w' + w x J w - n_o], n_o the applied
     /// moment about o (`loads` hold it about the origin).
     fn body_residual_about(&self, t: usize, kin: &[BodyKin], loads: &[Vector6<f64>], o: &Vector3<f64>) -> Vector6<f64> {
-        let (b, k) = (&self.bodies[t], &kin[t]);
-        let w = k.omega();
-        let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
-        let rt = k.rot.transpose();
-        let (jw, jwd) = (k.rot * (b.inertia * (rt * w)), k.rot * (b.inertia * (rt * wd)));
-        let mg = k.com_acceleration() * b.mass;
+        let (mg, jwd, gyroscopic) = self.inertial_terms(t, kin);
         let (f, n) = (top(&loads[t]), bottom(&loads[t]));
-        six(mg - f, (k.r - o).cross(&mg) + jwd + w.cross(&jw) - (n - o.cross(&f)))
+        six(mg - f, (kin[t].r - o).cross(&mg) + jwd + gyroscopic - (n - o.cross(&f)))
     }
 
     /// z'' into `zdd` for the positions and velocities in `kin`, whose accelerations are those

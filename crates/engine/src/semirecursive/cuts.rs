@@ -4,7 +4,7 @@
 //! sum G . b_j over the ends that z_j moves) and the velocity-product term kappa such that
 //! Phi'' = sum G . Z' + kappa (so Phi_z' z' = sum G . Z'_0 + kappa with Z'_0 at z'' = 0).
 
-use super::kinematics::{dot6, BodyKin};
+use super::kinematics::{dot6, six, BodyKin};
 use super::tree::BodyPoint;
 use nalgebra::{Vector3, Vector6};
 
@@ -66,10 +66,6 @@ fn point_position(kin: &[BodyKin], end: &BodyPoint) -> PointKin {
         None => end.1,
     };
     PointKin { p, v: Vector3::zeros(), wv: Vector3::zeros() }
-}
-
-fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
-    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
 }
 
 /// G of a force-like direction `e` acting at the global point `p`: [e; p x e].

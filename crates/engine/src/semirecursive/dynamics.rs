@@ -5,15 +5,11 @@
 //! matrix T produces are accumulated from the leaves to the base (the "semirecursive" part).
 
 use super::cuts::{line, point_kin, RowEval};
-use super::kinematics::BodyKin;
+use super::kinematics::{six, BodyKin};
 use super::tree::{JointRole, Tree};
 use crate::elements::Geometry;
 use crate::hydraulics::Stroke;
 use nalgebra::{Matrix3, Vector3, Vector6};
-
-fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
-    Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
-}
 
 /// A force f at the global point p as a wrench about the origin: [f; p x f].
 fn wrench(f: &Vector3<f64>, p: &Vector3<f64>) -> Vector6<f64> {
@@ -193,14 +189,20 @@ impl Tree {
     /// velocities and accelerations in `kin` and the applied wrenches `loads`.
     #[inline]
     pub fn body_residual(&self, t: usize, kin: &[BodyKin], loads: &[Vector6<f64>]) -> Vector6<f64> {
+        let (mg, jwd, gyroscopic) = self.inertial_terms(t, kin);
+        six(mg, kin[t].r.cross(&mg) + jwd + gyroscopic) - loads[t]
+    }
+
+    /// Body `t`'s m g'', J w' and w x J w ([Jaiswal2021, eqs. 8-10]), J = A J_bar A^T applied as
+    /// products with vectors.
+    #[inline]
+    pub(super) fn inertial_terms(&self, t: usize, kin: &[BodyKin]) -> (Vector3<f64>, Vector3<f64>, Vector3<f64>) {
         let (b, k) = (&self.bodies[t], &kin[t]);
         let w = k.omega();
         let wd: Vector3<f64> = k.acc.fixed_rows::<3>(3).into();
-        // J w' + w x J w with J = A J_bar A^T applied as products with vectors.
         let rt = k.rot.transpose();
         let (jw, jwd) = (k.rot * (b.inertia * (rt * w)), k.rot * (b.inertia * (rt * wd)));
-        let mg = k.com_acceleration() * b.mass;
-        six(mg, k.r.cross(&mg) + jwd + w.cross(&jw)) - loads[t]
+        (k.com_acceleration() * b.mass, jwd, w.cross(&jw))
     }
 
     /// M' = R^T M_bar R (eqs. 9, 11, 12), row-major N x N; `acc` is scratch for the

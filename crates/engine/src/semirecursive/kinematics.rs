@@ -112,7 +112,8 @@ pub fn dot6(planar: bool, a: &Vector6<f64>, b: &Vector6<f64>) -> f64 {
     }
 }
 
-fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
+/// [a; b] as one 6-vector (a spatial vector's linear part first).
+pub(super) fn six(a: Vector3<f64>, b: Vector3<f64>) -> Vector6<f64> {
     Vector6::new(a.x, a.y, a.z, b.x, b.y, b.z)
 }
 
