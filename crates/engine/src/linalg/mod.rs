@@ -4,7 +4,8 @@
 //! | file | what | used by |
 //! |---|---|---|
 //! | `system.rs` | [`LinearSystem`]: a square system with a fixed sparsity pattern assembled by slot; dense/sparse Cholesky (SPD) or faer's dense LU (n <= [`DENSE_LIMIT`]) / sparse LU (above) | index-3 formulations (`index3::dae` where the per-body Schur path does not apply, statics, the Schur complement of `index3::schur`) |
-//! | `cholesky.rs`, `envelope.rs` | [`SparseCholesky`] (faer's AMD ordering and symbolic factor, numeric phase precompiled for the pattern, in envelope storage when L is banded) and [`DenseCholesky`] (n <= [`DENSE_CHOLESKY_LIMIT`]) | [`LinearSystem`] for symmetric positive definite systems |
+//! | `cholesky.rs`, `envelope.rs` | [`SparseCholesky`] (faer's AMD ordering and symbolic factor, numeric phase precompiled for the pattern, in envelope storage when L is banded) | [`LinearSystem`] for symmetric positive definite systems above [`DENSE_CHOLESKY_LIMIT`] |
+//! | `dense_cholesky.rs` | [`DenseCholesky`] (n <= [`DENSE_CHOLESKY_LIMIT`]): fixed-size kernels, over each row's envelope where that saves products, bit for bit the dense kernels | [`LinearSystem`] for small symmetric positive definite systems (the half-implicit Schur complements) |
 //! | `block_tridiagonal.rs` | [`BlockTridiagonal`]: Cholesky of SPD block-tridiagonal matrices of 3 x 3 blocks (fixed-size kernels, no index lists; the bench result is in the file) | `index3::schur_chain`: Schur complements of chains of spherical joints |
 //! | `dense_lu.rs` | [`DenseLu`]: faer's in-place dense LU with partial pivoting, several right-hand sides at once, transposed solves, a pivot-ratio condition estimate | state-space formulation (`statespace`): reduced Newton matrices of tens of unknowns |
 //! | `small_lu.rs` | [`SmallLu`]: hand-written LU with partial pivoting, fixed-size kernels for n <= 24 | semirecursive formulations: dependent-coordinate, tangent and projection matrices of a handful of unknowns; the Schur complements of the index-3 iteration matrix (`index3::body_schur`); where it beats faer (measured, see the file) |
@@ -54,6 +55,7 @@ pub(crate) fn copy_small(dst: &mut [f64], src: &[f64]) {
 
 mod block_tridiagonal;
 mod cholesky;
+mod dense_cholesky;
 mod dense_lu;
 mod envelope;
 mod full_pivoting;
@@ -62,7 +64,8 @@ mod small_solve;
 mod system;
 
 pub use block_tridiagonal::{BlockPivotError, BlockTridiagonal};
-pub use cholesky::{DenseCholesky, NotPositiveDefinite, SparseCholesky, DENSE_CHOLESKY_LIMIT};
+pub use cholesky::{NotPositiveDefinite, SparseCholesky};
+pub use dense_cholesky::{DenseCholesky, DENSE_CHOLESKY_LIMIT};
 pub use dense_lu::DenseLu;
 pub use full_pivoting::full_pivoting;
 pub use small_lu::SmallLu;

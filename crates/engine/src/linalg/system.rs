@@ -11,7 +11,8 @@
 //! Assembly is by slot: the pattern is a list of (row, col) entries fixed at construction
 //! (duplicates accumulate); values are added in that same order.
 
-use super::cholesky::{DenseCholesky, SparseCholesky, DENSE_CHOLESKY_LIMIT};
+use super::cholesky::SparseCholesky;
+use super::dense_cholesky::{DenseCholesky, DENSE_CHOLESKY_LIMIT};
 use super::FactorError;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::lu::partial_pivoting::factor::PartialPivLuParams;
@@ -185,6 +186,7 @@ impl LinearSystem {
     }
 
     /// Zeroes every entry before a new assembly.
+    #[inline(always)]
     pub fn clear(&mut self) {
         match &mut self.backend {
             Backend::DenseCholesky(c) => c.clear(),
