@@ -158,24 +158,32 @@ impl Term {
 
     /// Value and Jacobian row from vector values (no rates: what stepping needs).
     pub fn row(&self, p: &Pair, vectors: &[Vector], values: &[Vector3<f64>]) -> (f64, Row) {
-        let dot_row = |a: usize, b: usize| {
-            let mut row = [[0.0; 6]; 2];
-            vectors[a].add_row(p, &values[b], &mut row);
-            vectors[b].add_row(p, &values[a], &mut row);
-            (values[a].dot(&values[b]), row)
+        let mut row = [[0.0; 6]; 2];
+        let value = self.write_row(p, vectors, values, &mut row);
+        (value, row)
+    }
+
+    /// [`Term::row`] with the row written into `row`; returns the value.
+    #[inline]
+    pub fn write_row(&self, p: &Pair, vectors: &[Vector], values: &[Vector3<f64>], row: &mut Row) -> f64 {
+        let dot_row = |a: usize, b: usize, row: &mut Row| {
+            *row = [[0.0; 6]; 2];
+            vectors[a].add_row(p, &values[b], row);
+            vectors[b].add_row(p, &values[a], row);
+            values[a].dot(&values[b])
         };
         match *self {
-            Term::Dot(a, b) => dot_row(a, b),
+            Term::Dot(a, b) => dot_row(a, b, row),
             Term::Angle { f1, g1, f2 } => {
-                let ((s, srow), (c, crow)) = (dot_row(g1, f2), dot_row(f1, f2));
+                let (mut srow, mut crow) = ([[0.0; 6]; 2], [[0.0; 6]; 2]);
+                let (s, c) = (dot_row(g1, f2, &mut srow), dot_row(f1, f2, &mut crow));
                 let rho2 = s * s + c * c;
-                let mut row = [[0.0; 6]; 2];
                 for (r, (sr, cr)) in row.iter_mut().zip(srow.iter().zip(&crow)) {
                     for (x, (a, b)) in r.iter_mut().zip(sr.iter().zip(cr)) {
                         *x = (c * a - s * b) / rho2;
                     }
                 }
-                (s.atan2(c), row)
+                s.atan2(c)
             }
         }
     }

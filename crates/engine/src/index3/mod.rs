@@ -176,7 +176,7 @@ impl ConstraintGroup {
                 Some(a) => a.value(values),
                 None => c.term.value(values),
             };
-            let f = m.target(c, t, base).f;
+            let f = m.target_position(c, t, base);
             *phi = match c.term {
                 Term::Angle { .. } => wrap_angle(value - f),
                 Term::Dot(..) => value - f,
@@ -293,6 +293,25 @@ impl Mechanism {
         evaluate_motion(&driver.motion, t, input)
     }
 
+    /// f of driver `d` at time `t` alone: an input-rate driver's integral without the
+    /// input's rate and its derivative, which [`Mechanism::driver_motion`] also evaluates.
+    fn driver_position(&self, d: usize, t: f64, base: &MechState) -> f64 {
+        let driver = &self.drivers[d];
+        match driver.input {
+            Some(i) => base.drive_values[d] + self.inputs.integral(i, base.t, t),
+            None => evaluate_motion(&driver.motion, t, None).f,
+        }
+    }
+
+    /// The f of [`Mechanism::target`] alone.
+    #[inline]
+    fn target_position(&self, c: &Constraint, t: f64, base: &MechState) -> f64 {
+        match c.target {
+            Target::Constant(v) => v,
+            Target::Driver { driver, offset } => self.driver_position(driver, t, base) - offset,
+        }
+    }
+
     fn target(&self, c: &Constraint, t: f64, base: &MechState) -> MotionValue {
         match c.target {
             Target::Constant(v) => MotionValue { f: v, df: 0.0, ddf: 0.0 },
@@ -371,12 +390,15 @@ impl Mechanism {
             }
             for k in g.rows.clone() {
                 let c = &self.constraints[k];
-                let (value, row) = match c.axis {
-                    Some(a) => (a.value(&values), a.row(&pair, &g.geometry.vectors)),
-                    None => c.term.row(&pair, &g.geometry.vectors, &values),
+                let row = &mut out.rows[k];
+                let value = match c.axis {
+                    Some(a) => {
+                        a.write_row(&pair, &g.geometry.vectors, row);
+                        a.value(&values)
+                    }
+                    None => c.term.write_row(&pair, &g.geometry.vectors, &values, row),
                 };
-                let f = self.target(c, t, base).f;
-                out.rows[k] = row;
+                let f = self.target_position(c, t, base);
                 out.phi[k] = match c.term {
                     Term::Angle { .. } => wrap_angle(value - f),
                     Term::Dot(..) => value - f,
