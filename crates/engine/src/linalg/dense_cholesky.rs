@@ -28,7 +28,7 @@ pub struct DenseCholesky {
     inv_diag: Vec<f64>,
     /// The first column of each row's envelope (its leftmost entry in the pattern).
     first: Vec<usize>,
-    /// True if the envelope kernels run (the envelope leaves out enough of the triangle).
+    /// True if the factorization runs over the envelope (the envelope leaves out enough of the triangle).
     envelope: bool,
 }
 
@@ -79,7 +79,7 @@ impl DenseCholesky {
         (DenseCholesky { n, a: vec![0.0; n * n], inv_diag: vec![0.0; n], first, envelope }, positions)
     }
 
-    /// Zeroes each row's envelope (the lower triangle without the envelope kernels), the
+    /// Zeroes each row's envelope (the whole lower triangle without it), the
     /// only part assembled, factored and read.
     #[inline(always)]
     pub fn clear(&mut self) {
@@ -107,14 +107,14 @@ impl DenseCholesky {
         macro_rules! fixed {
             ($($size:literal)*) => {
                 match (self.n, self.envelope) {
-                    $(($size, false) => return factor_fixed::<$size>(&mut self.a, &mut self.inv_diag),)*
-                    $(($size, true) => return factor_envelope::<$size>(&mut self.a, &mut self.inv_diag, &self.first),)*
+                    $(($size, false) => return factor_fixed::<$size, false>(&mut self.a, &mut self.inv_diag, &self.first),)*
+                    $(($size, true) => return factor_fixed::<$size, true>(&mut self.a, &mut self.inv_diag, &self.first),)*
                     _ => {}
                 }
             };
         }
         fixed!(2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
-        debug_assert!(!self.envelope, "the envelope kernels are fixed-size");
+        debug_assert!(!self.envelope, "the envelope factorization is fixed-size");
         self.factor_general()
     }
 
@@ -176,21 +176,35 @@ impl DenseCholesky {
 /// -0.0, as `Iterator::sum`), so the same factors bit for bit, without the slice set-up of
 /// every row pair (the dots of [`dot_in_order`] measured slower here: 6 440 -> 7 890
 /// instructions per factorization of the slider-crank's 18 rows).
-fn factor_fixed<const N: usize>(a: &mut [f64], inv_diag: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+///
+/// With `ENVELOPE`, over each row's envelope: L(i, j) for first(i) <= j < i, from the
+/// products of columns max(first(i), first(j)) <= k < j (the ones left of it are zeros of
+/// either sign, see the module's notes). Entries left of the envelope stay the +0 that
+/// [`DenseCholesky::clear`] and the pattern leave there, which is what the dense kernel writes
+/// for them. Without it, `first` is not read and every row starts at column 0.
+fn factor_fixed<const N: usize, const ENVELOPE: bool>(
+    a: &mut [f64],
+    inv_diag: &mut [f64],
+    first: &[usize],
+) -> Result<(), NotPositiveDefinite> {
     let m: &mut [[f64; N]; N] = a[..N * N].as_chunks_mut::<N>().0.try_into().expect("N rows of N");
     let inv: &mut [f64; N] = (&mut inv_diag[..N]).try_into().expect("N pivots");
+    let first: &[usize] = if ENVELOPE { &first[..N] } else { &[] };
+    let first_of = |i: usize| if ENVELOPE { first[i] } else { 0 };
     for i in 0..N {
+        let fi = first_of(i);
         let (done, rest) = m.split_at_mut(i);
         let row_i = &mut rest[0];
-        for (j, row_j) in done.iter().enumerate() {
+        for j in fi..i {
+            let row_j = &done[j];
             let mut s = -0.0;
-            for k in 0..j {
+            for k in fi.max(first_of(j))..j {
                 s += row_i[k] * row_j[k];
             }
             row_i[j] = (row_i[j] - s) * inv[j];
         }
         let mut s = -0.0;
-        for x in &row_i[..i] {
+        for x in &row_i[fi..i] {
             s += x * x;
         }
         let d = row_i[i] - s;
@@ -224,48 +238,8 @@ fn solve_fixed<const N: usize>(a: &[f64], inv_diag: &[f64], b: &mut [f64]) {
     }
 }
 
-/// Largest size with fixed-size kernels (and so with the envelope kernels).
+/// Largest size with fixed-size kernels (and so with the envelope).
 const FIXED_LIMIT: usize = 24;
-
-/// [`factor_fixed`] over each row's envelope: L(i, j) for first(i) <= j < i, from the
-/// products of columns max(first(i), first(j)) <= k < j (the ones left of it are zeros of
-/// either sign, see the module's notes). Entries left of the envelope stay the +0 that
-/// [`DenseCholesky::clear`] and the pattern leave there, which is what the dense kernel writes
-/// for them.
-fn factor_envelope<const N: usize>(
-    a: &mut [f64],
-    inv_diag: &mut [f64],
-    first: &[usize],
-) -> Result<(), NotPositiveDefinite> {
-    let m: &mut [[f64; N]; N] = a[..N * N].as_chunks_mut::<N>().0.try_into().expect("N rows of N");
-    let inv: &mut [f64; N] = (&mut inv_diag[..N]).try_into().expect("N pivots");
-    let first: &[usize; N] = first[..N].try_into().expect("N rows");
-    for i in 0..N {
-        let fi = first[i];
-        let (done, rest) = m.split_at_mut(i);
-        let row_i = &mut rest[0];
-        for j in fi..i {
-            let row_j = &done[j];
-            let mut s = -0.0;
-            for k in fi.max(first[j])..j {
-                s += row_i[k] * row_j[k];
-            }
-            row_i[j] = (row_i[j] - s) * inv[j];
-        }
-        let mut s = -0.0;
-        for x in &row_i[fi..i] {
-            s += x * x;
-        }
-        let d = row_i[i] - s;
-        if d.is_nan() || d <= 0.0 {
-            return Err(NotPositiveDefinite(i));
-        }
-        let lii = d.sqrt();
-        row_i[i] = lii;
-        inv[i] = 1.0 / lii;
-    }
-    Ok(())
-}
 
 #[cfg(test)]
 mod tests {
@@ -308,12 +282,13 @@ mod tests {
         }
     }
 
-    /// The envelope kernels give the dense kernels' factors and solutions bit for bit on
-    /// staircase patterns like a mechanism's Schur complement in its constraints' order
-    /// (blocks coupled to their neighbours, one row coupled to all as a driver row is), with
-    /// right-hand sides that hold zeros of either sign.
+    /// The envelope factorization gives the dense kernel's factors bit for bit on staircase
+    /// patterns like a mechanism's Schur complement in its constraints' order (blocks coupled
+    /// to their neighbours, one row coupled to all as a driver row is), and the dense solves
+    /// over its storage the same solutions, for right-hand sides that hold zeros of either
+    /// sign.
     #[test]
-    fn envelope_kernels_agree_bitwise_with_the_dense_ones() {
+    fn the_envelope_factorization_agrees_bitwise_with_the_dense_one() {
         for (blocks, driver) in [(vec![5, 3, 4, 5], true), (vec![3; 8], false), (vec![6, 2, 6, 1, 3], true)] {
             let n: usize = blocks.iter().sum::<usize>() + usize::from(driver);
             let mut start = vec![0; n];
@@ -333,7 +308,7 @@ mod tests {
                 }
             };
             let (mut envelope, positions) = DenseCholesky::new(n, &lower);
-            assert!(envelope.envelope, "the staircase of {blocks:?} takes the envelope kernels");
+            assert!(envelope.envelope, "the staircase of {blocks:?} is factored over its envelope");
             let full: Vec<(usize, usize)> = (0..n).flat_map(|r| (0..=r).map(move |c| (r, c))).collect();
             let (mut dense, dense_positions) = DenseCholesky::new(n, &full);
             assert!(!dense.envelope);
