@@ -91,12 +91,16 @@ fn profile_stepping(sim: &mut Simulation, stop: f64) {
     }
 }
 
-/// The simulation of a profiled row, built and assembled: `method` at h = 1e-3.
-fn profile_simulation(model: &str, method: Method) -> Simulation {
+/// The simulation of a profiled row, built and assembled: `method` at h = 1e-3, with the
+/// model's Newton tolerance unless `tolerance` is given.
+fn profile_simulation(model: &str, method: Method, tolerance: Option<f64>) -> Simulation {
     let tilted = model == SPATIAL_PENDULUM;
     let mut d = catalog_description(model);
     d.solver.method = method;
     d.solver.step_size = 1e-3;
+    if let Some(tolerance) = tolerance {
+        d.solver.tolerance = tolerance;
+    }
     if tilted {
         // The joints turn about x; gravity -9.81 z tilted by 1e-4 rad towards -x.
         let (g, tilt) = (d.gravity[2], 1e-4f64);
@@ -106,9 +110,12 @@ fn profile_simulation(model: &str, method: Method) -> Simulation {
     Simulation::new(&d).expect("catalog models build")
 }
 
-/// `--profile dp|chain|MODEL [--method M]`: one run of a profiled row, for callgrind
-/// (`valgrind --tool=callgrind --dump-instr=no target/release/deps/engine-* --profile chain`).
-fn profile(which: &str, method: Method) {
+/// `--profile dp|chain|MODEL [--method M] [--tolerance TOL]`: one run of a profiled row, for
+/// callgrind (`valgrind --tool=callgrind --dump-instr=no target/release/deps/engine-* --profile
+/// chain`). `--tolerance` replaces the model's Newton tolerance: a loose one (1e-2) stops every
+/// step after its first iteration, which measures the cost of a step without its further
+/// iterations (the one-iteration bound of the performance notes).
+fn profile(which: &str, method: Method, tolerance: Option<f64>) {
     let (model, span) = match PROFILE_CASES.iter().find(|c| c.0 == which) {
         Some((_, model, span, _)) => (*model, *span),
         None => match RELATIVE_CASES.iter().find(|c| c.0 == which) {
@@ -116,7 +123,7 @@ fn profile(which: &str, method: Method) {
             None => panic!("--profile: no case {which}"),
         },
     };
-    let mut sim = profile_simulation(model, method);
+    let mut sim = profile_simulation(model, method, tolerance);
     profile_stepping(&mut sim, span);
     println!(
         "{which}: {} steps, {:.2} iterations/step, {} bodies",
@@ -175,7 +182,7 @@ fn instructions() {
     for ((_, model, span, _), target) in PROFILE_CASES.iter().zip(WALL_TARGETS) {
         let best = (0..7)
             .map(|_| {
-                let mut sim = profile_simulation(model, Method::HalfImplicit);
+                let mut sim = profile_simulation(model, Method::HalfImplicit, None);
                 let start = Instant::now();
                 profile_stepping(&mut sim, *span);
                 start.elapsed().as_secs_f64() * 1e3
@@ -230,7 +237,10 @@ fn main() {
             Some(m) => <Method as format::Keyword>::parse(&args[m + 1]).expect("--method names a method"),
             None => Method::HalfImplicit,
         };
-        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()), method);
+        let tolerance = args.iter().position(|a| a == "--tolerance").map(|t| {
+            args.get(t + 1).and_then(|v| v.parse::<f64>().ok()).expect("--tolerance takes a number, for example 1e-2")
+        });
+        return profile(args.get(i + 1).map_or("chain", |s| s.as_str()), method, tolerance);
     }
     if args.iter().any(|a| a == "--relative") {
         return relative();
