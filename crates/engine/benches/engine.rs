@@ -100,6 +100,10 @@ fn profile_simulation(model: &str, method: Method, tolerance: Option<f64>) -> Si
     d.solver.step_size = 1e-3;
     if let Some(tolerance) = tolerance {
         d.solver.tolerance = tolerance;
+        // The format's own check (a positive, finite tolerance), as a model file would get it.
+        if let Err(e) = d.validate() {
+            panic!("--tolerance {tolerance}: {e}");
+        }
     }
     if tilted {
         // The joints turn about x; gravity -9.81 z tilted by 1e-4 rad towards -x.
